@@ -1,0 +1,37 @@
+# gds: the Game Data Service. `make run` serves the committed sample
+# snapshot on localhost:8080; `make test` runs every test.
+SHELL := /bin/bash
+GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
+BIN := bin/gds
+SAMPLE := snapshots/sample
+DATA ?= .gds-data
+ADDR ?= 127.0.0.1:8080
+ADMIN_ADDR ?= 127.0.0.1:9090
+
+.PHONY: all build run test vet fuzz sde sample bench bench-quick soak clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/gds
+
+run: build
+	$(BIN) serve --snapshot $(SAMPLE) --data $(DATA) --addr $(ADDR) --admin-addr $(ADMIN_ADDR)
+
+vet:
+	$(GO) vet ./...
+
+# Every test, with the race detector. Fuzz targets run their seed corpus here;
+# `make fuzz` explores further.
+test: vet
+	$(GO) test -race -count=1 -timeout 9m ./...
+
+FUZZTIME ?= 20s
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; done
+
+clean:
+	rm -rf bin $(DATA)

@@ -1,0 +1,291 @@
+// Package snapshots reads and writes snapshots: the files every other part
+// of the service is built from. A snapshot is a directory holding
+// manifest.json and one JSON Lines file (plain or gzip) per kind of record.
+// Reading streams and validates every record; writing is atomic.
+package snapshots
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// FormatVersion is the snapshot format this code reads and writes.
+const FormatVersion = 1
+
+// ManifestName is the name of the manifest file inside a snapshot directory.
+const ManifestName = "manifest.json"
+
+// Manifest describes a snapshot and lets a reader check it before use.
+type Manifest struct {
+	Format  int               `json:"format"`
+	Created time.Time         `json:"created"`
+	Source  string            `json:"source"`
+	Files   map[Kind]FileInfo `json:"files"`
+}
+
+// FileInfo describes one file of a snapshot.
+type FileInfo struct {
+	// Path is relative to the snapshot directory: "<kind>.jsonl" or
+	// "<kind>.jsonl.gz".
+	Path string `json:"path"`
+	// SHA256 is the hex digest of the file's bytes as stored.
+	SHA256 string `json:"sha256"`
+	// Records is the number of records (non-empty lines).
+	Records int64 `json:"records"`
+}
+
+// Snapshot is an opened, checked snapshot directory.
+type Snapshot struct {
+	Dir      string
+	Manifest Manifest
+	// Hash is the SHA-256 of manifest.json; it identifies the snapshot's
+	// content, since the manifest holds every file's digest.
+	Hash string
+}
+
+// Open reads dir's manifest and checks every file it lists: present, with
+// the recorded SHA-256 and record count. Nothing of a snapshot that fails
+// these checks is used.
+func Open(dir string) (*Snapshot, error) {
+	s, err := openManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range Kinds {
+		fi, ok := s.Manifest.Files[k]
+		if !ok {
+			continue
+		}
+		if err := s.verify(k, fi); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func openManifest(dir string) (*Snapshot, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", dir, err)
+	}
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("snapshot %s: %s: %w", dir, ManifestName, err)
+	}
+	if m.Format != FormatVersion {
+		return nil, fmt.Errorf("snapshot %s: %s: format %d is not supported (want %d)", dir, ManifestName, m.Format, FormatVersion)
+	}
+	for k, fi := range m.Files {
+		if k.New() == nil {
+			return nil, fmt.Errorf("snapshot %s: %s: unknown kind %q", dir, ManifestName, k)
+		}
+		if fi.Path != string(k)+".jsonl" && fi.Path != string(k)+".jsonl.gz" {
+			return nil, fmt.Errorf("snapshot %s: %s: file of %s must be %s.jsonl or %s.jsonl.gz, got %q", dir, ManifestName, k, k, k, fi.Path)
+		}
+	}
+	sum := sha256.Sum256(raw)
+	return &Snapshot{Dir: dir, Manifest: m, Hash: hex.EncodeToString(sum[:])}, nil
+}
+
+func (s *Snapshot) verify(k Kind, fi FileInfo) error {
+	name := filepath.Join(s.Dir, fi.Path)
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	lines, err := countLines(io.TeeReader(f, h), strings.HasSuffix(fi.Path, ".gz"))
+	if err != nil {
+		return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
+	}
+	// Drain whatever gzip did not need (trailing bytes still count for the digest).
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != fi.SHA256 {
+		return fmt.Errorf("snapshot %s: %s: checksum mismatch: manifest says %s, file has %s", s.Dir, fi.Path, fi.SHA256, got)
+	}
+	if lines != fi.Records {
+		return fmt.Errorf("snapshot %s: %s: record count mismatch: manifest says %d, file has %d", s.Dir, fi.Path, fi.Records, lines)
+	}
+	return nil
+}
+
+// countLines counts non-empty lines, decompressing when gz is set.
+func countLines(r io.Reader, gz bool) (int64, error) {
+	if gz {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return 0, err
+		}
+		defer zr.Close()
+		r = zr
+	}
+	br := bufio.NewReaderSize(r, 1<<16)
+	var n int64
+	nonEmpty := false
+	for {
+		b, err := br.ReadSlice('\n')
+		if len(bytes.TrimSpace(b)) > 0 {
+			nonEmpty = true
+		}
+		if err == nil || (err == io.EOF && len(b) > 0) {
+			if nonEmpty {
+				n++
+			}
+			nonEmpty = false
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return n, err
+		}
+	}
+}
+
+// Has reports whether the snapshot holds a file of kind k.
+func (s *Snapshot) Has(k Kind) bool { _, ok := s.Manifest.Files[k]; return ok }
+
+// Count returns the number of records of kind k (0 when absent).
+func (s *Snapshot) Count(k Kind) int64 { return s.Manifest.Files[k].Records }
+
+// Line is one raw record as read from a file.
+type Line struct {
+	// Number is the 1-based line number in the file.
+	Number int64
+	// Key is the record's key (its id).
+	Key int64
+	// Raw is the line's JSON, valid until the callback returns.
+	Raw []byte
+}
+
+// Each streams the records of kind k in file order (ascending key), decoding
+// and validating each; fn receives the decoded record and its raw line. A
+// bad record stops the walk with an error naming the file, line and reason.
+// A kind the snapshot does not hold yields no records.
+func (s *Snapshot) Each(k Kind, fn func(rec Record, line Line) error) error {
+	fi, ok := s.Manifest.Files[k]
+	if !ok {
+		return nil
+	}
+	f, err := os.Open(filepath.Join(s.Dir, fi.Path))
+	if err != nil {
+		return fmt.Errorf("snapshot %s: %w", s.Dir, err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(fi.Path, ".gz") {
+		zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
+		if err != nil {
+			return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	return Decode(r, k, fi.Path, fn)
+}
+
+// Decode streams JSON Lines records of kind k from r. name is used in
+// errors. It is the one parser of snapshot records (and a fuzz target).
+func Decode(r io.Reader, k Kind, name string, fn func(rec Record, line Line) error) error {
+	br := bufio.NewReaderSize(r, 1<<16)
+	var (
+		lineNo  int64
+		lastKey int64
+		buf     []byte
+		haveKey bool
+	)
+	for {
+		b, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			buf = append(buf[:0], b...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				b, err = br.ReadSlice('\n')
+				buf = append(buf, b...)
+			}
+			b = buf
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("%s line %d: %w", name, lineNo+1, err)
+		}
+		if len(b) == 0 && err == io.EOF {
+			return nil
+		}
+		lineNo++
+		line := bytes.TrimSpace(b)
+		if len(line) > 0 {
+			rec := k.New()
+			if rec == nil {
+				return fmt.Errorf("%s: unknown kind %q", name, k)
+			}
+			if derr := decodeStrict(line, rec); derr != nil {
+				return fmt.Errorf("%s line %d: %w", name, lineNo, derr)
+			}
+			if verr := rec.Validate(); verr != nil {
+				return fmt.Errorf("%s line %d: %w", name, lineNo, verr)
+			}
+			key := rec.Key()
+			if haveKey && key <= lastKey {
+				if key == lastKey {
+					return fmt.Errorf("%s line %d: duplicate id %d", name, lineNo, key)
+				}
+				return fmt.Errorf("%s line %d: id %d is out of order (after %d); records must be in ascending id order", name, lineNo, key, lastKey)
+			}
+			lastKey, haveKey = key, true
+			if ferr := fn(rec, Line{Number: lineNo, Key: key, Raw: line}); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// decodeStrict decodes one JSON object, refusing unknown fields and
+// trailing data so typos in a file are reported rather than ignored.
+func decodeStrict(line []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return cleanJSONError(err)
+	}
+	if dec.More() {
+		return fmt.Errorf("trailing data after the JSON object")
+	}
+	return nil
+}
+
+func cleanJSONError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			return fmt.Errorf("record is %s, want a JSON object", te.Value)
+		}
+		return fmt.Errorf("%s: %s is not a valid %s", field, te.Value, te.Type)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("truncated JSON record")
+	}
+	return err
+}
