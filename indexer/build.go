@@ -1,0 +1,496 @@
+package indexer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+
+	"gds/snapshots"
+)
+
+// BuildRequest says what to build.
+type BuildRequest struct {
+	// Snapshot is the snapshot directory to build from.
+	Snapshot string
+	// Full rebuilds every bleve index even when few records changed.
+	Full bool
+	// Trigger says who asked: "start", "schedule", "cli", "admin".
+	Trigger string
+}
+
+// Progress reports how far a build is.
+type Progress struct {
+	Phase string `json:"phase"` // verify, read, tables, bleve, switch
+	Kind  string `json:"kind,omitempty"`
+	Done  int64  `json:"done"`
+	Total int64  `json:"total"`
+}
+
+// builder carries one build's state.
+type builder struct {
+	ctx      context.Context
+	opts     Options
+	snap     *snapshots.Snapshot
+	prev     *Generation // may be nil
+	full     bool
+	dir      string
+	meta     Meta
+	progress func(Progress)
+}
+
+// docInfo is what a category needs of one record to build its table and
+// its bleve document.
+type docInfo struct {
+	id     int64
+	name   string
+	names  snapshots.Localized
+	access []int64
+}
+
+// change lists what differs from the previous generation for one kind.
+type change struct {
+	upserts []int64 // new or changed keys
+	deletes []int64 // keys gone
+}
+
+func (c *change) size() int { return len(c.upserts) + len(c.deletes) }
+
+func (b *builder) report(p Progress) {
+	if b.progress != nil {
+		b.progress(p)
+	}
+}
+
+// run builds the generation into b.dir; the caller renames it into place.
+func (b *builder) run() error {
+	if err := os.MkdirAll(filepath.Join(b.dir, recordsDir), 0o755); err != nil {
+		return err
+	}
+	b.meta.Counts = map[snapshots.Category]int{}
+	b.meta.Records = map[snapshots.Kind]int{}
+	b.meta.Languages = map[snapshots.Category][]string{}
+	b.meta.Shards = map[snapshots.Category]int{}
+	b.meta.Incremental = b.prev != nil && !b.full
+	for _, kind := range snapshots.Kinds {
+		if !b.snap.Has(kind) {
+			continue
+		}
+		if err := b.ctx.Err(); err != nil {
+			return err
+		}
+		docs, ch, err := b.readKind(kind)
+		if err != nil {
+			return err
+		}
+		b.meta.Records[kind] = int(b.snap.Count(kind))
+		b.meta.Changed += ch.size()
+		if cat, ok := categoryOf(kind); ok {
+			if err := b.buildCategory(cat, docs, ch); err != nil {
+				return fmt.Errorf("%s: %w", cat, err)
+			}
+		}
+	}
+	return nil
+}
+
+func categoryOf(k snapshots.Kind) (snapshots.Category, bool) {
+	for _, c := range snapshots.Categories {
+		if c.Kind() == k {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// readKind streams one kind into its store, collecting what the category
+// needs and what changed since the previous generation.
+func (b *builder) readKind(kind snapshots.Kind) ([]docInfo, change, error) {
+	var ch change
+	sw, err := newStoreWriter(filepath.Join(b.dir, recordsDir), string(kind))
+	if err != nil {
+		return nil, ch, err
+	}
+	var prev *Store
+	if b.prev != nil {
+		prev = b.prev.Store(kind)
+	}
+	pi := 0
+	total := b.snap.Count(kind)
+	var docs []docInfo
+	_, searchable := categoryOf(kind)
+	if searchable {
+		docs = make([]docInfo, 0, total)
+	}
+	var n int64
+	err = b.snap.Each(kind, func(rec snapshots.Record, line snapshots.Line) error {
+		if err := sw.add(line.Key, line.Raw); err != nil {
+			return err
+		}
+		switch r := rec.(type) {
+		case *snapshots.Structure:
+			sw.group(groupCorporation, r.CorporationID)
+		case *snapshots.Document:
+			sw.group(groupPath, HashPath(r.Path))
+		}
+		if prev != nil {
+			for pi < prev.Len() && prev.Key(pi) < line.Key {
+				ch.deletes = append(ch.deletes, prev.Key(pi))
+				pi++
+			}
+			if pi < prev.Len() && prev.Key(pi) == line.Key {
+				if prev.Hash(pi) != sw.hashes[len(sw.hashes)-1] {
+					ch.upserts = append(ch.upserts, line.Key)
+				}
+				pi++
+			} else {
+				ch.upserts = append(ch.upserts, line.Key)
+			}
+		}
+		if searchable {
+			named := rec.(snapshots.Named)
+			d := docInfo{id: line.Key, name: baseName(named), names: named.LocalizedNames()}
+			if s, ok := rec.(*snapshots.Structure); ok {
+				d.access = s.Access
+			}
+			docs = append(docs, d)
+		}
+		if n++; n%100000 == 0 {
+			b.report(Progress{Phase: "read", Kind: string(kind), Done: n, Total: total})
+			if err := b.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		sw.f.Close()
+		return nil, ch, err
+	}
+	if prev != nil {
+		for ; pi < prev.Len(); pi++ {
+			ch.deletes = append(ch.deletes, prev.Key(pi))
+		}
+	}
+	b.report(Progress{Phase: "read", Kind: string(kind), Done: n, Total: total})
+	return docs, ch, sw.close()
+}
+
+// baseName is the name searched when no language is asked for: the English
+// localization where there is one, else the single name.
+func baseName(n snapshots.Named) string {
+	if en, ok := n.LocalizedNames()["en"]; ok {
+		return en
+	}
+	return n.DisplayName()
+}
+
+func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch change) error {
+	cdir := filepath.Join(b.dir, string(cat))
+	if err := os.MkdirAll(cdir, 0o755); err != nil {
+		return err
+	}
+	b.report(Progress{Phase: "tables", Kind: string(cat), Total: int64(len(docs))})
+	langs, err := writeTables(cdir, docs)
+	if err != nil {
+		return err
+	}
+	b.meta.Counts[cat] = len(docs)
+	if len(langs) > 0 {
+		b.meta.Languages[cat] = langs
+	}
+	shards := (len(docs) + b.opts.ShardSize - 1) / b.opts.ShardSize
+	shards = max(shards, 1)
+	b.meta.Shards[cat] = shards
+	if b.canPatch(cat, shards, len(docs), ch) {
+		return b.patchBleve(cat, cdir, shards, docs, ch)
+	}
+	b.meta.Incremental = false
+	return b.buildBleve(cat, cdir, shards, docs)
+}
+
+// writeTables writes the base table and one overlay per language whose
+// names differ from the base names; it returns those languages.
+func writeTables(cdir string, docs []docInfo) ([]string, error) {
+	base := make([]Entry, len(docs))
+	overlays := map[string][]Entry{}
+	for i, d := range docs {
+		base[i] = Entry{ID: d.id, Folded: Fold(d.name), Access: d.access}
+		for lang, n := range d.names {
+			if lang == "en" || n == d.name {
+				continue
+			}
+			overlays[lang] = append(overlays[lang], Entry{ID: d.id, Folded: Fold(n), Access: d.access})
+		}
+	}
+	if err := WriteTable(filepath.Join(cdir, "base.tbl"), base, nil); err != nil {
+		return nil, err
+	}
+	langs := make([]string, 0, len(overlays))
+	for lang := range overlays {
+		langs = append(langs, lang)
+	}
+	sort.Strings(langs)
+	for _, lang := range langs {
+		// The mask names the base ordinals this overlay replaces; base is
+		// sorted in ordinal order now.
+		replaced := map[int64]bool{}
+		for _, e := range overlays[lang] {
+			replaced[e.ID] = true
+		}
+		mask := roaring.New()
+		for o, e := range base {
+			if replaced[e.ID] {
+				mask.Add(uint32(o))
+			}
+		}
+		if err := WriteTable(filepath.Join(cdir, lang+".tbl"), overlays[lang], mask); err != nil {
+			return nil, err
+		}
+	}
+	return langs, nil
+}
+
+func shardOf(id int64, shards int) int {
+	return int((uint64(id) * 0x9E3779B97F4A7C15 >> 33) % uint64(shards))
+}
+
+func (d docInfo) document() document { return newDocument(d.id, d.name, d.names, d.access) }
+
+// buildBleve indexes every document into fresh shards, several at once.
+func (b *builder) buildBleve(cat snapshots.Category, cdir string, shards int, docs []docInfo) error {
+	parts := make([][]int, shards)
+	for i, d := range docs {
+		s := shardOf(d.id, shards)
+		parts[s] = append(parts[s], i)
+	}
+	var (
+		mu    sync.Mutex
+		done  int64
+		first error
+		wg    sync.WaitGroup
+		sem   = make(chan struct{}, max(1, min(shards, runtime.GOMAXPROCS(0))))
+	)
+	for s := 0; s < shards; s++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(s int) {
+			defer func() { <-sem; wg.Done() }()
+			err := b.indexShard(shardDir(cdir, s), func(batch *bleve.Batch, flush func() error) error {
+				for _, i := range parts[s] {
+					d := docs[i]
+					if err := batch.Index(strconv.FormatInt(d.id, 10), d.document()); err != nil {
+						return err
+					}
+					if batch.Size() >= b.opts.BatchSize {
+						if err := flush(); err != nil {
+							return err
+						}
+						mu.Lock()
+						done += int64(b.opts.BatchSize)
+						b.report(Progress{Phase: "bleve", Kind: string(cat), Done: done, Total: int64(len(docs))})
+						mu.Unlock()
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		}(s)
+	}
+	wg.Wait()
+	return first
+}
+
+// canPatch reports whether the previous generation's bleve shards can be
+// copied and patched with the changed records instead of rebuilt.
+func (b *builder) canPatch(cat snapshots.Category, shards, n int, ch change) bool {
+	if b.full || b.prev == nil || b.prev.Meta.Shards[cat] != shards {
+		return false
+	}
+	if _, ok := b.prev.Meta.Counts[cat]; !ok {
+		return false
+	}
+	return float64(ch.size()) <= b.opts.MaxIncrementalShare*float64(max(n, 1))
+}
+
+// patchBleve copies the previous shards (hard links for the immutable
+// segment files) and applies the changed records.
+func (b *builder) patchBleve(cat snapshots.Category, cdir string, shards int, docs []docInfo, ch change) error {
+	byID := make(map[int64]int, len(ch.upserts))
+	for _, id := range ch.upserts {
+		byID[id] = -1
+	}
+	for i, d := range docs {
+		if _, ok := byID[d.id]; ok {
+			byID[d.id] = i
+		}
+	}
+	prevDir := filepath.Join(b.prev.Dir(), string(cat))
+	for s := 0; s < shards; s++ {
+		src, dst := shardDir(prevDir, s), shardDir(cdir, s)
+		if err := linkTree(src, dst); err != nil {
+			return fmt.Errorf("copy shard %d: %w", s, err)
+		}
+		err := b.indexShard(dst, func(batch *bleve.Batch, flush func() error) error {
+			for _, id := range ch.deletes {
+				if shardOf(id, shards) == s {
+					batch.Delete(strconv.FormatInt(id, 10))
+				}
+			}
+			for id, i := range byID {
+				if shardOf(id, shards) != s || i < 0 {
+					continue
+				}
+				if err := batch.Index(strconv.FormatInt(id, 10), docs[i].document()); err != nil {
+					return err
+				}
+				if batch.Size() >= b.opts.BatchSize {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexShard opens (or creates) a shard for writing, lets fill add to
+// batches, and closes it once everything is persisted.
+func (b *builder) indexShard(dir string, fill func(batch *bleve.Batch, flush func() error) error) error {
+	cfg := map[string]interface{}{"unsafe_batch": true}
+	var idx bleve.Index
+	var err error
+	if _, statErr := os.Stat(dir); statErr == nil {
+		idx, err = bleve.OpenUsing(dir, cfg)
+	} else {
+		m, merr := Mapping()
+		if merr != nil {
+			return merr
+		}
+		idx, err = bleve.NewUsing(dir, m, scorch.Name, scorch.Name, cfg)
+	}
+	if err != nil {
+		return err
+	}
+	batch := idx.NewBatch()
+	flush := func() error {
+		if err := b.ctx.Err(); err != nil {
+			return err
+		}
+		if err := idx.Batch(batch); err != nil {
+			return err
+		}
+		batch.Reset()
+		return nil
+	}
+	if err := fill(batch, flush); err != nil {
+		idx.Close()
+		return err
+	}
+	if batch.Size() > 0 {
+		if err := flush(); err != nil {
+			idx.Close()
+			return err
+		}
+	}
+	if err := waitPersisted(b.ctx, idx); err != nil {
+		idx.Close()
+		return err
+	}
+	return idx.Close()
+}
+
+// waitPersisted waits until everything batched is on disk: with
+// unsafe_batch a batch returns before it is persisted, and closing the
+// index does not persist what is still in memory.
+func waitPersisted(ctx context.Context, idx bleve.Index) error {
+	for {
+		st, _ := idx.StatsMap()["index"].(map[string]interface{})
+		root, _ := st["CurRootEpoch"].(uint64)
+		persisted, _ := st["LastPersistedEpoch"].(uint64)
+		mem, _ := st["TotMemorySegmentsAtRoot"].(uint64)
+		if persisted >= root && mem == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// linkTree copies a scorch index directory: segment files (*.zap) never
+// change once written, so they are hard-linked; everything else is copied.
+func linkTree(src, dst string) error {
+	return filepath.Walk(src, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if info.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if strings.HasSuffix(path, ".zap") {
+			if err := os.Link(path, target); err == nil {
+				return nil
+			}
+		}
+		return copyFile(path, target)
+	})
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// writeMeta writes generation.json last: a directory without it is not a
+// generation.
+func writeMeta(dir string, m Meta) error {
+	raw, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return snapshots.WriteFileAtomic(filepath.Join(dir, metaFile), append(raw, '\n'), 0o644)
+}

@@ -1,0 +1,295 @@
+package indexer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"gds/snapshots"
+)
+
+// Layout of a data directory:
+//
+//	<data>/CURRENT                          the live generation's number
+//	<data>/generations/<n>/generation.json  Meta, written last
+//	<data>/generations/<n>/records/         a Store per kind
+//	<data>/generations/<n>/<category>/      base.tbl, <lang>.tbl, bleve-<shard>/
+//	<data>/generations/<n>.building/        a build in progress (removed on start)
+const (
+	currentFile   = "CURRENT"
+	generationsIn = "generations"
+	metaFile      = "generation.json"
+	recordsDir    = "records"
+	buildingExt   = ".building"
+)
+
+// Meta describes a complete generation.
+type Meta struct {
+	// ID numbers generations in the order they were built.
+	ID uint64 `json:"id"`
+	// Created is when the generation became complete.
+	Created time.Time `json:"created"`
+	// Snapshot is the directory the generation was built from.
+	Snapshot string `json:"snapshot"`
+	// SnapshotHash is the manifest hash of that snapshot.
+	SnapshotHash string `json:"snapshot_hash"`
+	// SnapshotSource and SnapshotCreated come from its manifest.
+	SnapshotSource  string    `json:"snapshot_source"`
+	SnapshotCreated time.Time `json:"snapshot_created"`
+	// Counts holds the documents per search category.
+	Counts map[snapshots.Category]int `json:"counts"`
+	// Records holds the records per kind.
+	Records map[snapshots.Kind]int `json:"records"`
+	// Languages lists, per category, the languages with localized names.
+	Languages map[snapshots.Category][]string `json:"languages,omitempty"`
+	// Shards is the number of bleve shards per category.
+	Shards map[snapshots.Category]int `json:"shards"`
+	// Incremental is set when the build reused the previous generation's
+	// bleve indexes and applied only the changed records.
+	Incremental bool `json:"incremental"`
+	// Changed counts the records that differed from the previous generation.
+	Changed int `json:"changed"`
+	// BuildDuration is how long the build took.
+	BuildDuration Duration `json:"build_duration"`
+}
+
+// Duration marshals as seconds.
+type Duration time.Duration
+
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.FormatFloat(time.Duration(d).Seconds(), 'f', 3, 64)), nil
+}
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return err
+	}
+	*d = Duration(f * float64(time.Second))
+	return nil
+}
+
+// Generation is one complete, immutable build of every category. Readers
+// Acquire it from the Manager and Release it when done; it is closed and
+// deleted once retired and released by everyone.
+type Generation struct {
+	Meta Meta
+	dir  string
+
+	tables  map[snapshots.Category]*CategoryTables
+	indexes map[snapshots.Category]bleve.Index
+	stores  map[snapshots.Kind]*Store
+
+	refs    atomic.Int64
+	retired atomic.Bool
+	remove  bool
+	once    sync.Once
+}
+
+// CategoryTables is the search side of one category: the base table (the
+// default names) and, per language, an overlay of the names that differ.
+type CategoryTables struct {
+	Base     *Table
+	Overlays map[string]*Table
+}
+
+// Dir is the generation's directory.
+func (g *Generation) Dir() string { return g.dir }
+
+// Tables returns a category's tables, or nil when the generation has none.
+func (g *Generation) Tables(c snapshots.Category) *CategoryTables { return g.tables[c] }
+
+// Index returns a category's bleve index (an alias over its shards).
+func (g *Generation) Index(c snapshots.Category) bleve.Index { return g.indexes[c] }
+
+// Store returns a kind's record store, or nil when the snapshot had none.
+func (g *Generation) Store(k snapshots.Kind) *Store { return g.stores[k] }
+
+// Release gives back a reference taken by Manager.Acquire.
+func (g *Generation) Release() {
+	if g.refs.Add(-1) == 0 {
+		g.close()
+	}
+}
+
+// tryAcquire takes a reference unless the generation is already closing.
+func (g *Generation) tryAcquire() bool {
+	for {
+		n := g.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if g.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+func (g *Generation) close() {
+	g.once.Do(func() {
+		for _, idx := range g.indexes {
+			_ = idx.Close()
+		}
+		for _, ct := range g.tables {
+			_ = ct.Base.Close()
+			for _, t := range ct.Overlays {
+				_ = t.Close()
+			}
+		}
+		for _, s := range g.stores {
+			_ = s.Close()
+		}
+		if g.remove {
+			_ = os.RemoveAll(g.dir)
+		}
+	})
+}
+
+func readMeta(dir string) (Meta, error) {
+	var m Meta
+	raw, err := os.ReadFile(filepath.Join(dir, metaFile))
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return m, fmt.Errorf("%s: %w", metaFile, err)
+	}
+	return m, nil
+}
+
+// openGeneration opens a complete generation directory read-only, checking
+// that it holds what its Meta says.
+func openGeneration(dir string) (*Generation, error) {
+	meta, err := readMeta(dir)
+	if err != nil {
+		return nil, fmt.Errorf("generation %s: %w", dir, err)
+	}
+	g := &Generation{Meta: meta, dir: dir, tables: map[snapshots.Category]*CategoryTables{},
+		indexes: map[snapshots.Category]bleve.Index{}, stores: map[snapshots.Kind]*Store{}}
+	g.refs.Store(1)
+	fail := func(err error) (*Generation, error) {
+		g.close()
+		return nil, fmt.Errorf("generation %s: %w", dir, err)
+	}
+	for kind := range meta.Records {
+		s, err := openStore(filepath.Join(dir, recordsDir), string(kind), storeGroups(kind)...)
+		if err != nil {
+			return fail(err)
+		}
+		g.stores[kind] = s
+	}
+	for cat, count := range meta.Counts {
+		ct := &CategoryTables{Overlays: map[string]*Table{}}
+		g.tables[cat] = ct
+		cdir := filepath.Join(dir, string(cat))
+		if ct.Base, err = OpenTable(filepath.Join(cdir, "base.tbl")); err != nil {
+			return fail(err)
+		}
+		if ct.Base.Len() != count {
+			return fail(fmt.Errorf("%s: table has %d names, meta says %d", cat, ct.Base.Len(), count))
+		}
+		for _, lang := range meta.Languages[cat] {
+			t, err := OpenTable(filepath.Join(cdir, lang+".tbl"))
+			if err != nil {
+				return fail(err)
+			}
+			ct.Overlays[lang] = t
+		}
+		idx, err := openShards(cdir, meta.Shards[cat])
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", cat, err))
+		}
+		g.indexes[cat] = idx
+	}
+	return g, nil
+}
+
+func openShards(cdir string, n int) (bleve.Index, error) {
+	a := &shardAlias{IndexAlias: bleve.NewIndexAlias()}
+	for s := 0; s < n; s++ {
+		idx, err := bleve.OpenUsing(shardDir(cdir, s), map[string]interface{}{"read_only": true})
+		if err != nil {
+			a.Close()
+			return nil, err
+		}
+		a.shards = append(a.shards, idx)
+		a.Add(idx)
+	}
+	return a, nil
+}
+
+// shardAlias searches a category's shards as one index and closes them
+// with it (a plain IndexAlias leaves them open).
+type shardAlias struct {
+	bleve.IndexAlias
+	shards []bleve.Index
+}
+
+func (a *shardAlias) Close() error {
+	var first error
+	for _, idx := range a.shards {
+		if err := idx.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func shardDir(cdir string, s int) string { return filepath.Join(cdir, fmt.Sprintf("bleve-%d", s)) }
+
+func storeGroups(k snapshots.Kind) []string {
+	switch k {
+	case snapshots.Structures:
+		return []string{groupCorporation}
+	case snapshots.Documents:
+		return []string{groupPath}
+	}
+	return nil
+}
+
+// Group names of the stores' secondary keys.
+const (
+	groupCorporation = "corporation"
+	groupPath        = "path"
+)
+
+// listGenerations returns the complete generation numbers under data,
+// ascending, and removes leftovers of builds that never finished.
+func listGenerations(data string) ([]uint64, error) {
+	root := filepath.Join(data, generationsIn)
+	ents, err := os.ReadDir(root)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ids []uint64
+	for _, e := range ents {
+		name := e.Name()
+		if filepath.Ext(name) == buildingExt {
+			_ = os.RemoveAll(filepath.Join(root, name))
+			continue
+		}
+		id, err := strconv.ParseUint(name, 10, 64)
+		if err != nil {
+			continue
+		}
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, nil
+}
+
+func generationDir(data string, id uint64) string {
+	return filepath.Join(data, generationsIn, fmt.Sprintf("%06d", id))
+}

@@ -1,0 +1,479 @@
+// Package indexer builds bleve indexes and search tables from a snapshot
+// into immutable generations, makes a complete generation live atomically,
+// and keeps the last good one serving when a build fails.
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"github.com/rs/zerolog"
+
+	"gds/snapshots"
+)
+
+// Options configure a Manager.
+type Options struct {
+	// DataDir holds the generations.
+	DataDir string
+	// Logger receives build and switch events.
+	Logger zerolog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// ShardSize is the most documents per bleve shard; larger categories
+	// are split into shards built in parallel. Default 1,000,000.
+	ShardSize int
+	// BatchSize is the number of documents per bleve batch. Default 10,000.
+	BatchSize int
+	// MaxIncrementalShare is the largest share of a category's records that
+	// may change for its bleve index to be patched rather than rebuilt.
+	// Default 0.1.
+	MaxIncrementalShare float64
+	// OnBuild, when set, is called after every build attempt (for metrics).
+	OnBuild func(BuildResult)
+}
+
+// BuildResult reports one build attempt.
+type BuildResult struct {
+	ID       string    `json:"build_id"`
+	Trigger  string    `json:"trigger"`
+	Snapshot string    `json:"snapshot"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	Duration Duration  `json:"duration"`
+	// Generation is the generation made live, 0 when none was.
+	Generation uint64 `json:"generation,omitempty"`
+	// Unchanged is set when the snapshot was already the live one.
+	Unchanged   bool `json:"unchanged,omitempty"`
+	Incremental bool `json:"incremental"`
+	Changed     int  `json:"changed"`
+	// Coalesced is set for a caller that joined a build already running.
+	Coalesced bool   `json:"coalesced,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// OK reports whether the build succeeded.
+func (r BuildResult) OK() bool { return r.Error == "" }
+
+// Status is what an operator sees of the indexer.
+type Status struct {
+	Live      *Meta        `json:"live"`
+	LastBuild *BuildResult `json:"last_build"`
+	Building  *Running     `json:"building"`
+	Schedule  *Schedule    `json:"schedule"`
+	Failures  int          `json:"failures"`
+}
+
+// Running describes a build in progress.
+type Running struct {
+	ID       string    `json:"build_id"`
+	Trigger  string    `json:"trigger"`
+	Snapshot string    `json:"snapshot"`
+	Started  time.Time `json:"started"`
+	Progress Progress  `json:"progress"`
+}
+
+// Schedule describes the reindex schedule.
+type Schedule struct {
+	Spec     string    `json:"spec"`
+	Snapshot string    `json:"snapshot"`
+	Next     time.Time `json:"next"`
+}
+
+// Manager owns a data directory: the live generation and the builds that
+// replace it.
+type Manager struct {
+	opts   Options
+	log    zerolog.Logger
+	now    func() time.Time
+	ctx    context.Context
+	cancel context.CancelFunc
+	live   atomic.Pointer[Generation]
+
+	mu       sync.Mutex
+	job      *job
+	last     *BuildResult
+	failures int
+	nextID   uint64
+	builds   int
+	cron     *cron.Cron
+	schedule *Schedule
+	cronID   cron.EntryID
+}
+
+type job struct {
+	running  Running
+	done     chan struct{}
+	result   BuildResult
+	progress atomic.Pointer[Progress]
+}
+
+// ErrNoGeneration is returned when there is nothing to serve.
+var ErrNoGeneration = errors.New("no index generation has been built")
+
+// Open opens the data directory and the last good generation, if any.
+// Leftovers of builds that never finished are removed.
+func Open(opts Options) (*Manager, error) {
+	if opts.DataDir == "" {
+		return nil, errors.New("indexer: no data directory")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.ShardSize <= 0 {
+		opts.ShardSize = 1_000_000
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 10_000
+	}
+	if opts.MaxIncrementalShare <= 0 {
+		opts.MaxIncrementalShare = 0.1
+	}
+	if err := os.MkdirAll(filepath.Join(opts.DataDir, generationsIn), 0o755); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Manager{opts: opts, log: opts.Logger, now: opts.Now, ctx: ctx, cancel: cancel}
+	ids, err := listGenerations(opts.DataDir)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if len(ids) > 0 {
+		m.nextID = ids[len(ids)-1]
+	}
+	current, err := m.readCurrent()
+	if err != nil {
+		m.log.Warn().Err(err).Msg("no current generation recorded")
+	}
+	for _, id := range ids {
+		if id == current {
+			continue
+		}
+		// Retired generations whose deletion was cut short.
+		_ = os.RemoveAll(generationDir(opts.DataDir, id))
+	}
+	if current != 0 {
+		g, err := openGeneration(generationDir(opts.DataDir, current))
+		if err != nil {
+			m.log.Error().Err(err).Uint64("generation", current).Msg("cannot open the current generation")
+		} else {
+			m.live.Store(g)
+			m.log.Info().Uint64("generation", current).Str("snapshot", g.Meta.Snapshot).Msg("serving generation")
+		}
+	}
+	return m, nil
+}
+
+func (m *Manager) readCurrent() (uint64, error) {
+	raw, err := os.ReadFile(filepath.Join(m.opts.DataDir, currentFile))
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseUint(strings.TrimSpace(string(raw)), 10, 64)
+}
+
+// Acquire returns the live generation with a reference the caller must
+// Release, or nil when none is live. A search that acquired a generation
+// finishes on it even if another becomes live meanwhile.
+func (m *Manager) Acquire() *Generation {
+	for {
+		g := m.live.Load()
+		if g == nil {
+			return nil
+		}
+		if g.tryAcquire() {
+			return g
+		}
+		// g was retired and released between Load and tryAcquire; the new
+		// live generation is already stored.
+	}
+}
+
+// Live returns the live generation's Meta, or nil.
+func (m *Manager) Live() *Meta {
+	g := m.Acquire()
+	if g == nil {
+		return nil
+	}
+	defer g.Release()
+	meta := g.Meta
+	return &meta
+}
+
+// Build builds a generation from req.Snapshot and makes it live, waiting
+// for the result. A request made while a build runs joins that build
+// (Coalesced) instead of starting a second one.
+func (m *Manager) Build(ctx context.Context, req BuildRequest) (BuildResult, error) {
+	j, coalesced := m.start(req)
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		return BuildResult{ID: j.running.ID, Coalesced: coalesced}, ctx.Err()
+	}
+	r := j.result
+	r.Coalesced = coalesced
+	if r.Error != "" {
+		return r, errors.New(r.Error)
+	}
+	return r, nil
+}
+
+// Start begins a build in the background and returns its ID; coalesced is
+// set when a build was already running and the request joined it.
+func (m *Manager) Start(req BuildRequest) (id string, coalesced bool) {
+	j, coalesced := m.start(req)
+	return j.running.ID, coalesced
+}
+
+func (m *Manager) start(req BuildRequest) (*job, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.job != nil {
+		m.log.Info().Str("build_id", m.job.running.ID).Str("trigger", req.Trigger).Msg("build already running; request coalesced")
+		return m.job, true
+	}
+	m.builds++
+	j := &job{done: make(chan struct{}), running: Running{
+		ID: fmt.Sprintf("b%d-%d", m.now().Unix(), m.builds), Trigger: req.Trigger,
+		Snapshot: req.Snapshot, Started: m.now().UTC(),
+	}}
+	m.job = j
+	go m.run(j, req)
+	return j, false
+}
+
+func (m *Manager) run(j *job, req BuildRequest) {
+	res := BuildResult{ID: j.running.ID, Trigger: req.Trigger, Snapshot: req.Snapshot, Started: j.running.Started}
+	gen, meta, err := m.build(j, req)
+	res.Finished = m.now().UTC()
+	res.Duration = Duration(res.Finished.Sub(res.Started))
+	log := m.log.With().Str("build_id", res.ID).Str("trigger", req.Trigger).Str("snapshot", req.Snapshot).Logger()
+	switch {
+	case err != nil:
+		res.Error = err.Error()
+		log.Error().Err(err).Dur("duration", time.Duration(res.Duration)).Msg("build failed; the live generation keeps serving")
+	case gen == nil:
+		res.Unchanged = true
+		log.Info().Msg("snapshot already live; nothing to build")
+	default:
+		res.Generation, res.Incremental, res.Changed = meta.ID, meta.Incremental, meta.Changed
+		m.swap(gen)
+		log.Info().Uint64("generation", meta.ID).Bool("incremental", meta.Incremental).Int("changed", meta.Changed).
+			Dur("duration", time.Duration(res.Duration)).Msg("generation live")
+	}
+	m.mu.Lock()
+	j.result = res
+	m.last = &res
+	if err != nil {
+		m.failures++
+	}
+	m.job = nil
+	m.mu.Unlock()
+	close(j.done)
+	if m.opts.OnBuild != nil {
+		m.opts.OnBuild(res)
+	}
+}
+
+// build makes a complete, checked generation, or nothing.
+func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
+	progress := func(p Progress) { j.progress.Store(&p) }
+	progress(Progress{Phase: "verify"})
+	snap, err := snapshots.Open(req.Snapshot)
+	if err != nil {
+		return nil, Meta{}, err
+	}
+	prev := m.Acquire()
+	if prev != nil {
+		defer prev.Release()
+		if prev.Meta.SnapshotHash == snap.Hash && !req.Full {
+			return nil, Meta{}, nil
+		}
+	}
+	m.mu.Lock()
+	m.nextID++
+	id := m.nextID
+	m.mu.Unlock()
+	final := generationDir(m.opts.DataDir, id)
+	tmp := final + buildingExt
+	started := m.now()
+	b := &builder{ctx: m.ctx, opts: m.opts, snap: snap, prev: prev, full: req.Full, dir: tmp, progress: progress}
+	b.meta = Meta{ID: id, Snapshot: req.Snapshot, SnapshotHash: snap.Hash,
+		SnapshotSource: snap.Manifest.Source, SnapshotCreated: snap.Manifest.Created}
+	if err := b.run(); err != nil {
+		_ = os.RemoveAll(tmp)
+		return nil, Meta{}, err
+	}
+	b.meta.Created = m.now().UTC()
+	b.meta.BuildDuration = Duration(m.now().Sub(started))
+	progress(Progress{Phase: "switch"})
+	if err := writeMeta(tmp, b.meta); err != nil {
+		_ = os.RemoveAll(tmp)
+		return nil, Meta{}, err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		_ = os.RemoveAll(tmp)
+		return nil, Meta{}, err
+	}
+	gen, err := openGeneration(final)
+	if err == nil {
+		err = check(gen, snap)
+	}
+	if err != nil {
+		if gen != nil {
+			gen.remove = true
+			gen.Release()
+		}
+		_ = os.RemoveAll(final)
+		return nil, Meta{}, fmt.Errorf("check of generation %d: %w", id, err)
+	}
+	if err := snapshots.WriteFileAtomic(filepath.Join(m.opts.DataDir, currentFile), []byte(strconv.FormatUint(id, 10)+"\n"), 0o644); err != nil {
+		gen.remove = true
+		gen.Release()
+		return nil, Meta{}, err
+	}
+	return gen, gen.Meta, nil
+}
+
+// check verifies a generation against its snapshot before it goes live:
+// every category has as many names and bleve documents as records.
+func check(g *Generation, snap *snapshots.Snapshot) error {
+	for _, cat := range snapshots.Categories {
+		want := snap.Count(cat.Kind())
+		if !snap.Has(cat.Kind()) {
+			continue
+		}
+		if got := g.Meta.Counts[cat]; int64(got) != want {
+			return fmt.Errorf("%s: %d names indexed, snapshot has %d", cat, got, want)
+		}
+		n, err := g.Index(cat).DocCount()
+		if err != nil {
+			return fmt.Errorf("%s: %w", cat, err)
+		}
+		if int64(n) != want {
+			return fmt.Errorf("%s: bleve holds %d documents, snapshot has %d", cat, n, want)
+		}
+	}
+	for kind, n := range g.Meta.Records {
+		if s := g.Store(kind); s == nil || s.Len() != n {
+			return fmt.Errorf("%s: record store does not hold %d records", kind, n)
+		}
+	}
+	return nil
+}
+
+// swap makes gen live; the previous generation is closed and deleted once
+// the last search holding it releases it.
+func (m *Manager) swap(gen *Generation) {
+	old := m.live.Swap(gen)
+	if old != nil {
+		old.remove = true
+		old.retired.Store(true)
+		old.Release()
+	}
+}
+
+// Status reports the live generation, the last build and any build in
+// progress.
+func (m *Manager) Status() Status {
+	var st Status
+	st.Live = m.Live()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.last != nil {
+		last := *m.last
+		st.LastBuild = &last
+	}
+	if m.job != nil {
+		r := m.job.running
+		if p := m.job.progress.Load(); p != nil {
+			r.Progress = *p
+		}
+		st.Building = &r
+	}
+	if m.schedule != nil {
+		s := *m.schedule
+		if m.cron != nil {
+			s.Next = m.cron.Entry(m.cronID).Next
+		}
+		st.Schedule = &s
+	}
+	st.Failures = m.failures
+	return st
+}
+
+// Progress returns the progress of the running build, if any.
+func (m *Manager) Progress() (Progress, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.job == nil {
+		return Progress{}, false
+	}
+	if p := m.job.progress.Load(); p != nil {
+		return *p, true
+	}
+	return Progress{}, true
+}
+
+// ParseSchedule checks a cron spec: five fields (minute hour day-of-month
+// month day-of-week) or a descriptor such as @hourly or @every 30m.
+func ParseSchedule(spec string) (cron.Schedule, error) {
+	return cron.ParseStandard(spec)
+}
+
+// SetSchedule rebuilds from snapshot on the cron schedule spec, in UTC.
+func (m *Manager) SetSchedule(spec, snapshot string) error {
+	if _, err := ParseSchedule(spec); err != nil {
+		return fmt.Errorf("schedule %q: %w", spec, err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cron != nil {
+		m.cron.Stop() // not waiting: a running job needs m.mu to finish
+	}
+	m.cron = cron.New(cron.WithLocation(time.UTC))
+	id, err := m.cron.AddFunc(spec, func() {
+		if _, err := m.Build(m.ctx, BuildRequest{Snapshot: snapshot, Trigger: "schedule"}); err != nil {
+			m.log.Error().Err(err).Msg("scheduled build failed")
+		}
+	})
+	if err != nil {
+		return err
+	}
+	m.cronID = id
+	m.schedule = &Schedule{Spec: spec, Snapshot: snapshot}
+	m.cron.Start()
+	return nil
+}
+
+// Close stops the schedule, cancels a running build and closes the live
+// generation (after the searches holding it finish).
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	c := m.cron
+	m.mu.Unlock()
+	m.cancel() // a running build stops at its next check
+	if c != nil {
+		<-c.Stop().Done()
+	}
+	m.mu.Lock()
+	j := m.job
+	m.mu.Unlock()
+	if j != nil {
+		<-j.done
+	}
+	if g := m.live.Swap(nil); g != nil {
+		g.Release()
+	}
+	return nil
+}

@@ -1,0 +1,480 @@
+package indexer
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"slices"
+	"syscall"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// A table is the search side of one category in one language: every name,
+// folded, numbered by rank (shorter names first, then lower ID), so that
+// walking any posting list in ascending ordinal order visits names in the
+// order results are returned, and a search can stop once it has enough.
+//
+// Built at index time and memory-mapped at serve time, it holds:
+//   - ids: ordinal → ID;
+//   - offsets and names: ordinal → folded name, for verification;
+//   - slots: an open-addressing hash table of folded names for strict search;
+//   - grams: trigram (three bytes of the folded UTF-8 name) → ordinals of
+//     names containing it; trigrams span spaces and punctuation, so "p An"
+//     and "O'm" are as cheap as any other text;
+//   - prefixes: first trigram → ordinals of names starting with it;
+//   - access (structures): character ID → ordinals it may access;
+//   - mask (language overlays): ordinals of the base table this overlay
+//     replaces.
+type Table struct {
+	n       int
+	ids     []int64
+	offsets []uint32
+	names   []byte
+	slots   []uint32 // ordinal+1, 0 when empty
+	grams   map[uint32]*roaring.Bitmap
+	prefix  map[uint32]*roaring.Bitmap
+	mask    *roaring.Bitmap
+
+	accessKeys []int64
+	accessOffs []uint64 // pairs: offset, length into mm
+	mm         []byte
+}
+
+// Entry is one name handed to the table builder.
+type Entry struct {
+	ID     int64
+	Folded string
+	// Access lists the characters that may see the entry (structures only).
+	Access []int64
+}
+
+const (
+	tableMagic   = "GDSTBL01"
+	headerFields = 16
+)
+
+// section indices in the header
+const (
+	secIDs = iota
+	secOffsets
+	secNames
+	secSlots
+	secGramKeys
+	secGramOffs
+	secPrefixKeys
+	secPrefixOffs
+	secAccessKeys
+	secAccessOffs
+	secMask
+	secBitmaps
+	secCount
+)
+
+// Len is the number of names in the table.
+func (t *Table) Len() int { return t.n }
+
+// ID returns the ID at ordinal o.
+func (t *Table) ID(o uint32) int64 { return t.ids[o] }
+
+// Name returns the folded name at ordinal o. It aliases the mapped file.
+func (t *Table) Name(o uint32) []byte { return t.names[t.offsets[o]:t.offsets[o+1]] }
+
+// Gram returns the ordinals of names containing the trigram, or nil.
+func (t *Table) Gram(g uint32) *roaring.Bitmap { return t.grams[g] }
+
+// Prefix returns the ordinals of names whose first trigram is g, or nil.
+func (t *Table) Prefix(g uint32) *roaring.Bitmap { return t.prefix[g] }
+
+// Mask returns the ordinals of the base table an overlay replaces, or nil.
+func (t *Table) Mask() *roaring.Bitmap { return t.mask }
+
+// Access returns the ordinals character may access, or nil.
+func (t *Table) Access(character int64) *roaring.Bitmap {
+	i, ok := slices.BinarySearch(t.accessKeys, character)
+	if !ok {
+		return nil
+	}
+	off, n := t.accessOffs[2*i], t.accessOffs[2*i+1]
+	bm := roaring.New()
+	if _, err := bm.FromBuffer(t.mm[off : off+n]); err != nil {
+		return nil
+	}
+	return bm
+}
+
+// Exact calls fn with the ordinals whose folded name equals text, in
+// ascending order.
+func (t *Table) Exact(text []byte, fn func(o uint32) bool) {
+	if len(t.slots) == 0 {
+		return
+	}
+	var found [8]uint32
+	hits := found[:0]
+	mask := uint64(len(t.slots) - 1)
+	for i := hashName(text) & mask; ; i = (i + 1) & mask {
+		v := t.slots[i]
+		if v == 0 {
+			break
+		}
+		if string(t.Name(v-1)) == string(text) {
+			hits = append(hits, v-1)
+		}
+	}
+	slices.Sort(hits)
+	for _, o := range hits {
+		if !fn(o) {
+			return
+		}
+	}
+}
+
+// Gram3 packs three bytes into a trigram key.
+func Gram3(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
+
+func hashName(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
+}
+
+// runeLen orders names "shorter first" as a reader counts characters.
+func runeLen(s string) int { return utf8.RuneCountInString(s) }
+
+// WriteTable builds a table from entries (in any order) and writes it to
+// path atomically. mask, when set, is stored as the overlay mask.
+func WriteTable(path string, entries []Entry, mask *roaring.Bitmap) error {
+	slices.SortFunc(entries, func(a, b Entry) int {
+		if la, lb := runeLen(a.Folded), runeLen(b.Folded); la != lb {
+			return la - lb
+		}
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+	n := len(entries)
+	ids := make([]int64, n)
+	offsets := make([]uint32, n+1)
+	var size uint64
+	for i, e := range entries {
+		ids[i] = e.ID
+		offsets[i] = uint32(size)
+		size += uint64(len(e.Folded))
+		if size > 1<<32-1 {
+			return fmt.Errorf("table %s: names exceed 4 GiB; shard the category", path)
+		}
+	}
+	offsets[n] = uint32(size)
+
+	nslots := 1
+	for nslots < n*2 {
+		nslots <<= 1
+	}
+	if n == 0 {
+		nslots = 0
+	}
+	slots := make([]uint32, nslots)
+	grams := map[uint32]*roaring.Bitmap{}
+	prefix := map[uint32]*roaring.Bitmap{}
+	access := map[int64]*roaring.Bitmap{}
+	for i, e := range entries {
+		o := uint32(i)
+		name := []byte(e.Folded)
+		mask := uint64(nslots - 1)
+		for j := hashName(name) & mask; ; j = (j + 1) & mask {
+			if slots[j] == 0 {
+				slots[j] = o + 1
+				break
+			}
+		}
+		for j := 0; j+3 <= len(name); j++ {
+			addTo(grams, Gram3(name[j:]), o)
+		}
+		if len(name) >= 3 {
+			addTo(prefix, Gram3(name), o)
+		}
+		for _, c := range e.Access {
+			bm := access[c]
+			if bm == nil {
+				bm = roaring.New()
+				access[c] = bm
+			}
+			bm.Add(o)
+		}
+	}
+
+	f, err := os.CreateTemp(dirOf(path), ".table-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	w := &sectionWriter{w: bufio.NewWriterSize(f, 1<<20)}
+	var header [headerFields * 2]uint64
+	w.write(make([]byte, len(tableMagic)+8+len(header)*8)) // placeholder
+	sec := func(i int, write func()) {
+		w.align()
+		start := w.n
+		write()
+		header[2*i], header[2*i+1] = start, w.n-start
+	}
+	sec(secIDs, func() { w.write(asBytes(ids)) })
+	sec(secOffsets, func() { w.write(asBytes(offsets)) })
+	sec(secNames, func() {
+		for _, e := range entries {
+			w.write([]byte(e.Folded))
+		}
+	})
+	sec(secSlots, func() { w.write(asBytes(slots)) })
+	var bitmaps [][]byte
+	var gramKeys, prefixKeys []uint32
+	var gramOffs, prefixOffs []uint64
+	var accessKeys []int64
+	var accessOffs []uint64
+	// Bitmaps go last; their offsets are computed before writing.
+	blobStart := uint64(0)
+	addBitmaps := func(m map[uint32]*roaring.Bitmap, keys *[]uint32, offs *[]uint64) {
+		for k := range m {
+			*keys = append(*keys, k)
+		}
+		slices.Sort(*keys)
+		for _, k := range *keys {
+			bm := m[k]
+			bm.RunOptimize()
+			b, _ := bm.ToBytes()
+			*offs = append(*offs, blobStart, uint64(len(b)))
+			blobStart += pad8(uint64(len(b)))
+			bitmaps = append(bitmaps, b)
+		}
+	}
+	addBitmaps(grams, &gramKeys, &gramOffs)
+	addBitmaps(prefix, &prefixKeys, &prefixOffs)
+	for c := range access {
+		accessKeys = append(accessKeys, c)
+	}
+	slices.Sort(accessKeys)
+	for _, c := range accessKeys {
+		b, _ := access[c].ToBytes()
+		accessOffs = append(accessOffs, blobStart, uint64(len(b)))
+		blobStart += pad8(uint64(len(b)))
+		bitmaps = append(bitmaps, b)
+	}
+	var maskBytes []byte
+	if mask != nil {
+		maskBytes, _ = mask.ToBytes()
+	}
+	sec(secGramKeys, func() { w.write(asBytes(gramKeys)) })
+	sec(secGramOffs, func() { w.write(asBytes(gramOffs)) })
+	sec(secPrefixKeys, func() { w.write(asBytes(prefixKeys)) })
+	sec(secPrefixOffs, func() { w.write(asBytes(prefixOffs)) })
+	sec(secAccessKeys, func() { w.write(asBytes(accessKeys)) })
+	sec(secAccessOffs, func() { w.write(asBytes(accessOffs)) })
+	sec(secMask, func() { w.write(maskBytes) })
+	sec(secBitmaps, func() {
+		for _, b := range bitmaps {
+			w.write(b)
+			w.align()
+		}
+	})
+	if w.err != nil {
+		f.Close()
+		return w.err
+	}
+	if err := w.w.(*bufio.Writer).Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	// Fill in the header now that every section's place is known.
+	hdr := make([]byte, 0, len(tableMagic)+8+len(header)*8)
+	hdr = append(hdr, tableMagic...)
+	hdr = binary.LittleEndian.AppendUint64(hdr, uint64(n))
+	for _, v := range header {
+		hdr = binary.LittleEndian.AppendUint64(hdr, v)
+	}
+	if _, err := f.WriteAt(hdr, 0); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func addTo(m map[uint32]*roaring.Bitmap, k uint32, o uint32) {
+	bm := m[k]
+	if bm == nil {
+		bm = roaring.New()
+		m[k] = bm
+	}
+	bm.Add(o)
+}
+
+type sectionWriter struct {
+	w   io.Writer
+	n   uint64
+	err error
+}
+
+func (s *sectionWriter) write(b []byte) {
+	if s.err != nil {
+		return
+	}
+	k, err := s.w.Write(b)
+	s.n += uint64(k)
+	s.err = err
+}
+
+func (s *sectionWriter) align() {
+	if p := pad8(s.n) - s.n; p > 0 {
+		s.write(make([]byte, p))
+	}
+}
+
+func pad8(n uint64) uint64 { return (n + 7) &^ 7 }
+
+func asBytes[T int64 | uint64 | uint32](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
+}
+
+func fromBytes[T int64 | uint64 | uint32](b []byte) []T {
+	var zero T
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(zero)))
+}
+
+func dirOf(path string) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i] == '/' {
+			return path[:i]
+		}
+	}
+	return "."
+}
+
+// OpenTable maps a table file read-only.
+func OpenTable(path string) (*Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	hdrLen := len(tableMagic) + 8 + headerFields*2*8
+	if st.Size() < int64(hdrLen) {
+		return nil, fmt.Errorf("table %s: too short (%d bytes)", path, st.Size())
+	}
+	mm, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: mmap: %w", path, err)
+	}
+	t, err := parseTable(mm)
+	if err != nil {
+		syscall.Munmap(mm)
+		return nil, fmt.Errorf("table %s: %w", path, err)
+	}
+	return t, nil
+}
+
+func parseTable(mm []byte) (*Table, error) {
+	if string(mm[:len(tableMagic)]) != tableMagic {
+		return nil, errors.New("not a gds table (bad magic)")
+	}
+	p := len(tableMagic)
+	n := binary.LittleEndian.Uint64(mm[p:])
+	p += 8
+	var secs [secCount][]byte
+	for i := 0; i < secCount; i++ {
+		off := binary.LittleEndian.Uint64(mm[p+16*i:])
+		l := binary.LittleEndian.Uint64(mm[p+16*i+8:])
+		if off+l > uint64(len(mm)) || off%8 != 0 {
+			return nil, fmt.Errorf("section %d out of range", i)
+		}
+		secs[i] = mm[off : off+l]
+	}
+	t := &Table{
+		n:          int(n),
+		ids:        fromBytes[int64](secs[secIDs]),
+		offsets:    fromBytes[uint32](secs[secOffsets]),
+		names:      secs[secNames],
+		slots:      fromBytes[uint32](secs[secSlots]),
+		accessKeys: fromBytes[int64](secs[secAccessKeys]),
+		accessOffs: fromBytes[uint64](secs[secAccessOffs]),
+		mm:         mm,
+	}
+	if len(t.ids) != t.n || len(t.offsets) != t.n+1 || int(t.offsets[t.n]) != len(t.names) {
+		return nil, errors.New("sections disagree on the number of names")
+	}
+	blob := secs[secBitmaps]
+	blobOff := uint64(len(mm) - len(blob))
+	if len(blob) == 0 {
+		blobOff = uint64(len(mm))
+	}
+	// Access offsets are stored relative to the blob; keep an absolute copy.
+	abs := make([]uint64, len(t.accessOffs))
+	for i := 0; i < len(abs); i += 2 {
+		abs[i], abs[i+1] = t.accessOffs[i]+blobOff, t.accessOffs[i+1]
+	}
+	t.accessOffs = abs
+	load := func(keys []uint32, offs []uint64) (map[uint32]*roaring.Bitmap, error) {
+		m := make(map[uint32]*roaring.Bitmap, len(keys))
+		for i, k := range keys {
+			off, l := offs[2*i], offs[2*i+1]
+			if off+l > uint64(len(blob)) {
+				return nil, fmt.Errorf("bitmap %d out of range", i)
+			}
+			bm := roaring.New()
+			if _, err := bm.FromBuffer(blob[off : off+l]); err != nil {
+				return nil, err
+			}
+			m[k] = bm
+		}
+		return m, nil
+	}
+	var err error
+	if t.grams, err = load(fromBytes[uint32](secs[secGramKeys]), fromBytes[uint64](secs[secGramOffs])); err != nil {
+		return nil, err
+	}
+	if t.prefix, err = load(fromBytes[uint32](secs[secPrefixKeys]), fromBytes[uint64](secs[secPrefixOffs])); err != nil {
+		return nil, err
+	}
+	if m := secs[secMask]; len(m) > 0 {
+		t.mask = roaring.New()
+		if _, err := t.mask.FromBuffer(m); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// Close unmaps the table; no method may be called afterwards.
+func (t *Table) Close() error {
+	if t.mm == nil {
+		return nil
+	}
+	err := syscall.Munmap(t.mm)
+	t.mm = nil
+	return err
+}

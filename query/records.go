@@ -1,0 +1,173 @@
+package query
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"gds/indexer"
+	"gds/snapshots"
+)
+
+// Record returns the record of kind with key id, decoded, or ErrNotFound.
+func (v *View) Record(kind snapshots.Kind, id int64) (snapshots.Record, error) {
+	raw, err := v.Raw(kind, id)
+	if err != nil {
+		return nil, err
+	}
+	rec := kind.New()
+	if err := json.Unmarshal(raw, rec); err != nil {
+		return nil, fmt.Errorf("%s %d: %w", kind, id, err)
+	}
+	return rec, nil
+}
+
+// Raw returns the record of kind with key id as the snapshot had it.
+func (v *View) Raw(kind snapshots.Kind, id int64) (json.RawMessage, error) {
+	s := v.g.Store(kind)
+	if s == nil {
+		return nil, ErrNotFound
+	}
+	raw, ok := s.Get(id)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return raw, nil
+}
+
+// StructuresOf returns the structures a corporation owns, by ascending ID.
+func (v *View) StructuresOf(corporation int64) ([]*snapshots.Structure, error) {
+	s := v.g.Store(snapshots.Structures)
+	if s == nil {
+		return nil, nil
+	}
+	pos := s.Group("corporation", corporation)
+	out := make([]*snapshots.Structure, 0, len(pos))
+	for _, p := range pos {
+		var st snapshots.Structure
+		if err := json.Unmarshal(s.Raw(p), &st); err != nil {
+			return nil, fmt.Errorf("structure %d: %w", s.Key(p), err)
+		}
+		out = append(out, &st)
+	}
+	return out, nil
+}
+
+// Roles returns the corporation roles of a character, or ErrNotFound.
+func (v *View) Roles(character int64) (*snapshots.CharacterRoles, error) {
+	rec, err := v.Record(snapshots.Roles, character)
+	if err != nil {
+		return nil, err
+	}
+	return rec.(*snapshots.CharacterRoles), nil
+}
+
+// Document returns the opaque document stored for a concrete path, or
+// ErrNotFound.
+func (v *View) Document(path string) (json.RawMessage, error) {
+	s := v.g.Store(snapshots.Documents)
+	if s == nil {
+		return nil, ErrNotFound
+	}
+	for _, p := range s.Group("path", indexer.HashPath(path)) {
+		var d snapshots.Document
+		if err := json.Unmarshal(s.Raw(p), &d); err != nil {
+			return nil, err
+		}
+		if d.Path == path {
+			return d.Body, nil
+		}
+	}
+	return nil, ErrNotFound
+}
+
+// Named is one resolved ID.
+type Named struct {
+	Category snapshots.Category `json:"category"`
+	ID       int64              `json:"id"`
+	Name     string             `json:"name"`
+}
+
+// resolveOrder is the order categories are tried when resolving a bare ID;
+// the game's ID ranges do not overlap between them.
+var resolveOrder = []snapshots.Category{
+	snapshots.CategoryCharacter, snapshots.CategoryCorporation, snapshots.CategoryAlliance,
+	snapshots.CategoryInventoryType, snapshots.CategorySolarSystem, snapshots.CategoryStation,
+	snapshots.CategoryRegion, snapshots.CategoryConstellation, snapshots.CategoryFaction,
+	snapshots.CategoryAgent,
+}
+
+// Names resolves IDs to their category and name (in lang); missing lists
+// the IDs found in no category.
+func (v *View) Names(ids []int64, lang string) (found []Named, missing []int64) {
+	lang, _ = NormalizeLanguage(lang)
+	for _, id := range ids {
+		ok := false
+		for _, cat := range resolveOrder {
+			rec, err := v.Record(cat.Kind(), id)
+			if err != nil {
+				continue
+			}
+			named := rec.(snapshots.Named)
+			name := named.DisplayName()
+			if n, ok := named.LocalizedNames()[lang]; ok {
+				name = n
+			}
+			// Agents are characters to ESI.
+			c := cat
+			if c == snapshots.CategoryAgent {
+				c = snapshots.CategoryCharacter
+			}
+			found = append(found, Named{Category: c, ID: id, Name: name})
+			ok = true
+			break
+		}
+		if !ok {
+			missing = append(missing, id)
+		}
+	}
+	return found, missing
+}
+
+// IDs resolves names to IDs by exact, case-insensitive match, per
+// category; names in lang match as well as the default names.
+func (v *View) IDs(names []string, lang string) map[snapshots.Category][]Named {
+	lang, _ = NormalizeLanguage(lang)
+	out := map[snapshots.Category][]Named{}
+	for _, cat := range snapshots.Categories {
+		if cat == snapshots.CategoryStructure {
+			continue
+		}
+		ct := v.g.Tables(cat)
+		if ct == nil {
+			continue
+		}
+		for _, name := range names {
+			folded := []byte(indexer.Fold(strings.TrimSpace(name)))
+			seen := map[int64]bool{}
+			add := func(t *indexer.Table) {
+				t.Exact(folded, func(o uint32) bool {
+					id := t.ID(o)
+					if !seen[id] {
+						seen[id] = true
+						out[cat] = append(out[cat], Named{Category: cat, ID: id, Name: name})
+					}
+					return true
+				})
+			}
+			add(ct.Base)
+			if t := ct.Overlays[lang]; t != nil {
+				add(t)
+			}
+		}
+	}
+	for cat, list := range out {
+		// Report each ID with its name as the record spells it.
+		for i := range list {
+			if rec, err := v.Record(cat.Kind(), list[i].ID); err == nil {
+				list[i].Name = rec.(snapshots.Named).DisplayName()
+			}
+		}
+	}
+	return out
+}

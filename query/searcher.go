@@ -1,0 +1,146 @@
+package query
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gds/indexer"
+	"gds/snapshots"
+)
+
+// Searcher answers searches and lookups over the live generation of an
+// indexer.Manager. It is safe for concurrent use.
+type Searcher struct {
+	m *indexer.Manager
+}
+
+// New returns a Searcher over m's live generation.
+func New(m *indexer.Manager) *Searcher { return &Searcher{m: m} }
+
+// View pins the live generation so several calls see the same data (a
+// search and the lookups that follow it). Close releases it.
+type View struct {
+	g *indexer.Generation
+}
+
+// View pins the live generation, or fails with ErrNotReady.
+func (s *Searcher) View() (*View, error) {
+	g := s.m.Acquire()
+	if g == nil {
+		return nil, ErrNotReady
+	}
+	return &View{g: g}, nil
+}
+
+// Close releases the view's generation.
+func (v *View) Close() {
+	if v.g != nil {
+		v.g.Release()
+		v.g = nil
+	}
+}
+
+// Info identifies the view's generation.
+func (v *View) Info() GenerationInfo {
+	return GenerationInfo{ID: v.g.Meta.ID, Created: v.g.Meta.Created, SnapshotHash: v.g.Meta.SnapshotHash}
+}
+
+// Info identifies the live generation.
+func (s *Searcher) Info() (GenerationInfo, error) {
+	v, err := s.View()
+	if err != nil {
+		return GenerationInfo{}, err
+	}
+	defer v.Close()
+	return v.Info(), nil
+}
+
+// Search runs req on the live generation.
+func (s *Searcher) Search(ctx context.Context, req Request) (Result, error) {
+	v, err := s.View()
+	if err != nil {
+		return Result{}, err
+	}
+	defer v.Close()
+	return v.Search(ctx, req)
+}
+
+// Search runs req on the view's generation.
+func (v *View) Search(ctx context.Context, req Request) (Result, error) {
+	start := time.Now()
+	res := Result{Generation: v.Info()}
+	text := strings.TrimSpace(req.Text)
+	if utf8.RuneCountInString(text) < MinTextRunes {
+		return res, ErrTextTooShort
+	}
+	folded := []byte(indexer.Fold(text))
+	lang, ok := NormalizeLanguage(req.Language)
+	if !ok {
+		lang = "en"
+	}
+	limit := req.Limit
+	if limit <= 0 || limit > MaxResults {
+		limit = MaxResults
+	}
+	for _, cat := range req.Categories {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		hits := v.searchCategory(cat, folded, req.Strict, lang, req.CharacterID, limit, &res.Stats)
+		if len(hits) == 0 {
+			continue
+		}
+		if res.IDs == nil {
+			res.IDs = make(map[snapshots.Category][]int64, len(req.Categories))
+		}
+		ids := make([]int64, len(hits))
+		for i, h := range hits {
+			ids[i] = h.id
+		}
+		res.IDs[cat] = ids
+		res.Stats.Matches += len(ids)
+	}
+	res.Stats.Duration = time.Since(start)
+	return res, nil
+}
+
+func (v *View) searchCategory(cat snapshots.Category, text []byte, strict bool, lang string, character int64, limit int, stats *Stats) []hit {
+	ct := v.g.Tables(cat)
+	if ct == nil {
+		return nil
+	}
+	w := walker{t: ct.Base, text: text, limit: limit, stats: stats}
+	if cat == snapshots.CategoryStructure {
+		// Only structures the caller may access; a public search sees none.
+		if character == 0 {
+			return nil
+		}
+		if w.allow = ct.Base.Access(character); w.allow == nil {
+			return nil
+		}
+	}
+	overlay := ct.Overlays[lang]
+	if overlay != nil {
+		w.deny = overlay.Mask()
+	}
+	w.run(strict)
+	if overlay == nil {
+		return w.hits
+	}
+	ow := walker{t: overlay, text: text, limit: limit, stats: stats}
+	if w.allow != nil {
+		ow.allow = overlay.Access(character)
+	}
+	ow.run(strict)
+	return mergeHits(w.hits, ow.hits, limit)
+}
+
+func (w *walker) run(strict bool) {
+	if strict {
+		w.strict()
+	} else {
+		w.contains()
+	}
+}

@@ -1,0 +1,242 @@
+package query
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"gds/indexer"
+)
+
+// Match classes, in rank order.
+const (
+	classExact uint8 = iota
+	classPrefix
+	classContains
+)
+
+// hit is one ranked match: ordering is class, then name length in runes,
+// then ID — which, within one table, is ordinal order within a class.
+type hit struct {
+	class uint8
+	runes int32
+	id    int64
+}
+
+func (a hit) less(b hit) bool {
+	if a.class != b.class {
+		return a.class < b.class
+	}
+	if a.runes != b.runes {
+		return a.runes < b.runes
+	}
+	return a.id < b.id
+}
+
+// leapfrogBudget bounds the element-at-a-time intersection before the walk
+// switches to a container-wise AND of whole posting lists: cheap when the
+// answer comes early, bounded when common trigrams rarely co-occur.
+const leapfrogBudget = 4096
+
+// walker runs one table search and counts its work.
+type walker struct {
+	t     *indexer.Table
+	text  []byte
+	limit int
+	allow *roaring.Bitmap // when set, only these ordinals (structure access)
+	deny  *roaring.Bitmap // ordinals replaced by a language overlay
+	stats *Stats
+	hits  []hit
+}
+
+func (w *walker) add(class uint8, o uint32, name []byte) bool {
+	w.hits = append(w.hits, hit{class: class, runes: int32(utf8.RuneCount(name)), id: w.t.ID(o)})
+	return len(w.hits) < w.limit
+}
+
+// denied reports an ordinal the caller may not see or an overlay replaces.
+// The allow list is also handed to intersect to drive the walk, but
+// intersect may drop long lists, so it is always checked here too.
+func (w *walker) denied(o uint32) bool {
+	return (w.deny != nil && w.deny.Contains(o)) || (w.allow != nil && !w.allow.Contains(o))
+}
+
+// strict collects names equal to the text.
+func (w *walker) strict() {
+	w.t.Exact(w.text, func(o uint32) bool {
+		w.stats.Candidates++
+		if w.denied(o) {
+			return true
+		}
+		w.stats.Verified++
+		return w.add(classExact, o, w.t.Name(o))
+	})
+}
+
+// contains collects exact and prefix matches first (walking the names that
+// start with the text's first trigram), then, if the limit is not reached,
+// the other names containing the text.
+func (w *walker) contains() {
+	grams := w.gramLists(w.text)
+	if grams == nil {
+		return // some trigram of the text occurs in no name
+	}
+	if first := w.t.Prefix(indexer.Gram3(w.text)); first != nil {
+		lists := append([]*roaring.Bitmap{first}, grams[1:]...)
+		if w.allow != nil {
+			lists = append(lists, w.allow)
+		}
+		complete := intersect(lists, w.stats, func(o uint32) bool {
+			if w.denied(o) {
+				return true
+			}
+			name := w.t.Name(o)
+			w.stats.Verified++
+			if !bytes.HasPrefix(name, w.text) {
+				return true
+			}
+			class := classPrefix
+			if len(name) == len(w.text) {
+				class = classExact
+			}
+			return w.add(class, o, name)
+		})
+		if !complete {
+			return
+		}
+	}
+	lists := grams
+	if w.allow != nil {
+		lists = append(lists, w.allow)
+	}
+	intersect(lists, w.stats, func(o uint32) bool {
+		if w.denied(o) {
+			return true
+		}
+		name := w.t.Name(o)
+		w.stats.Verified++
+		if bytes.HasPrefix(name, w.text) || !bytes.Contains(name, w.text) {
+			return true // prefix matches were all taken above
+		}
+		return w.add(classContains, o, name)
+	})
+}
+
+// gramLists returns the posting list of each distinct trigram of text, the
+// text's first trigram first, or nil when one has no postings.
+func (w *walker) gramLists(text []byte) []*roaring.Bitmap {
+	var seen [16]uint32
+	keys := seen[:0]
+	lists := make([]*roaring.Bitmap, 0, len(text)-2)
+	for i := 0; i+3 <= len(text); i++ {
+		g := indexer.Gram3(text[i:])
+		if slices.Contains(keys, g) {
+			continue
+		}
+		keys = append(keys, g)
+		bm := w.t.Gram(g)
+		if bm == nil {
+			return nil
+		}
+		lists = append(lists, bm)
+	}
+	return lists
+}
+
+// intersect calls fn with each ordinal present in every list, ascending,
+// until fn returns false. It reports whether it saw every ordinal.
+func intersect(lists []*roaring.Bitmap, stats *Stats, fn func(o uint32) bool) bool {
+	for _, l := range lists {
+		if l == nil || l.IsEmpty() {
+			return true
+		}
+	}
+	// Drive the walk from the shortest lists; the longest ones only filter.
+	// Longer texts need not use every trigram: verification checks the
+	// name anyway, and each extra list costs more than it removes.
+	slices.SortFunc(lists, func(a, b *roaring.Bitmap) int {
+		return int(a.GetCardinality()) - int(b.GetCardinality())
+	})
+	if len(lists) > 4 {
+		lists = lists[:4]
+	}
+	if len(lists) == 1 {
+		it := lists[0].Iterator()
+		for it.HasNext() {
+			stats.Candidates++
+			if !fn(it.Next()) {
+				return false
+			}
+		}
+		return true
+	}
+	its := make([]roaring.IntPeekable, len(lists))
+	for i, l := range lists {
+		its[i] = l.Iterator()
+	}
+	var cur uint32
+	for steps := 0; ; steps++ {
+		if steps == leapfrogBudget {
+			return intersectAll(lists, cur, stats, fn)
+		}
+		aligned := true
+		for _, it := range its {
+			it.AdvanceIfNeeded(cur)
+			if !it.HasNext() {
+				return true
+			}
+			if v := it.PeekNext(); v > cur {
+				cur, aligned = v, false
+				break
+			}
+		}
+		if !aligned {
+			continue
+		}
+		stats.Candidates++
+		if !fn(cur) {
+			return false
+		}
+		if cur == math.MaxUint32 {
+			return true
+		}
+		cur++
+	}
+}
+
+// intersectAll finishes an intersection from ordinal from with one
+// container-wise AND of the whole lists.
+func intersectAll(lists []*roaring.Bitmap, from uint32, stats *Stats, fn func(o uint32) bool) bool {
+	and := roaring.FastAnd(lists...)
+	it := and.Iterator()
+	it.AdvanceIfNeeded(from)
+	for it.HasNext() {
+		stats.Candidates++
+		if !fn(it.Next()) {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeHits merges two ranked hit lists, keeping at most limit.
+func mergeHits(a, b []hit, limit int) []hit {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	out := make([]hit, 0, min(limit, len(a)+len(b)))
+	for len(out) < limit && (len(a) > 0 || len(b) > 0) {
+		if len(b) == 0 || (len(a) > 0 && a[0].less(b[0])) {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return out
+}
