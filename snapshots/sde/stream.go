@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -173,30 +174,33 @@ func decodeItem(name string, ch chunk, v any) error {
 	return nil
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
 
 // yamlError rewrites yaml.v3's chunk-relative "line N" into the file's line
-// numbers and prefixes the file name, so the message points at the source.
+// and names the file, as "fsd/types.yaml line 107: cannot unmarshal ...".
 func yamlError(name string, start int, err error) error {
-	shift := func(s string) string {
-		return yamlLine.ReplaceAllStringFunc(s, func(m string) string {
-			n, _ := strconv.Atoi(m[len("line "):])
-			return "line " + strconv.Itoa(start+n-1)
-		})
-	}
+	var msgs []string
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
-		msgs := make([]string, len(te.Errors))
-		for i, e := range te.Errors {
-			msgs[i] = shift(e)
+		msgs = te.Errors
+	} else {
+		msgs = []string{err.Error()}
+	}
+	line := start
+	for i, m := range msgs {
+		if sub := yamlLine.FindStringSubmatch(m); sub != nil {
+			n, _ := strconv.Atoi(sub[1])
+			if i == 0 {
+				line = start + n - 1
+			}
+			m = m[len(sub[0]):]
+			if i > 0 {
+				m = fmt.Sprintf("line %d: %s", start+n-1, m)
+			}
 		}
-		return fmt.Errorf("%s: %s", name, joinMax(msgs, 3))
+		msgs[i] = strings.TrimPrefix(m, "yaml: ")
 	}
-	msg := shift(err.Error())
-	if !yamlLine.MatchString(msg) {
-		return fmt.Errorf("%s line %d: %s", name, start, msg)
-	}
-	return fmt.Errorf("%s: %s", name, msg)
+	return fmt.Errorf("%s line %d: %s", name, line, joinMax(msgs, 3))
 }
 
 func joinMax(msgs []string, n int) string {
