@@ -1,0 +1,70 @@
+// Package indexertest builds real snapshots and real index generations in
+// temporary directories, for the tests of the packages downstream.
+package indexertest
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"gds/indexer"
+	"gds/snapshots"
+)
+
+// Records are the records of a test snapshot, by kind, in any order.
+type Records map[snapshots.Kind][]snapshots.Record
+
+// Snapshot writes recs as a snapshot under a temporary directory and
+// returns its path.
+func Snapshot(t testing.TB, recs Records) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "snapshot")
+	w, err := snapshots.Create(dir, snapshots.CreateOptions{Source: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range snapshots.Kinds {
+		list := slices.Clone(recs[kind])
+		slices.SortFunc(list, func(a, b snapshots.Record) int {
+			switch {
+			case a.Key() < b.Key():
+				return -1
+			case a.Key() > b.Key():
+				return 1
+			}
+			return 0
+		})
+		for _, r := range list {
+			if err := w.Add(kind, r); err != nil {
+				w.Abort()
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Manager opens a Manager on a temporary data directory, builds snapshot
+// and returns it with its generation live; it is closed when the test ends.
+func Manager(t testing.TB, snapshot string) *indexer.Manager {
+	t.Helper()
+	m, err := indexer.Open(indexer.Options{DataDir: filepath.Join(t.TempDir(), "data"), Logger: zerolog.New(io.Discard)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: snapshot, Trigger: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Named returns an Entity with the given ID and name.
+func Named(id int64, name string) snapshots.Entity { return snapshots.Entity{ID: id, Name: name} }
