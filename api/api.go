@@ -1,0 +1,119 @@
+// Package api is the public HTTP interface: an ESI-compatible JSON API
+// served by gin and built from one route table (routes.go). Every route
+// version's lifecycle is data evaluated against an injected clock, so the
+// same table drives routing, version labels, warning headers, the OpenAPI
+// document and status.json.
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
+
+	"gds/api/auth"
+	"gds/query"
+)
+
+// Tokens verifies bearer tokens (auth.Verifier implements it).
+type Tokens interface {
+	Verify(ctx context.Context, token string) (auth.Claims, error)
+}
+
+// Views pins the live generation for one request (query.Searcher
+// implements it).
+type Views interface {
+	View() (*query.View, error)
+}
+
+// Metrics receives what the API observes; nil means none are kept.
+type Metrics interface {
+	ObserveRequest(route, version string, status int, d time.Duration)
+	SearchStats(candidates, verified int)
+	CacheHit()
+	CacheMiss()
+	ErrorLimited()
+}
+
+// Deps are everything the API needs, passed explicitly.
+type Deps struct {
+	// Views gives access to the live generation.
+	Views Views
+	// Tokens verifies bearer tokens of the authenticated routes.
+	Tokens Tokens
+	// Now is the clock route lifecycles and cache headers use; nil means
+	// time.Now.
+	Now func() time.Time
+	// Logger receives errors the API cannot hand to a client.
+	Logger zerolog.Logger
+	// ReleaseDay is the day the new structures system is released (spec
+	// §4.4–4.7); route versions change labels relative to it.
+	ReleaseDay time.Time
+	// DevEnabled serves dev versions under /dev/ (and their /vN/).
+	DevEnabled bool
+	// Metrics, when set, receives request and search observations.
+	Metrics Metrics
+	// Middleware runs before every route (request logging, body limits).
+	Middleware []gin.HandlerFunc
+	// Limits of the traffic the API accepts.
+	Limits Limits
+}
+
+// Limits bound what clients can make the API do.
+type Limits struct {
+	// ErrorLimit is the number of 4xx/5xx answers a client (by IP) may get
+	// per ErrorWindow before it is answered 420. Default 100 per minute.
+	ErrorLimit  int
+	ErrorWindow time.Duration
+	// CacheBytes bounds the search response cache. Default 64 MiB; negative
+	// disables it.
+	CacheBytes int64
+	// MaxConcurrentSearches answers 503 with Retry-After beyond this many
+	// searches at once. Default 4 × GOMAXPROCS.
+	MaxConcurrentSearches int
+}
+
+// server is the API's state.
+type server struct {
+	d      Deps
+	now    func() time.Time
+	routes []Route
+}
+
+// New returns the public HTTP handler.
+func New(d Deps) http.Handler {
+	gin.SetMode(gin.ReleaseMode)
+	s := &server{d: d, now: d.Now}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.routes = s.table()
+	e := gin.New()
+	e.RedirectTrailingSlash = false
+	e.RedirectFixedPath = false
+	e.HandleMethodNotAllowed = true
+	e.Use(gin.CustomRecoveryWithWriter(nil, func(c *gin.Context, err any) {
+		// A bug must not turn into a crash or an empty answer.
+		s.d.Logger.Error().Interface("panic", err).Str("path", c.Request.URL.Path).Msg("handler panicked")
+		writeError(c, http.StatusInternalServerError, "Internal error")
+	}))
+	e.Use(d.Middleware...)
+	e.Use(s.middleware()...)
+	s.register(e)
+	s.registerMeta(e)
+	e.NoRoute(func(c *gin.Context) { writeError(c, http.StatusNotFound, "Not found") })
+	e.NoMethod(func(c *gin.Context) { writeError(c, http.StatusMethodNotAllowed, "Method not allowed") })
+	return e
+}
+
+// ErrorBody is the shape of every error answer, as ESI sends it.
+type ErrorBody struct {
+	Error string `json:"error"`
+}
+
+// writeError is the one error writer: {"error": msg} with status.
+func writeError(c *gin.Context, status int, msg string) {
+	c.AbortWithStatusJSON(status, ErrorBody{Error: msg})
+}
