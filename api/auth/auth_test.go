@@ -159,6 +159,18 @@ func TestVerify(t *testing.T) {
 			want: ErrBadSignature,
 		},
 		{
+			// The last base64url character of a 256-byte signature carries
+			// 4 unused bits; a lax decoder would accept a second spelling.
+			name: "signature spelled with non-zero unused bits",
+			token: func(t *testing.T) string {
+				s := sign(t, nil, keyA(), testKid, validClaims())
+				const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+				last := strings.IndexByte(alphabet, s[len(s)-1])
+				return s[:len(s)-1] + string(alphabet[last|1])
+			},
+			want: ErrMalformed,
+		},
+		{
 			name:    "unknown kid",
 			token:   func(t *testing.T) string { return sign(t, nil, keyA(), "key-z", validClaims()) },
 			want:    ErrUnknownKey,
