@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // FormatVersion is the snapshot format this code reads and writes.
@@ -55,8 +56,9 @@ type Snapshot struct {
 }
 
 // Open reads dir's manifest and checks every file it lists: present, with
-// the recorded SHA-256 and record count. Nothing of a snapshot that fails
-// these checks is used.
+// the recorded SHA-256 and record count, and every record decoding and
+// valid in ascending id order. Nothing of a snapshot that fails these
+// checks is used. Each file is read once, streaming.
 func Open(dir string) (*Snapshot, error) {
 	s, err := openManifest(dir)
 	if err != nil {
@@ -107,10 +109,20 @@ func (s *Snapshot) verify(k Kind, fi FileInfo) error {
 		return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
 	}
 	defer f.Close()
+	// One pass: the raw bytes feed the digest while the records are decoded.
 	h := sha256.New()
-	lines, err := countLines(io.TeeReader(f, h), strings.HasSuffix(fi.Path, ".gz"))
-	if err != nil {
-		return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
+	var r io.Reader = io.TeeReader(f, h)
+	if strings.HasSuffix(fi.Path, ".gz") {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	var records int64
+	if err := Decode(r, k, fi.Path, func(Record, Line) error { records++; return nil }); err != nil {
+		return fmt.Errorf("snapshot %s: %w", s.Dir, err)
 	}
 	// Drain whatever gzip did not need (trailing bytes still count for the digest).
 	if _, err := io.Copy(h, f); err != nil {
@@ -119,43 +131,10 @@ func (s *Snapshot) verify(k Kind, fi FileInfo) error {
 	if got := hex.EncodeToString(h.Sum(nil)); got != fi.SHA256 {
 		return fmt.Errorf("snapshot %s: %s: checksum mismatch: manifest says %s, file has %s", s.Dir, fi.Path, fi.SHA256, got)
 	}
-	if lines != fi.Records {
-		return fmt.Errorf("snapshot %s: %s: record count mismatch: manifest says %d, file has %d", s.Dir, fi.Path, fi.Records, lines)
+	if records != fi.Records {
+		return fmt.Errorf("snapshot %s: %s: record count mismatch: manifest says %d, file has %d", s.Dir, fi.Path, fi.Records, records)
 	}
 	return nil
-}
-
-// countLines counts non-empty lines, decompressing when gz is set.
-func countLines(r io.Reader, gz bool) (int64, error) {
-	if gz {
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return 0, err
-		}
-		defer zr.Close()
-		r = zr
-	}
-	br := bufio.NewReaderSize(r, 1<<16)
-	var n int64
-	nonEmpty := false
-	for {
-		b, err := br.ReadSlice('\n')
-		if len(bytes.TrimSpace(b)) > 0 {
-			nonEmpty = true
-		}
-		if err == nil || (err == io.EOF && len(b) > 0) {
-			if nonEmpty {
-				n++
-			}
-			nonEmpty = false
-		}
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			return n, err
-		}
-	}
 }
 
 // Has reports whether the snapshot holds a file of kind k.
@@ -274,7 +253,7 @@ func decodeStrict(line []byte, v any) error {
 func cleanJSONError(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		field := te.Field
+		field := jsonPath(te.Field)
 		if field == "" {
 			return fmt.Errorf("record is %s, want a JSON object", te.Value)
 		}
@@ -288,4 +267,18 @@ func cleanJSONError(err error) error {
 		return fmt.Errorf("truncated JSON record")
 	}
 	return err
+}
+
+// jsonPath drops the Go names of embedded structs (e.g. "Entity.id" becomes
+// "id") from a decoding error's field path, so errors speak the file's names.
+func jsonPath(field string) string {
+	parts := strings.Split(field, ".")
+	out := parts[:0]
+	for _, p := range parts {
+		if p != "" && unicode.IsUpper(rune(p[0])) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ".")
 }

@@ -1,0 +1,64 @@
+package snapshots
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// fuzzKinds are the kinds FuzzDecode feeds: the widest record shapes.
+var fuzzKinds = []Kind{Types, Structures, Characters, Documents, Corporations, Roles}
+
+// FuzzDecode feeds arbitrary bytes to Decode: it must never panic, and
+// whatever it accepts must be valid, in ascending key order, and encode
+// back to JSON that decodes again.
+func FuzzDecode(f *testing.F) {
+	for k, recs := range sample() {
+		for i, kk := range fuzzKinds {
+			if kk != k {
+				continue
+			}
+			var b bytes.Buffer
+			for _, r := range recs {
+				raw, _ := json.Marshal(r)
+				b.Write(raw)
+				b.WriteByte('\n')
+			}
+			f.Add(b.Bytes(), uint8(i))
+		}
+	}
+	f.Add([]byte(line34+"\n"+line35[:20]), uint8(0))
+	f.Add([]byte(line34+"\n\n"+line34+"\n"), uint8(0))
+	f.Add([]byte(`{"id":"abc"}`), uint8(2))
+	f.Add([]byte("\x00\xff\n[1]\nnull\n"), uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, kind uint8) {
+		k := fuzzKinds[int(kind)%len(fuzzKinds)]
+		var last int64
+		n := 0
+		err := Decode(bytes.NewReader(data), k, "fuzz.jsonl", func(rec Record, line Line) error {
+			if err := rec.Validate(); err != nil {
+				t.Fatalf("Decode passed an invalid record: %v", err)
+			}
+			if n > 0 && rec.Key() <= last {
+				t.Fatalf("Decode passed key %d after %d", rec.Key(), last)
+			}
+			if line.Key != rec.Key() || line.Number < int64(n+1) {
+				t.Fatalf("line %+v for record %d (#%d)", line, rec.Key(), n+1)
+			}
+			raw, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatalf("an accepted record does not encode: %v", err)
+			}
+			again := k.New()
+			if err := decodeStrict(raw, again); err != nil {
+				t.Fatalf("an accepted record does not decode after encoding: %v\n%s", err, raw)
+			}
+			last = rec.Key()
+			n++
+			return nil
+		})
+		if err != nil && !bytes.Contains([]byte(err.Error()), []byte("fuzz.jsonl")) {
+			t.Fatalf("error does not name the file: %v", err)
+		}
+	})
+}
