@@ -1,0 +1,338 @@
+package indexer_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/rs/zerolog"
+
+	"gds/indexer"
+	"gds/indexer/indexertest"
+	"gds/query"
+	"gds/snapshots"
+)
+
+func characters(n int, name func(i int) string) []snapshots.Record {
+	out := make([]snapshots.Record, n)
+	for i := range out {
+		out[i] = &snapshots.Character{Entity: indexertest.Named(int64(90000000+i), name(i)), CorporationID: 98000001}
+	}
+	return out
+}
+
+func open(t *testing.T, data string) *indexer.Manager {
+	t.Helper()
+	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), ShardSize: 700})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func build(t *testing.T, m *indexer.Manager, snap string, full bool) indexer.BuildResult {
+	t.Helper()
+	res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: snap, Full: full, Trigger: "test"})
+	if err != nil {
+		t.Fatalf("build %s: %v", snap, err)
+	}
+	return res
+}
+
+func searchAll(t *testing.T, m *indexer.Manager, texts []string) map[string][]int64 {
+	t.Helper()
+	s := query.New(m)
+	out := map[string][]int64{}
+	for _, text := range texts {
+		for _, strict := range []bool{false, true} {
+			res, err := s.Search(context.Background(), query.Request{Text: text, Strict: strict,
+				Categories: []snapshots.Category{snapshots.CategoryCharacter}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[fmt.Sprintf("%s/%v", text, strict)] = res.IDs[snapshots.CategoryCharacter]
+		}
+	}
+	return out
+}
+
+func TestGenerationRecordsSnapshotAndCounts(t *testing.T) {
+	snap := indexertest.Snapshot(t, indexertest.Records{
+		snapshots.Characters:   characters(1500, func(i int) string { return fmt.Sprintf("Pilot %d", i) }),
+		snapshots.SolarSystems: {&snapshots.SolarSystem{Entity: indexertest.Named(30000142, "Jita"), ConstellationID: 20000020}},
+	})
+	m := open(t, t.TempDir())
+	defer m.Close()
+	res := build(t, m, snap, false)
+	meta := m.Live()
+	if meta == nil || meta.ID != res.Generation {
+		t.Fatalf("live %+v, build %+v", meta, res)
+	}
+	s, err := snapshots.Open(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.SnapshotHash != s.Hash {
+		t.Errorf("generation records snapshot %s, want %s", meta.SnapshotHash, s.Hash)
+	}
+	want := map[snapshots.Category]int{snapshots.CategoryCharacter: 1500, snapshots.CategorySolarSystem: 1}
+	if !reflect.DeepEqual(meta.Counts, want) {
+		t.Errorf("counts %v, want %v", meta.Counts, want)
+	}
+	if meta.Shards[snapshots.CategoryCharacter] != 3 {
+		t.Errorf("1500 characters at 700 a shard: %d shards, want 3", meta.Shards[snapshots.CategoryCharacter])
+	}
+	// The same snapshot again changes nothing.
+	again := build(t, m, snap, false)
+	if !again.Unchanged || m.Live().ID != meta.ID {
+		t.Errorf("rebuild of the live snapshot: %+v", again)
+	}
+}
+
+// TestSwitchUnderConcurrentSearches runs searches while generations are
+// replaced back to back: every search answers from one whole generation
+// (the old or the new names, never a mix, never an error), and retired
+// generations are deleted once released.
+func TestSwitchUnderConcurrentSearches(t *testing.T) {
+	data := t.TempDir()
+	snapA := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(300, func(i int) string { return fmt.Sprintf("Alpha %d", i) })})
+	snapB := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(300, func(i int) string { return fmt.Sprintf("Bravo %d", i) })})
+	m := open(t, data)
+	defer m.Close()
+	build(t, m, snapA, false)
+	s := query.New(m)
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var searches, bad atomic.Int64
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				v, err := s.View()
+				if err != nil {
+					bad.Add(1)
+					continue
+				}
+				a, errA := v.Search(context.Background(), query.Request{Text: "alpha", Categories: []snapshots.Category{snapshots.CategoryCharacter}})
+				b, errB := v.Search(context.Background(), query.Request{Text: "bravo", Categories: []snapshots.Category{snapshots.CategoryCharacter}})
+				v.Close()
+				na, nb := len(a.IDs[snapshots.CategoryCharacter]), len(b.IDs[snapshots.CategoryCharacter])
+				if errA != nil || errB != nil || !((na == 300 && nb == 0) || (na == 0 && nb == 300)) {
+					bad.Add(1)
+				}
+				searches.Add(1)
+			}
+		}()
+	}
+	for i := 0; i < 6; i++ {
+		snap := snapA
+		if i%2 == 0 {
+			snap = snapB
+		}
+		build(t, m, snap, true)
+	}
+	stop.Store(true)
+	wg.Wait()
+	if bad.Load() != 0 {
+		t.Fatalf("%d of %d searches saw a missing or mixed generation", bad.Load(), searches.Load())
+	}
+	// Only the live generation remains on disk.
+	ents, _ := os.ReadDir(filepath.Join(data, "generations"))
+	if len(ents) != 1 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("generations on disk: %v, want only the live one", names)
+	}
+}
+
+func TestFailedBuildKeepsLiveGeneration(t *testing.T) {
+	data := t.TempDir()
+	good := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(50, func(i int) string { return fmt.Sprintf("Good %d", i) })})
+	m := open(t, data)
+	defer m.Close()
+	res := build(t, m, good, false)
+
+	// A snapshot whose file does not match its manifest.
+	bad := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(50, func(i int) string { return fmt.Sprintf("Bad %d", i) })})
+	f, err := os.OpenFile(filepath.Join(bad, "characters.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"id":99999999,"name":"Sneaky","corporation_id":98000001}` + "\n")
+	f.Close()
+
+	for _, snap := range []string{bad, filepath.Join(t.TempDir(), "missing")} {
+		r, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: snap, Trigger: "test"})
+		if err == nil || r.OK() {
+			t.Fatalf("build of %s succeeded", snap)
+		}
+		if live := m.Live(); live == nil || live.ID != res.Generation {
+			t.Fatalf("live generation changed after a failed build: %+v", live)
+		}
+		st := m.Status()
+		if st.LastBuild == nil || st.LastBuild.Error == "" {
+			t.Fatalf("status does not show the failure: %+v", st.LastBuild)
+		}
+	}
+	if st := m.Status(); st.Failures != 2 {
+		t.Errorf("failures %d, want 2", st.Failures)
+	}
+	got := searchAll(t, m, []string{"good"})
+	if len(got["good/false"]) != 50 {
+		t.Fatalf("old generation no longer answers: %v", got)
+	}
+	// Nothing half-built is left behind.
+	ents, _ := os.ReadDir(filepath.Join(data, "generations"))
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".building") {
+			t.Errorf("leftover %s", e.Name())
+		}
+	}
+}
+
+// TestRestartAfterKilledBuild leaves a half-written build directory, as a
+// kill -9 in the middle of a build would, and checks that a restart serves
+// the last good generation and removes the leftover.
+func TestRestartAfterKilledBuild(t *testing.T) {
+	data := t.TempDir()
+	snap := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(40, func(i int) string { return fmt.Sprintf("Kept %d", i) })})
+	m := open(t, data)
+	res := build(t, m, snap, false)
+	m.Close()
+
+	partial := filepath.Join(data, "generations", fmt.Sprintf("%06d.building", res.Generation+1))
+	if err := os.MkdirAll(filepath.Join(partial, "character"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(partial, "character", "base.tbl"), []byte("half a table"), 0o644)
+
+	m2 := open(t, data)
+	defer m2.Close()
+	if live := m2.Live(); live == nil || live.ID != res.Generation {
+		t.Fatalf("restart serves %+v, want generation %d", live, res.Generation)
+	}
+	if _, err := os.Stat(partial); !os.IsNotExist(err) {
+		t.Fatalf("partial build still on disk: %v", err)
+	}
+	if got := searchAll(t, m2, []string{"kept"}); len(got["kept/false"]) != 40 {
+		t.Fatalf("restarted search: %v", got)
+	}
+	// The next build does not reuse the number of the killed one's files.
+	snap2 := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(41, func(i int) string { return fmt.Sprintf("Kept %d", i) })})
+	if r := build(t, m2, snap2, false); r.Generation <= res.Generation {
+		t.Fatalf("new generation %d not after %d", r.Generation, res.Generation)
+	}
+}
+
+// TestIncrementalEqualsFull changes a small share of records and checks
+// that the patched generation answers exactly as a full rebuild does,
+// through both the search tables and bleve.
+func TestIncrementalEqualsFull(t *testing.T) {
+	base := func(i int) string { return fmt.Sprintf("Name %d Ani", i) }
+	before := characters(2000, base)
+	after := characters(2000, base)
+	after = append(after[:10], after[20:]...) // 10 removed
+	for i := 100; i < 140; i++ {              // 40 renamed
+		after[i].(*snapshots.Character).Name = fmt.Sprintf("Renamed %d Ell", i)
+	}
+	after = append(after, characters(2010, func(i int) string { return fmt.Sprintf("Newcomer %d", i) })[2000:]...) // 10 added
+	snapBefore := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: before})
+	snapAfter := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: after})
+
+	inc := open(t, t.TempDir())
+	defer inc.Close()
+	build(t, inc, snapBefore, false)
+	r := build(t, inc, snapAfter, false)
+	if !r.Incremental || r.Changed != 60 {
+		t.Fatalf("incremental build: %+v, want incremental with 60 changes", r)
+	}
+	full := open(t, t.TempDir())
+	defer full.Close()
+	if r := build(t, full, snapAfter, true); r.Incremental {
+		t.Fatalf("full build reported incremental")
+	}
+	texts := []string{"ani", "ell", "renamed 10", "newcomer", "name 15 ani", "Name 1"}
+	if a, b := searchAll(t, inc, texts), searchAll(t, full, texts); !reflect.DeepEqual(a, b) {
+		t.Fatalf("incremental and full answer differently:\n%v\n%v", a, b)
+	}
+	for _, q := range []string{"words:renamed", "name:\"name 15 ani\"", "words:ani", "words:newcomer"} {
+		if a, b := bleveIDs(t, inc, q), bleveIDs(t, full, q); !reflect.DeepEqual(a, b) {
+			t.Fatalf("bleve %q: incremental %d hits, full %d", q, len(a), len(b))
+		}
+	}
+}
+
+func bleveIDs(t *testing.T, m *indexer.Manager, q string) []string {
+	t.Helper()
+	g := m.Acquire()
+	defer g.Release()
+	req := bleve.NewSearchRequestOptions(bleve.NewQueryStringQuery(q), 10000, 0, false)
+	req.SortBy([]string{"_id"})
+	res, err := g.Index(snapshots.CategoryCharacter).Search(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range res.Hits {
+		ids = append(ids, h.ID)
+	}
+	return ids
+}
+
+func TestConcurrentTriggersBuildOnce(t *testing.T) {
+	snap := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(3000, func(i int) string { return fmt.Sprintf("Pilot %d", i) })})
+	m := open(t, t.TempDir())
+	defer m.Close()
+	id, coalesced := m.Start(indexer.BuildRequest{Snapshot: snap, Trigger: "admin"})
+	if coalesced {
+		t.Fatal("first trigger coalesced")
+	}
+	res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: snap, Trigger: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Coalesced || res.ID != id {
+		t.Fatalf("second trigger: %+v, want coalesced into %s", res, id)
+	}
+	if live := m.Live(); live == nil || live.ID != res.Generation {
+		t.Fatalf("live %+v", live)
+	}
+}
+
+func TestSchedule(t *testing.T) {
+	snap := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(10, func(i int) string { return fmt.Sprintf("Pilot %d", i) })})
+	m := open(t, t.TempDir())
+	defer m.Close()
+	if err := m.SetSchedule("not a schedule", snap); err == nil {
+		t.Fatal("bad cron spec accepted")
+	}
+	if err := m.SetSchedule("@every 1s", snap); err != nil {
+		t.Fatal(err)
+	}
+	st := m.Status()
+	if st.Schedule == nil || st.Schedule.Spec != "@every 1s" || st.Schedule.Next.IsZero() {
+		t.Fatalf("schedule status %+v", st.Schedule)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for m.Live() == nil && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if m.Live() == nil {
+		t.Fatal("the schedule never built")
+	}
+	if st := m.Status(); st.LastBuild == nil || st.LastBuild.Trigger != "schedule" {
+		t.Fatalf("last build %+v", st.LastBuild)
+	}
+}
