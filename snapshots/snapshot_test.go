@@ -504,10 +504,10 @@ func TestDecodeLongLinesAndNoFinalNewline(t *testing.T) {
 // the file or its records would exceed it.
 func TestDecodeStreams(t *testing.T) {
 	if testing.Short() {
-		t.Skip("writes a 20 MB file")
+		t.Skip("writes a 30 MB file")
 	}
 	path := filepath.Join(t.TempDir(), "characters.jsonl.gz")
-	const n = 200_000
+	const n = 60_000
 	writeCharacters(t, path, n)
 	f, err := os.Open(path)
 	if err != nil {
@@ -518,12 +518,12 @@ func TestDecodeStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const bound = 16 << 20 // the plain file is about 24 MB
+	const bound = 16 << 20 // the plain file is about 30 MB
 	count := 0
 	var peak uint64
 	err = Decode(zr, Characters, "characters.jsonl.gz", func(rec Record, _ Line) error {
 		count++
-		if count%50_000 == 0 {
+		if count%15_000 == 0 {
 			if h := liveHeap(); h > peak {
 				peak = h
 			}
@@ -551,7 +551,7 @@ func writeCharacters(t *testing.T, path string, n int) {
 	var b bytes.Buffer
 	for i := 1; i <= n; i++ {
 		fmt.Fprintf(&b, `{"id":%d,"name":"Pilot number %d of the stream test with a longish name","corporation_id":98000001,"description":"%s"}`+"\n",
-			90000000+i, i, strings.Repeat("d", 40))
+			90000000+i, i, strings.Repeat("d", 400))
 		if b.Len() > 1<<16 {
 			if _, err := b.WriteTo(zw); err != nil {
 				t.Fatal(err)

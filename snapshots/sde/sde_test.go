@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"gds/snapshots"
@@ -57,13 +58,25 @@ func importDir(t *testing.T, dir string) (*imported, error) {
 	return im, nil
 }
 
+// fixtureImport is shared by the tests that only read it: an import of
+// the fixture takes seconds under the race detector.
+var fixtureImport struct {
+	sync.Mutex
+	im *imported
+}
+
 func importFixture(t *testing.T) *imported {
 	t.Helper()
-	im, err := importDir(t, fixture)
-	if err != nil {
-		t.Fatalf("import of the fixture: %v", err)
+	fixtureImport.Lock()
+	defer fixtureImport.Unlock()
+	if fixtureImport.im == nil {
+		im, err := importDir(t, fixture)
+		if err != nil {
+			t.Fatalf("import of the fixture: %v", err)
+		}
+		fixtureImport.im = im
 	}
-	return im
+	return fixtureImport.im
 }
 
 func get[T snapshots.Record](t *testing.T, im *imported, k snapshots.Kind, id int64) T {
