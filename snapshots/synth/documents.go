@@ -28,10 +28,8 @@ type docSpec struct {
 	body func() any
 }
 
-func (g *generator) documents() error {
+func (g *generator) documents(emit emitFunc) error {
 	w := g.w
-	s := g.sink(snapshots.Documents, 0)
-	defer s.release()
 	rng := rand.New(rand.NewPCG(w.seed, saltDocStream))
 	d := docBuilder{w: w, rng: rng}
 	var specs []docSpec
@@ -49,11 +47,11 @@ func (g *generator) documents() error {
 			return fmt.Errorf("document %s: %w", spec.path, err)
 		}
 		g.docSeq++
-		if err := s.add(&snapshots.Document{Seq: g.docSeq, Path: spec.path, Body: body}); err != nil {
+		if err := emit(snapshots.Documents, &snapshots.Document{Seq: g.docSeq, Path: spec.path, Body: body}); err != nil {
 			return err
 		}
 	}
-	return s.close()
+	return nil
 }
 
 // docBuilder makes ESI-shaped bodies from the generated world.

@@ -9,10 +9,7 @@ import (
 	"gds/snapshots"
 )
 
-func (g *generator) alliances() error {
-	w := g.w
-	s := g.sink(snapshots.Alliances, w.nAlliances)
-	defer s.release()
+func (w *world) alliances(emit emitFunc) error {
 	names := newNameGen(rand.New(rand.NewPCG(w.seed, saltAllianceStream)))
 	for a := range w.nAlliances {
 		exec := int64(w.allianceCorps[a][0])
@@ -26,20 +23,18 @@ func (g *generator) alliances() error {
 			ExecutorCorporationID: w.corpIDs.id(exec),
 			DateFounded:           &founded,
 		}
-		if err := s.add(rec); err != nil {
+		if err := emit(snapshots.Alliances, rec); err != nil {
 			return err
 		}
 	}
-	return s.close()
+	return nil
 }
 
 // taxRates are the rates corporations commonly set; 10% is the default.
 var taxRates = []float64{0, 0.05, 0.1, 0.1, 0.1, 0.1, 0.15, 0.2, 0.5, 1}
 
-func (g *generator) corporations() error {
+func (g *generator) corporations(emit emitFunc) error {
 	w := g.w
-	s := g.sink(snapshots.Corporations, w.nCorps)
-	defer s.release()
 	rng := rand.New(rand.NewPCG(w.seed, saltCorpStream))
 	names := newNameGen(rng)
 	w.corpTickers = make([]string, w.nCorps)
@@ -74,39 +69,31 @@ func (g *generator) corporations() error {
 		if rng.IntN(8) == 0 {
 			rec.URL = "https://" + slug(ticker) + ".example.org/"
 		}
-		if err := s.add(rec); err != nil {
+		if err := emit(snapshots.Corporations, rec); err != nil {
 			return err
 		}
 	}
-	return s.close()
+	return nil
 }
 
 // characters writes characters and, alongside, the roles of those who
 // hold any (both files are keyed by character ID).
-func (g *generator) characters() error {
-	w := g.w
-	chars := g.sink(snapshots.Characters, w.nChars)
-	defer chars.release()
-	roles := g.sink(snapshots.Roles, 0)
-	defer roles.release()
+func (w *world) characters(emit emitFunc) error {
 	rng := rand.New(rand.NewPCG(w.seed, saltCharStream))
 	names := newNameGen(rng)
 	for j := range w.nChars {
 		c := w.corpOf(j)
 		rec := w.character(j, c, rng, names)
-		if err := chars.add(rec); err != nil {
+		if err := emit(snapshots.Characters, rec); err != nil {
 			return err
 		}
 		if r := w.roles(j, c); r != nil {
-			if err := roles.add(&snapshots.CharacterRoles{CharacterID: rec.ID, CorporationID: rec.CorporationID, Roles: r}); err != nil {
+			if err := emit(snapshots.Roles, &snapshots.CharacterRoles{CharacterID: rec.ID, CorporationID: rec.CorporationID, Roles: r}); err != nil {
 				return err
 			}
 		}
 	}
-	if err := chars.close(); err != nil {
-		return err
-	}
-	return roles.close()
+	return nil
 }
 
 // cultureWeights are the empires' shares of pilots, in percent.

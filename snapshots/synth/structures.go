@@ -40,19 +40,16 @@ var stateWeights = []struct {
 	{"unknown", 2},
 }
 
-func (g *generator) structures() error {
-	w := g.w
-	s := g.sink(snapshots.Structures, w.nStructures)
-	defer s.release()
+func (w *world) structures(emit emitFunc) error {
 	rng := rand.New(rand.NewPCG(w.seed, saltStructureStream))
 	names := newNameGen(rng)
 	ids := newIDSpace(w.seed, saltStructureID, structureLo, structureLo+max(w.nStructures, 1)*structureStep, w.nStructures)
 	for j := range w.nStructures {
-		if err := s.add(w.structure(ids.id(j), rng, names)); err != nil {
+		if err := emit(snapshots.Structures, w.structure(ids.id(j), rng, names)); err != nil {
 			return err
 		}
 	}
-	return s.close()
+	return nil
 }
 
 func (w *world) structure(id int64, rng *rand.Rand, names *nameGen) *snapshots.Structure {
@@ -82,7 +79,7 @@ func (w *world) structure(id int64, rng *rand.Rand, names *nameGen) *snapshots.S
 	if rng.IntN(10) == 0 {
 		// A requested change applies seven days after it was made.
 		day, hour := rng.IntN(7), rng.IntN(24)
-		apply := at(rng, w.created.Add(time.Minute), 7*24*time.Hour)
+		apply := at(rng, w.created.Add(time.Minute), 7*24*time.Hour-time.Minute)
 		st.NextReinforceWeekday, st.NextReinforceHour, st.NextReinforceApply = &day, &hour, &apply
 		st.NextVul = vulWindows(hour)
 	}

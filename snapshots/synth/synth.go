@@ -138,12 +138,35 @@ type generator struct {
 	docSeq   int64
 }
 
+// genStep is one pass of generation: the kinds it writes and the
+// function that makes their records.
+type genStep struct {
+	outs []output
+	gen  func(emitFunc) error
+}
+
+// steps are the passes in order: corporations before structures, whose
+// names use their tickers.
+func (g *generator) steps() []genStep {
+	w := g.w
+	return []genStep{
+		{[]output{{snapshots.Alliances, w.nAlliances}}, w.alliances},
+		{[]output{{snapshots.Corporations, w.nCorps}}, g.corporations},
+		{[]output{{snapshots.Characters, w.nChars}, {snapshots.Roles, 0}}, w.characters},
+		{[]output{{snapshots.Structures, w.nStructures}}, w.structures},
+		{[]output{{snapshots.Documents, 0}}, g.documents},
+	}
+}
+
 // run writes every kind: base-only kinds are copied, generated kinds are
 // merged with the base's records of the same kind.
 func (g *generator) run() error {
-	generated := map[snapshots.Kind]bool{
-		snapshots.Alliances: true, snapshots.Corporations: true, snapshots.Characters: true,
-		snapshots.Roles: true, snapshots.Structures: true, snapshots.Documents: true,
+	steps := g.steps()
+	generated := map[snapshots.Kind]bool{}
+	for _, s := range steps {
+		for _, o := range s.outs {
+			generated[o.kind] = true
+		}
 	}
 	for _, k := range snapshots.Kinds {
 		if generated[k] || g.cfg.Base == nil || !g.cfg.Base.Has(k) {
@@ -153,9 +176,8 @@ func (g *generator) run() error {
 			return err
 		}
 	}
-	steps := []func() error{g.alliances, g.corporations, g.characters, g.structures, g.documents}
-	for _, step := range steps {
-		if err := step(); err != nil {
+	for _, s := range steps {
+		if err := g.step(s.outs, s.gen); err != nil {
 			return err
 		}
 	}
@@ -251,12 +273,13 @@ func (s *sink) copyBaseBelow(key int64, all bool) error {
 	}
 }
 
-// add writes one generated record after the base records below it.
-func (s *sink) add(rec snapshots.Record) error {
-	if err := s.copyBaseBelow(rec.Key(), false); err != nil {
+// addRaw writes one generated record, already validated and encoded,
+// after the base records below it.
+func (s *sink) addRaw(key int64, raw []byte) error {
+	if err := s.copyBaseBelow(key, false); err != nil {
 		return err
 	}
-	if err := s.g.out.Add(s.kind, rec); err != nil {
+	if err := s.g.out.AddRaw(s.kind, key, raw); err != nil {
 		return err
 	}
 	return s.tick()

@@ -411,12 +411,32 @@ func TestCountsRejected(t *testing.T) {
 		"structures without owners":       {Structures: 1},
 		"negative":                        {Characters: -1},
 		"too many characters":             {Characters: maxCharacters + 1, Corporations: 1},
+		"created before launch":           {Created: time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := Generate(context.Background(), filepath.Join(t.TempDir(), "x"), cfg); err == nil {
 				t.Error("no error")
 			}
 		})
+	}
+}
+
+// TestCreatedEarly keeps every date before an early creation time.
+func TestCreatedEarly(t *testing.T) {
+	created := time.Date(2010, 3, 1, 11, 0, 0, 0, time.UTC)
+	snap := generate(t, Config{Characters: 500, Corporations: 20, Alliances: 2, Structures: 10, Seed: 4, Created: created})
+	if !snap.Manifest.Created.Equal(created) {
+		t.Errorf("created = %v, want %v", snap.Manifest.Created, created)
+	}
+	for _, c := range all[*snapshots.Character](t, snap, snapshots.Characters) {
+		if c.Birthday.After(created) || c.Birthday.Before(eveLaunch) {
+			t.Errorf("character %d born %v", c.ID, c.Birthday)
+		}
+	}
+	for _, c := range all[*snapshots.Corporation](t, snap, snapshots.Corporations) {
+		if c.DateFounded.After(created) {
+			t.Errorf("corporation %d founded %v", c.ID, c.DateFounded)
+		}
 	}
 }
 
@@ -496,5 +516,22 @@ func TestCancel(t *testing.T) {
 	cfg := Config{Characters: 200_000, Corporations: 10, Seed: 1}
 	if _, err := Generate(ctx, filepath.Join(t.TempDir(), "x"), cfg); err == nil {
 		t.Error("a cancelled generation succeeded")
+	}
+}
+
+// BenchmarkGenerate reports the cost per character of a whole snapshot
+// with the usual proportions of corporations, alliances and structures.
+func BenchmarkGenerate(b *testing.B) {
+	for _, gz := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "gzip"}[gz], func(b *testing.B) {
+			cfg := Config{Characters: 200_000, Corporations: 10_000, Alliances: 400, Structures: 4_000, Seed: 1, Gzip: gz}
+			dir := filepath.Join(b.TempDir(), "snap")
+			for b.Loop() {
+				if _, err := Generate(context.Background(), dir, cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(cfg.Characters), "ns/character")
+		})
 	}
 }

@@ -80,6 +80,8 @@ func newWorld(cfg *Config, systems []system) (*world, error) {
 // an executor corporation, every structure an owner.
 func checkCounts(cfg *Config) error {
 	switch {
+	case cfg.Created.Before(eveLaunch.Add(24 * time.Hour)):
+		return fmt.Errorf("created %s is before the game was launched (%s)", cfg.Created.Format(time.RFC3339), eveLaunch.Format(time.DateOnly))
 	case cfg.Characters < 0 || cfg.Corporations < 0 || cfg.Alliances < 0 || cfg.Structures < 0:
 		return fmt.Errorf("counts must not be negative")
 	case cfg.Corporations > cfg.Characters:
@@ -194,15 +196,18 @@ func (w *world) allianceID(c int64) int64 {
 }
 
 // birthday grows with the character index, as IDs are handed out in
-// creation order; the two ID ranges map to the two eras.
+// creation order; the two ID ranges map to the two eras (before and after
+// mid-2016).
 func (w *world) birthday(j int64) time.Time {
 	frac := float64(mix(w.seed, saltCharID+7, uint64(j))>>11) / (1 << 53)
-	lo, hi, k, n := eveLaunch, newRangeStart, j, w.charIDs.n1
-	if j >= w.charIDs.n1 {
-		lo, hi, k, n = newRangeStart, w.created, j-w.charIDs.n1, w.nChars-w.charIDs.n1
+	// A snapshot "created" before 2016 squeezes both eras before that day.
+	mid := newRangeStart
+	if w.created.Before(mid) {
+		mid = eveLaunch.Add(w.created.Sub(eveLaunch) / 2)
 	}
-	if !hi.After(lo) {
-		return lo
+	lo, hi, k, n := eveLaunch, mid, j, w.charIDs.n1
+	if j >= w.charIDs.n1 {
+		lo, hi, k, n = mid, w.created, j-w.charIDs.n1, w.nChars-w.charIDs.n1
 	}
 	span := hi.Sub(lo).Seconds()
 	return lo.Add(time.Duration(span*(float64(k)+frac)/float64(n)) * time.Second)
