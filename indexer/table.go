@@ -8,7 +8,9 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 	"unsafe"
@@ -144,24 +146,11 @@ func hashName(b []byte) uint64 {
 	return h.Sum64()
 }
 
-// runeLen orders names "shorter first" as a reader counts characters.
-func runeLen(s string) int { return utf8.RuneCountInString(s) }
-
-// WriteTable builds a table from entries (in any order) and writes it to
-// path atomically. mask, when set, is stored as the overlay mask.
+// WriteTable builds a table from entries (in any order; ascending ID is
+// fastest) and writes it to path atomically, leaving entries in ordinal
+// order. mask, when set, is stored as the overlay mask.
 func WriteTable(path string, entries []Entry, mask *roaring.Bitmap) error {
-	slices.SortFunc(entries, func(a, b Entry) int {
-		if la, lb := runeLen(a.Folded), runeLen(b.Folded); la != lb {
-			return la - lb
-		}
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
-	})
+	rankOrder(entries)
 	n := len(entries)
 	ids := make([]int64, n)
 	offsets := make([]uint32, n+1)
@@ -184,32 +173,25 @@ func WriteTable(path string, entries []Entry, mask *roaring.Bitmap) error {
 		nslots = 0
 	}
 	slots := make([]uint32, nslots)
-	grams := map[uint32]*roaring.Bitmap{}
-	prefix := map[uint32]*roaring.Bitmap{}
-	access := map[int64]*roaring.Bitmap{}
 	for i, e := range entries {
-		o := uint32(i)
-		name := []byte(e.Folded)
-		mask := uint64(nslots - 1)
-		for j := hashName(name) & mask; ; j = (j + 1) & mask {
+		hmask := uint64(nslots - 1)
+		for j := hashName([]byte(e.Folded)) & hmask; ; j = (j + 1) & hmask {
 			if slots[j] == 0 {
-				slots[j] = o + 1
+				slots[j] = uint32(i) + 1
 				break
 			}
 		}
-		for j := 0; j+3 <= len(name); j++ {
-			addTo(grams, Gram3(name[j:]), o)
-		}
-		if len(name) >= 3 {
-			addTo(prefix, Gram3(name), o)
-		}
+	}
+	grams, prefix := postings(entries)
+	access := map[int64]*roaring.Bitmap{}
+	for i, e := range entries {
 		for _, c := range e.Access {
 			bm := access[c]
 			if bm == nil {
 				bm = roaring.New()
 				access[c] = bm
 			}
-			bm.Add(o)
+			bm.Add(uint32(i))
 		}
 	}
 
@@ -322,6 +304,113 @@ func addTo(m map[uint32]*roaring.Bitmap, k uint32, o uint32) {
 		m[k] = bm
 	}
 	bm.Add(o)
+}
+
+// rankOrder sorts entries by name length in runes, then ID. Snapshots
+// stream records in ascending ID, so a stable counting sort by length is
+// enough; other input falls back to a comparison sort.
+func rankOrder(entries []Entry) {
+	lens := make([]int32, len(entries))
+	ascending := true
+	maxLen := int32(0)
+	for i, e := range entries {
+		lens[i] = int32(utf8.RuneCountInString(e.Folded))
+		maxLen = max(maxLen, lens[i])
+		if i > 0 && entries[i-1].ID >= e.ID {
+			ascending = false
+		}
+	}
+	if !ascending {
+		idx := make([]int, len(entries))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortFunc(idx, func(a, b int) int {
+			if lens[a] != lens[b] {
+				return int(lens[a] - lens[b])
+			}
+			return cmpInt64(entries[a].ID, entries[b].ID)
+		})
+		sorted := make([]Entry, len(entries))
+		for j, i := range idx {
+			sorted[j] = entries[i]
+		}
+		copy(entries, sorted)
+		return
+	}
+	start := make([]int, maxLen+2)
+	for _, l := range lens {
+		start[l+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	sorted := make([]Entry, len(entries))
+	for i, e := range entries {
+		sorted[start[lens[i]]] = e
+		start[lens[i]]++
+	}
+	copy(entries, sorted)
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// postings builds the trigram and first-trigram posting lists, splitting
+// the ordinals into ranges built in parallel and joined in order.
+func postings(entries []Entry) (grams, prefix map[uint32]*roaring.Bitmap) {
+	parts := runtime.GOMAXPROCS(0)
+	if len(entries) < 100000 {
+		parts = 1
+	}
+	type result struct{ grams, prefix map[uint32]*roaring.Bitmap }
+	results := make([]result, parts)
+	var wg sync.WaitGroup
+	chunk := (len(entries) + parts - 1) / parts
+	for p := 0; p < parts; p++ {
+		lo, hi := p*chunk, min((p+1)*chunk, len(entries))
+		wg.Add(1)
+		go func(p, lo, hi int) {
+			defer wg.Done()
+			g, f := map[uint32]*roaring.Bitmap{}, map[uint32]*roaring.Bitmap{}
+			for i := lo; i < hi; i++ {
+				name := entries[i].Folded
+				for j := 0; j+3 <= len(name); j++ {
+					addTo(g, uint32(name[j])<<16|uint32(name[j+1])<<8|uint32(name[j+2]), uint32(i))
+				}
+				if len(name) >= 3 {
+					addTo(f, uint32(name[0])<<16|uint32(name[1])<<8|uint32(name[2]), uint32(i))
+				}
+			}
+			results[p] = result{g, f}
+		}(p, lo, hi)
+	}
+	wg.Wait()
+	grams, prefix = results[0].grams, results[0].prefix
+	for _, r := range results[1:] {
+		for k, bm := range r.grams {
+			if have := grams[k]; have != nil {
+				have.Or(bm)
+			} else {
+				grams[k] = bm
+			}
+		}
+		for k, bm := range r.prefix {
+			if have := prefix[k]; have != nil {
+				have.Or(bm)
+			} else {
+				prefix[k] = bm
+			}
+		}
+	}
+	return grams, prefix
 }
 
 type sectionWriter struct {
