@@ -1,0 +1,319 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"gds/query"
+	"gds/snapshots"
+)
+
+// This file is the one parameter parser. Every parse function writes the
+// 400 itself and reports false, so a handler reads:
+//
+//	id, ok := parseID(c, "character_id")
+//	if !ok {
+//		return
+//	}
+//
+// Messages start with the parameter's name and say what to send instead.
+
+// maxGameID is the largest ID a path accepts. Game IDs outgrew int32 long
+// ago (characters from 2,112,000,000, structures around 10^12), and 2^53
+// is where JSON numbers stop being exact for JavaScript clients, so no ID
+// the API could return lies beyond it.
+const maxGameID = 1 << 53
+
+// maxSearchRunes bounds the search text: longer than any name in the game,
+// short enough that a hostile text costs little.
+const maxSearchRunes = 256
+
+// maxPage bounds the page parameter (ESI's is an int32).
+const maxPage = 1<<31 - 1
+
+// Datasource is the only datasource ESI's clients may name here.
+const Datasource = "tranquility"
+
+// Languages are the values of the language query parameter, in ESI's order.
+var Languages = []string{"en", "en-us", "de", "fr", "ja", "ru", "zh", "ko", "es"}
+
+// parseID reads path parameter name as a game ID: a positive integer written
+// plainly (no sign, no leading zeros) up to maxGameID.
+func parseID(c *gin.Context, name string) (int64, bool) {
+	raw := c.Param(name)
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id < 1 || id > maxGameID || raw[0] == '0' || raw[0] == '+' {
+		badParam(c, name, "must be a positive integer up to %d, got %s", int64(maxGameID), quote(raw))
+		return 0, false
+	}
+	return id, true
+}
+
+// parsePage reads the optional page parameter: 1 (the default) or more.
+func parsePage(c *gin.Context) (int, bool) {
+	raw, present, ok := queryParam(c, "page")
+	if !ok || !present {
+		return 1, ok
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 || n > maxPage || raw[0] == '+' {
+		badParam(c, "page", "must be an integer from 1 to %d, got %s", maxPage, quote(raw))
+		return 0, false
+	}
+	return n, true
+}
+
+// parseDatasource checks the optional datasource parameter.
+func parseDatasource(c *gin.Context) bool {
+	raw, present, ok := queryParam(c, "datasource")
+	if ok && present && raw != Datasource {
+		badParam(c, "datasource", "%s is not one of %s", quote(raw), Datasource)
+		return false
+	}
+	return ok
+}
+
+// parseBool reads an optional boolean query parameter: true or false,
+// exactly, as ESI's schema has it.
+func parseBool(c *gin.Context, name string, def bool) (bool, bool) {
+	raw, present, ok := queryParam(c, name)
+	switch {
+	case !ok:
+		return false, false
+	case !present:
+		return def, true
+	case raw == "true":
+		return true, true
+	case raw == "false":
+		return false, true
+	}
+	badParam(c, name, "must be true or false, got %s", quote(raw))
+	return false, false
+}
+
+// parseLanguage returns the language a response is in, as a snapshot
+// language code ("en", "de", ...): the language query parameter when given
+// (an unknown value is a 400), else the most preferred supported language
+// of the Accept-Language header, else en.
+func parseLanguage(c *gin.Context) (string, bool) {
+	raw, present, ok := queryParam(c, "language")
+	if !ok {
+		return "", false
+	}
+	if present {
+		if lang, known := languageOf(raw); known {
+			return lang, true
+		}
+		badParam(c, "language", "%s is not one of %s", quote(raw), strings.Join(Languages, ", "))
+		return "", false
+	}
+	return acceptLanguage(c.Request.Header.Values("Accept-Language")), true
+}
+
+// languageOf maps a language query value to a snapshot language code.
+func languageOf(v string) (string, bool) {
+	if !slices.Contains(Languages, v) {
+		return "", false
+	}
+	return query.NormalizeLanguage(v)
+}
+
+// maxLanguageRanges bounds the work a hostile Accept-Language costs.
+const maxLanguageRanges = 32
+
+// acceptLanguage picks the supported language with the highest q-value in
+// Accept-Language headers (RFC 9110 §12.5.4); the first listed wins a tie.
+// Unsupported and malformed ranges are ignored, as a header cannot be
+// answered with a 400 the client never asked for; "en" when none is left.
+func acceptLanguage(headers []string) string {
+	best, bestQ := "en", 0.0
+	n := 0
+	for _, h := range headers {
+		for part := range strings.SplitSeq(h, ",") {
+			if n++; n > maxLanguageRanges {
+				return best
+			}
+			lang, q, ok := languageRange(part)
+			if ok && q > bestQ {
+				best, bestQ = lang, q
+			}
+		}
+	}
+	return best
+}
+
+// languageRange parses one "tag;q=0.8" element into a supported language
+// and its weight. A region subtag falls back to its language ("de-AT" is
+// German) except that en-us is en anyway.
+func languageRange(part string) (string, float64, bool) {
+	tag, params, _ := strings.Cut(part, ";")
+	tag = strings.ToLower(strings.TrimSpace(tag))
+	q := 1.0
+	for p := range strings.SplitSeq(params, ";") {
+		name, value, found := strings.Cut(strings.TrimSpace(p), "=")
+		if !found || !strings.EqualFold(strings.TrimSpace(name), "q") {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil || v < 0 || v > 1 {
+			return "", 0, false
+		}
+		q = v
+	}
+	if q == 0 {
+		return "", 0, false
+	}
+	if lang, ok := languageOf(tag); ok {
+		return lang, q, true
+	}
+	primary, _, _ := strings.Cut(tag, "-")
+	if lang, ok := languageOf(primary); ok {
+		return lang, q, true
+	}
+	return "", 0, false
+}
+
+// parseSearchText reads the required search parameter: valid UTF-8 without
+// NUL, 3 to maxSearchRunes runes after trimming; it returns the trimmed text.
+func parseSearchText(c *gin.Context) (string, bool) {
+	raw, present, ok := queryParam(c, "search")
+	switch {
+	case !ok:
+		return "", false
+	case !present:
+		badParam(c, "search", "required, the text to look for (at least %d characters)", query.MinTextRunes)
+		return "", false
+	case !utf8.ValidString(raw):
+		badParam(c, "search", "must be valid UTF-8")
+		return "", false
+	case strings.IndexByte(raw, 0) >= 0:
+		badParam(c, "search", "must not contain NUL characters")
+		return "", false
+	}
+	text := strings.TrimSpace(raw)
+	switch n := utf8.RuneCountInString(text); {
+	case n < query.MinTextRunes:
+		badParam(c, "search", "must be at least %d characters", query.MinTextRunes)
+		return "", false
+	case n > maxSearchRunes:
+		badParam(c, "search", "must be at most %d characters", maxSearchRunes)
+		return "", false
+	}
+	return text, true
+}
+
+// parseCategories reads the required categories parameter: a
+// comma-separated list of distinct names from allowed. It returns them in
+// allowed's order, so two spellings of one request are one request.
+func parseCategories(c *gin.Context, allowed []snapshots.Category) ([]snapshots.Category, bool) {
+	raw, present, ok := queryParam(c, "categories")
+	if !ok {
+		return nil, false
+	}
+	names := categoryNames(allowed)
+	if !present || raw == "" {
+		badParam(c, "categories", "required, a comma-separated list of %s", names)
+		return nil, false
+	}
+	items := strings.Split(raw, ",")
+	if len(items) > len(allowed) {
+		badParam(c, "categories", "at most %d categories, got %d", len(allowed), len(items))
+		return nil, false
+	}
+	seen := make([]bool, len(allowed))
+	for _, item := range items {
+		i := slices.Index(allowed, snapshots.Category(item))
+		switch {
+		case item == "":
+			badParam(c, "categories", "empty item in %s; separate names with single commas", quote(raw))
+			return nil, false
+		case i < 0:
+			badParam(c, "categories", "%s is not one of %s", quote(item), names)
+			return nil, false
+		case seen[i]:
+			badParam(c, "categories", "%s is given more than once", quote(item))
+			return nil, false
+		}
+		seen[i] = true
+	}
+	out := make([]snapshots.Category, 0, len(items))
+	for i, cat := range allowed {
+		if seen[i] {
+			out = append(out, cat)
+		}
+	}
+	return out, true
+}
+
+func categoryNames(cats []snapshots.Category) string {
+	s := make([]string, len(cats))
+	for i, c := range cats {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ", ")
+}
+
+// ctxQuery caches a request's parsed query string.
+const ctxQuery = "gds.query"
+
+type parsedQuery struct {
+	values url.Values
+	err    error
+}
+
+// queryParam returns the single value of query parameter name and whether
+// it was given. A malformed query string or a parameter given twice is a
+// 400 (ok false): silently taking one of two values hides client bugs.
+func queryParam(c *gin.Context, name string) (value string, present, ok bool) {
+	pq := parseQuery(c)
+	if pq.err != nil {
+		badParam(c, "query string", "%v", pq.err)
+		return "", false, false
+	}
+	vs := pq.values[name]
+	switch len(vs) {
+	case 0:
+		return "", false, true
+	case 1:
+		return vs[0], true, true
+	}
+	badParam(c, name, "given %d times, send it once", len(vs))
+	return "", false, false
+}
+
+func parseQuery(c *gin.Context) *parsedQuery {
+	if v, ok := c.Get(ctxQuery); ok {
+		return v.(*parsedQuery)
+	}
+	values, err := url.ParseQuery(c.Request.URL.RawQuery)
+	pq := &parsedQuery{values: values, err: err}
+	c.Set(ctxQuery, pq)
+	return pq
+}
+
+// badParam writes the 400 for parameter name.
+func badParam(c *gin.Context, name, format string, args ...any) {
+	writeError(c, http.StatusBadRequest, name+": "+fmt.Sprintf(format, args...))
+}
+
+// maxQuoted bounds how much of a client's value an error message echoes.
+const maxQuoted = 64
+
+// quote renders a client's value for an error message, cut short when long.
+func quote(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "…"
+}
