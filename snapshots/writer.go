@@ -53,6 +53,11 @@ func Create(dir string, opts CreateOptions) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	// MkdirTemp makes the directory private; a snapshot is meant to be read.
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
 	if opts.Created.IsZero() {
 		opts.Created = time.Now().UTC()
 	}
