@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gds/snapshots"
+)
+
+// The end-to-end test builds the real gds binary, serves the committed
+// sample snapshot on loopback, mints tokens with `gds token` and talks HTTP
+// to it, as a user following the README would.
+
+const sampleSnapshot = "../../snapshots/sample"
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "gds")
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	cmd := exec.Command(goTool, "build", "-o", bin, ".")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go build: %v", err)
+	}
+	return bin
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// sampleFacts are what the test expects, read from the sample itself.
+type sampleFacts struct {
+	jitaID        int64
+	manager       int64 // a Station_Manager of corp
+	corp          int64
+	corpStructure int64
+	accessible    *snapshots.Structure // a structure manager may access
+	outsider      int64                // a character without the role in corp
+}
+
+func readSample(t *testing.T) sampleFacts {
+	t.Helper()
+	snap, err := snapshots.Open(sampleSnapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f sampleFacts
+	each := func(k snapshots.Kind, fn func(snapshots.Record)) {
+		if err := snap.Each(k, func(r snapshots.Record, _ snapshots.Line) error { fn(r); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	each(snapshots.SolarSystems, func(r snapshots.Record) {
+		if s := r.(*snapshots.SolarSystem); s.Name == "Jita" {
+			f.jitaID = s.ID
+		}
+	})
+	byCorp := map[int64][]*snapshots.Structure{}
+	var structures []*snapshots.Structure
+	each(snapshots.Structures, func(r snapshots.Record) {
+		s := r.(*snapshots.Structure)
+		byCorp[s.CorporationID] = append(byCorp[s.CorporationID], s)
+		structures = append(structures, s)
+	})
+	each(snapshots.Roles, func(r snapshots.Record) {
+		cr := r.(*snapshots.CharacterRoles)
+		if !cr.Has(snapshots.RoleStationManager) {
+			if f.outsider == 0 {
+				f.outsider = cr.CharacterID
+			}
+			return
+		}
+		if f.accessible != nil || len(byCorp[cr.CorporationID]) == 0 {
+			return
+		}
+		for _, s := range structures {
+			if slices.Contains(s.Access, cr.CharacterID) && len([]rune(s.Name)) >= 3 {
+				f.manager, f.corp, f.accessible = cr.CharacterID, cr.CorporationID, s
+				f.corpStructure = byCorp[cr.CorporationID][0].ID
+				return
+			}
+		}
+	})
+	if f.jitaID == 0 || f.accessible == nil || f.outsider == 0 {
+		t.Fatalf("the sample lacks what the test needs: %+v", f)
+	}
+	return f
+}
+
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	facts := readSample(t)
+	bin := buildBinary(t)
+	data := t.TempDir()
+	addr, admin := freeAddr(t), freeAddr(t)
+	var logs bytes.Buffer
+	srv := exec.Command(bin, "serve", "--snapshot", sampleSnapshot, "--data", data, "--addr", addr, "--admin-addr", admin)
+	srv.Stdout, srv.Stderr = &logs, &logs
+	srv.Env = append(os.Environ(), "GDS_LOG_FORMAT=json")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	defer func() {
+		if srv.ProcessState == nil {
+			srv.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("server output:\n%s", logs.String())
+		}
+	}()
+
+	client := &http.Client{Timeout: 10 * time.Second}
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		resp, err := client.Get("http://" + admin + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("server exited before it was ready: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("server not ready after 90 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	get := func(path, token string) (int, http.Header, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", "http://"+addr+path, nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, body
+	}
+	mint := func(character int64, scopes ...string) string {
+		t.Helper()
+		out, err := exec.Command(bin, "token", "--data", data, "--character", fmt.Sprint(character),
+			"--scopes", strings.Join(scopes, ",")).Output()
+		if err != nil {
+			t.Fatalf("gds token: %v", err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+
+	// Public search.
+	status, hdr, body := get("/latest/search/?search=jita&categories=solar_system,inventory_type&strict=false", "")
+	var result map[string][]int64
+	if status != http.StatusOK || json.Unmarshal(body, &result) != nil || !slices.Contains(result["solar_system"], facts.jitaID) {
+		t.Fatalf("public search: %d %s", status, body)
+	}
+	if !strings.Contains(hdr.Get("Cache-Control"), "public") || hdr.Get("ETag") == "" {
+		t.Errorf("public search cache headers: %v", hdr)
+	}
+	if status, _, body := get("/latest/search/?search=ji&categories=solar_system", ""); status != http.StatusBadRequest || !strings.Contains(string(body), `"error"`) {
+		t.Errorf("short search: %d %s", status, body)
+	}
+
+	// Character search with the structure category, token from gds token.
+	token := mint(facts.manager, "esi-search.search_structures.v1", "esi-corporations.read_structures.v1")
+	text := url.QueryEscape(string([]rune(facts.accessible.Name)[:min(8, len([]rune(facts.accessible.Name)))]))
+	path := fmt.Sprintf("/latest/characters/%d/search/?search=%s&categories=structure", facts.manager, text)
+	status, _, body = get(path, token)
+	result = nil
+	if status != http.StatusOK || json.Unmarshal(body, &result) != nil || !slices.Contains(result["structure"], facts.accessible.ID) {
+		t.Fatalf("character search %s: %d %s", path, status, body)
+	}
+	if status, _, _ := get(path, ""); status != http.StatusUnauthorized {
+		t.Errorf("character search without token: %d, want 401", status)
+	}
+	other := mint(facts.outsider, "esi-search.search_structures.v1")
+	if status, _, _ := get(path, other); status != http.StatusForbidden {
+		t.Errorf("character search with another character's token: %d, want 403", status)
+	}
+
+	// Corporation structures with a Station_Manager's token.
+	status, _, body = get(fmt.Sprintf("/latest/corporations/%d/structures/", facts.corp), token)
+	var list []map[string]any
+	if status != http.StatusOK || json.Unmarshal(body, &list) != nil || len(list) == 0 {
+		t.Fatalf("structures list: %d %s", status, body)
+	}
+	for _, s := range list {
+		if int64(s["corporation_id"].(float64)) != facts.corp {
+			t.Fatalf("structure of another corporation listed: %v", s)
+		}
+	}
+	if status, _, _ := get(fmt.Sprintf("/latest/corporations/%d/structures/", facts.corp), mint(facts.outsider, "esi-corporations.read_structures.v1")); status != http.StatusForbidden {
+		t.Errorf("structures list without the role: %d, want 403", status)
+	}
+
+	// Graceful shutdown on SIGTERM.
+	srv.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("server exit after SIGTERM: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not stop within 30 s of SIGTERM")
+	}
+}
