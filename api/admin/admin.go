@@ -1,0 +1,260 @@
+// Package admin is the operator listener: Prometheus metrics, liveness and
+// readiness probes, indexer status, reindexing and the analysts' bleve
+// query. It is a separate handler from the public API, served on its own
+// address (loopback by default) and guarded by a bearer token whenever one
+// is configured.
+package admin
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
+
+	"gds/api/httplog"
+	"gds/indexer"
+	"gds/snapshots"
+)
+
+// Indexer is what the operator handler needs of indexer.Manager.
+type Indexer interface {
+	Status() indexer.Status
+	Start(req indexer.BuildRequest) (id string, coalesced bool)
+	Acquire() *indexer.Generation
+}
+
+// Options configure the operator handler.
+type Options struct {
+	// Indexer is the data directory's manager.
+	Indexer Indexer
+	// Snapshot is what POST /admin/reindex builds when the body names none.
+	Snapshot string
+	// Token, when not empty, must be sent as "Authorization: Bearer
+	// <token>" on every route but the probes.
+	Token string
+	// Metrics is served on /metrics; nil serves an empty registry.
+	Metrics *Metrics
+	// Logger receives one line per request.
+	Logger zerolog.Logger
+	// MaxBodyBytes bounds request bodies; default 64 KiB.
+	MaxBodyBytes int64
+	// Now is the clock of the status report; nil means time.Now.
+	Now func() time.Time
+}
+
+// DefaultQueryLimit is the number of hits /admin/query returns unless told.
+const DefaultQueryLimit = 20
+
+// New returns the operator handler.
+func New(o Options) http.Handler {
+	gin.SetMode(gin.ReleaseMode)
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics()
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 64 << 10
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	h := &handler{o: o}
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.Use(httplog.Logger(httplog.Options{Logger: o.Logger}), httplog.Recover(o.Logger))
+	// Probes stay open: they reveal nothing and load balancers rarely send
+	// credentials.
+	e.GET("/healthz", h.healthz)
+	e.GET("/readyz", h.readyz)
+	guarded := e.Group("/", RequireToken(o.Token), httplog.BodyLimit(o.MaxBodyBytes))
+	guarded.GET("/metrics", gin.WrapH(o.Metrics.Handler()))
+	guarded.GET("/admin/status", h.status)
+	guarded.POST("/admin/reindex", h.reindex)
+	guarded.GET("/admin/query", h.query)
+	e.NoRoute(func(c *gin.Context) { writeError(c, http.StatusNotFound, "Not found") })
+	e.NoMethod(func(c *gin.Context) { writeError(c, http.StatusMethodNotAllowed, "Method not allowed") })
+	return e
+}
+
+type handler struct{ o Options }
+
+// writeError is the handler's one error writer, in the API's shape.
+func writeError(c *gin.Context, status int, msg string) {
+	c.AbortWithStatusJSON(status, gin.H{"error": msg})
+}
+
+func (h *handler) healthz(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}
+
+func (h *handler) readyz(c *gin.Context) {
+	g := h.o.Indexer.Acquire()
+	if g == nil {
+		writeError(c, http.StatusServiceUnavailable, "No index generation is live yet")
+		return
+	}
+	defer g.Release()
+	c.JSON(http.StatusOK, gin.H{"status": "ready", "generation": g.Meta.ID})
+}
+
+// StatusReport is the body of GET /admin/status: the indexer's status and
+// the configuration an operator needs to read it.
+type StatusReport struct {
+	indexer.Status
+	// Snapshot is what a reindex without a body builds.
+	Snapshot string    `json:"snapshot"`
+	Now      time.Time `json:"now"`
+}
+
+func (h *handler) status(c *gin.Context) {
+	c.JSON(http.StatusOK, StatusReport{Status: h.o.Indexer.Status(), Snapshot: h.o.Snapshot, Now: h.o.Now().UTC()})
+}
+
+// ReindexRequest is the optional body of POST /admin/reindex.
+type ReindexRequest struct {
+	// Snapshot to build from; empty means the configured one.
+	Snapshot string `json:"snapshot"`
+	// Full rebuilds every bleve index even when few records changed.
+	Full bool `json:"full"`
+}
+
+// ReindexResponse answers POST /admin/reindex (202 Accepted): the build
+// runs in the background; follow it on /admin/status.
+type ReindexResponse struct {
+	BuildID   string `json:"build_id"`
+	Coalesced bool   `json:"coalesced"`
+	Snapshot  string `json:"snapshot"`
+}
+
+func (h *handler) reindex(c *gin.Context) {
+	var req ReindexRequest
+	dec := json.NewDecoder(c.Request.Body)
+	dec.DisallowUnknownFields()
+	switch err := dec.Decode(&req); {
+	case errors.Is(err, io.EOF):
+		// No body: the defaults.
+	case httplog.TooLarge(err):
+		writeError(c, http.StatusRequestEntityTooLarge, "Request body is too large")
+		return
+	case err != nil:
+		writeError(c, http.StatusBadRequest, fmt.Sprintf(`Body must be JSON {"snapshot": "DIR", "full": false}: %v`, err))
+		return
+	}
+	if req.Snapshot == "" {
+		req.Snapshot = h.o.Snapshot
+	}
+	if req.Snapshot == "" {
+		writeError(c, http.StatusBadRequest, `No snapshot configured; send {"snapshot": "DIR"}`)
+		return
+	}
+	// Catch a mistyped directory now rather than as a failed build later;
+	// the build itself verifies the snapshot's contents.
+	if _, err := os.Stat(filepath.Join(req.Snapshot, snapshots.ManifestName)); err != nil {
+		writeError(c, http.StatusBadRequest, fmt.Sprintf("Snapshot %s has no readable manifest: %v", req.Snapshot, err))
+		return
+	}
+	id, coalesced := h.o.Indexer.Start(indexer.BuildRequest{Snapshot: req.Snapshot, Full: req.Full, Trigger: "admin"})
+	c.JSON(http.StatusAccepted, ReindexResponse{BuildID: id, Coalesced: coalesced, Snapshot: req.Snapshot})
+}
+
+// QueryResponse answers GET /admin/query.
+type QueryResponse struct {
+	Generation uint64               `json:"generation"`
+	Query      string               `json:"query"`
+	Category   snapshots.Category   `json:"category,omitempty"`
+	Hits       []indexer.AnalystHit `json:"hits"`
+}
+
+func (h *handler) query(c *gin.Context) {
+	q := c.Query("q")
+	if strings.TrimSpace(q) == "" {
+		writeError(c, http.StatusBadRequest, "Parameter q is required: a bleve query string such as name:jita or words:navy")
+		return
+	}
+	limit := DefaultQueryLimit
+	if s := c.Query("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > indexer.MaxAnalystLimit {
+			writeError(c, http.StatusBadRequest, fmt.Sprintf("Parameter limit must be an integer from 1 to %d", indexer.MaxAnalystLimit))
+			return
+		}
+		limit = n
+	}
+	cat := snapshots.Category(c.Query("category"))
+	g := h.o.Indexer.Acquire()
+	if g == nil {
+		writeError(c, http.StatusServiceUnavailable, "No index generation is live yet")
+		return
+	}
+	defer g.Release()
+	hits, err := g.Query(c.Request.Context(), q, cat, limit)
+	switch {
+	case errors.Is(err, indexer.ErrBadQuery):
+		writeError(c, http.StatusBadRequest, err.Error())
+		return
+	case err != nil:
+		h.o.Logger.Error().Err(err).Str("request_id", httplog.RequestID(c)).Msg("analyst query failed")
+		writeError(c, http.StatusInternalServerError, "Query failed: "+err.Error())
+		return
+	}
+	if hits == nil {
+		hits = []indexer.AnalystHit{}
+	}
+	c.JSON(http.StatusOK, QueryResponse{Generation: g.Meta.ID, Query: q, Category: cat, Hits: hits})
+}
+
+// RequireToken returns middleware admitting only requests that carry
+// "Authorization: Bearer <token>"; an empty token admits everyone.
+func RequireToken(token string) gin.HandlerFunc {
+	if token == "" {
+		return func(c *gin.Context) { c.Next() }
+	}
+	// Comparing digests keeps the comparison constant-time in the length
+	// of the token too.
+	want := sha256.Sum256([]byte(token))
+	return func(c *gin.Context) {
+		scheme, got, ok := strings.Cut(c.GetHeader("Authorization"), " ")
+		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
+		if !ok || !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+			c.Header("WWW-Authenticate", `Bearer realm="gds-admin"`)
+			writeError(c, http.StatusUnauthorized, "Admin token required: send Authorization: Bearer <token>")
+			return
+		}
+		c.Next()
+	}
+}
+
+// CheckExposure refuses to serve the operator port on addr without a
+// token unless addr is loopback only: the port can rebuild indexes and
+// run arbitrary queries.
+func CheckExposure(addr, token string) error {
+	if token != "" || IsLoopback(addr) {
+		return nil
+	}
+	return fmt.Errorf("admin address %s is reachable beyond this machine: set an admin token (--admin-token or GDS_ADMIN_TOKEN) or bind it to 127.0.0.1", addr)
+}
+
+// IsLoopback reports whether a listen address (host:port) accepts
+// connections from this machine only. An empty host listens everywhere.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,363 @@
+package admin_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"gds/api/admin"
+	"gds/indexer"
+	"gds/indexer/indexertest"
+	"gds/snapshots"
+)
+
+// snapshot is a small universe; extra synthetic characters make a build
+// take long enough for a second reindex request to arrive while it runs.
+func snapshot(t *testing.T, extra int) string {
+	t.Helper()
+	recs := indexertest.Records{
+		snapshots.Characters: {
+			&snapshots.Character{Entity: indexertest.Named(90000001, "Jita Trader"), CorporationID: 98000001},
+		},
+		snapshots.SolarSystems: {
+			&snapshots.SolarSystem{Entity: indexertest.Named(30000142, "Jita"), ConstellationID: 20000020},
+			&snapshots.SolarSystem{Entity: indexertest.Named(30002187, "Amarr"), ConstellationID: 20000322},
+		},
+	}
+	for i := range extra {
+		recs[snapshots.Characters] = append(recs[snapshots.Characters],
+			&snapshots.Character{Entity: indexertest.Named(int64(91000000+i), fmt.Sprintf("Pilot %d Alpha", i)), CorporationID: 98000001})
+	}
+	return indexertest.Snapshot(t, recs)
+}
+
+func openManager(t *testing.T, m *admin.Metrics) *indexer.Manager {
+	t.Helper()
+	mgr, err := indexer.Open(indexer.Options{DataDir: filepath.Join(t.TempDir(), "data"),
+		Logger: zerolog.New(io.Discard), OnBuild: m.ObserveBuild})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mgr.Close() })
+	return mgr
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) decode(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("body %s: %v", r.body, err)
+	}
+}
+
+func do(t *testing.T, h http.Handler, method, target, body string, header ...string) response {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, target, rd)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return response{rec.Code, rec.Header(), rec.Body.Bytes()}
+}
+
+func TestProbes(t *testing.T) {
+	metrics := admin.NewMetrics()
+	mgr := openManager(t, metrics)
+	h := admin.New(admin.Options{Indexer: mgr, Metrics: metrics, Logger: zerolog.New(io.Discard)})
+	if r := do(t, h, "GET", "/healthz", ""); r.status != 200 {
+		t.Errorf("/healthz = %d", r.status)
+	}
+	r := do(t, h, "GET", "/readyz", "")
+	var e struct{ Error string }
+	r.decode(t, &e)
+	if r.status != 503 || e.Error == "" {
+		t.Errorf("/readyz before a generation = %d %s, want 503 with an error", r.status, r.body)
+	}
+	if _, err := mgr.Build(context.Background(), indexer.BuildRequest{Snapshot: snapshot(t, 0), Trigger: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	r = do(t, h, "GET", "/readyz", "")
+	var ready struct{ Generation uint64 }
+	r.decode(t, &ready)
+	if r.status != 200 || ready.Generation != 1 {
+		t.Errorf("/readyz after a build = %d %s", r.status, r.body)
+	}
+}
+
+func TestStatusAndMetrics(t *testing.T) {
+	metrics := admin.NewMetrics()
+	mgr := openManager(t, metrics)
+	metrics.WatchLive(mgr)
+	snap := snapshot(t, 0)
+	if _, err := mgr.Build(context.Background(), indexer.BuildRequest{Snapshot: snap, Trigger: "start"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.SetSchedule("@every 1h", snap); err != nil {
+		t.Fatal(err)
+	}
+	h := admin.New(admin.Options{Indexer: mgr, Snapshot: snap, Metrics: metrics, Logger: zerolog.New(io.Discard)})
+	r := do(t, h, "GET", "/admin/status", "")
+	if r.status != 200 {
+		t.Fatalf("/admin/status = %d %s", r.status, r.body)
+	}
+	var st struct {
+		Live *struct {
+			ID       uint64                     `json:"id"`
+			Snapshot string                     `json:"snapshot"`
+			Counts   map[snapshots.Category]int `json:"counts"`
+		} `json:"live"`
+		LastBuild *struct {
+			Trigger  string  `json:"trigger"`
+			Duration float64 `json:"duration"`
+			Error    string  `json:"error"`
+		} `json:"last_build"`
+		Building *json.RawMessage `json:"building"`
+		Schedule *struct {
+			Spec string    `json:"spec"`
+			Next time.Time `json:"next"`
+		} `json:"schedule"`
+		Snapshot string `json:"snapshot"`
+	}
+	r.decode(t, &st)
+	switch {
+	case st.Live == nil || st.Live.ID != 1 || st.Live.Snapshot != snap:
+		t.Errorf("live = %s", r.body)
+	case st.Live.Counts[snapshots.CategorySolarSystem] != 2 || st.Live.Counts[snapshots.CategoryCharacter] != 1:
+		t.Errorf("counts = %v", st.Live.Counts)
+	case st.LastBuild == nil || st.LastBuild.Trigger != "start" || st.LastBuild.Error != "" || st.LastBuild.Duration <= 0:
+		t.Errorf("last build = %s", r.body)
+	case st.Building != nil:
+		t.Errorf("building = %s while idle", *st.Building)
+	case st.Schedule == nil || st.Schedule.Spec != "@every 1h" || !st.Schedule.Next.After(time.Now()):
+		t.Errorf("schedule = %s", r.body)
+	case st.Snapshot != snap:
+		t.Errorf("snapshot = %q", st.Snapshot)
+	}
+
+	metrics.ObserveRequest("/search/", "v2", 200, 3*time.Millisecond)
+	metrics.SearchStats(10, 4)
+	metrics.CacheHit()
+	metrics.CacheMiss()
+	metrics.ErrorLimited()
+	r = do(t, h, "GET", "/metrics", "")
+	if r.status != 200 {
+		t.Fatalf("/metrics = %d", r.status)
+	}
+	for _, want := range []string{
+		admin.MetricRequests + `{route="/search/",status="200",version="v2"} 1`,
+		admin.MetricLatency + `_bucket{route="/search/",status="200",version="v2",le="0.005"} 1`,
+		admin.MetricCandidates + "_count 1",
+		admin.MetricVerified + "_sum 4",
+		admin.MetricCache + `{result="hit"} 1`,
+		admin.MetricErrorLimited + " 1",
+		admin.MetricBuilds + `{result="ok",trigger="start"} 1`,
+		admin.MetricBuildFailures + " 0",
+		admin.MetricBuildDuration,
+		admin.MetricGeneration + " 1",
+		admin.MetricDocuments + `{category="solar_system"} 2`,
+		"go_goroutines",
+	} {
+		if !bytes.Contains(r.body, []byte(want)) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}
+
+func TestReindex(t *testing.T) {
+	metrics := admin.NewMetrics()
+	mgr := openManager(t, metrics)
+	small := snapshot(t, 0)
+	// Big enough that its build is still running when the second request
+	// comes, microseconds later.
+	big := snapshot(t, 3000)
+	h := admin.New(admin.Options{Indexer: mgr, Snapshot: big, Metrics: metrics, Logger: zerolog.New(io.Discard)})
+
+	var first, second admin.ReindexResponse
+	r := do(t, h, "POST", "/admin/reindex", "")
+	r.decode(t, &first)
+	if r.status != 202 || first.BuildID == "" || first.Coalesced || first.Snapshot != big {
+		t.Fatalf("first reindex = %d %s", r.status, r.body)
+	}
+	r = do(t, h, "POST", "/admin/reindex", fmt.Sprintf(`{"snapshot": %q, "full": true}`, small))
+	r.decode(t, &second)
+	if r.status != 202 || !second.Coalesced || second.BuildID != first.BuildID {
+		t.Fatalf("second reindex while the first runs = %d %s, want coalesced into %s", r.status, r.body, first.BuildID)
+	}
+	// The status shows the build in progress, then its result.
+	var st indexer.Status
+	do(t, h, "GET", "/admin/status", "").decode(t, &st)
+	if st.Building == nil || st.Building.ID != first.BuildID || st.Building.Trigger != "admin" {
+		t.Errorf("status during the build: building = %+v", st.Building)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		st = indexer.Status{}
+		do(t, h, "GET", "/admin/status", "").decode(t, &st)
+		if st.Building == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if st.LastBuild == nil || st.LastBuild.ID != first.BuildID || !st.LastBuild.OK() || st.Live == nil || st.Live.Snapshot != big {
+		t.Errorf("after the build: %+v", st)
+	}
+
+	for _, tc := range []struct{ body, want string }{
+		{`{"snapshot": 5}`, "JSON"},
+		{`{"snapshots": "x"}`, "JSON"},
+		{`{"snapshot": "/does/not/exist"}`, "manifest"},
+	} {
+		r := do(t, h, "POST", "/admin/reindex", tc.body)
+		if r.status != 400 || !bytes.Contains(r.body, []byte(tc.want)) {
+			t.Errorf("reindex %s = %d %s, want 400 mentioning %q", tc.body, r.status, r.body, tc.want)
+		}
+	}
+	if r := do(t, h, "GET", "/admin/reindex", ""); r.status != 405 {
+		t.Errorf("GET /admin/reindex = %d, want 405", r.status)
+	}
+	big2 := strings.Repeat(" ", 70<<10) + "{}"
+	if r := do(t, h, "POST", "/admin/reindex", big2); r.status != 413 {
+		t.Errorf("oversized body = %d, want 413", r.status)
+	}
+}
+
+func TestQuery(t *testing.T) {
+	metrics := admin.NewMetrics()
+	mgr := openManager(t, metrics)
+	h := admin.New(admin.Options{Indexer: mgr, Metrics: metrics, Logger: zerolog.New(io.Discard)})
+	if r := do(t, h, "GET", "/admin/query?q=name:jita", ""); r.status != 503 {
+		t.Errorf("query before a generation = %d, want 503", r.status)
+	}
+	if _, err := mgr.Build(context.Background(), indexer.BuildRequest{Snapshot: snapshot(t, 0), Trigger: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	var res admin.QueryResponse
+	r := do(t, h, "GET", "/admin/query?q=words:jita", "")
+	r.decode(t, &res)
+	if r.status != 200 || res.Generation != 1 || len(res.Hits) != 2 {
+		t.Fatalf("words:jita = %d %s", r.status, r.body)
+	}
+	r = do(t, h, "GET", "/admin/query?q=words:jita&category=solar_system&limit=5", "")
+	res = admin.QueryResponse{}
+	r.decode(t, &res)
+	want := indexer.AnalystHit{ID: 30000142, Category: snapshots.CategorySolarSystem, Name: "Jita"}
+	if len(res.Hits) != 1 || res.Hits[0].ID != want.ID || res.Hits[0].Name != want.Name || res.Hits[0].Category != want.Category {
+		t.Errorf("words:jita in solar_system = %s", r.body)
+	}
+	r = do(t, h, "GET", "/admin/query?q=name:nothing", "")
+	if r.status != 200 || !bytes.Contains(r.body, []byte(`"hits":[]`)) {
+		t.Errorf("no hits = %d %s", r.status, r.body)
+	}
+	for _, target := range []string{
+		"/admin/query",
+		"/admin/query?q=name:jita&limit=0",
+		"/admin/query?q=name:jita&limit=x",
+		"/admin/query?q=name:jita&category=planet",
+		`/admin/query?q=name:"open`,
+	} {
+		r := do(t, h, "GET", target, "")
+		var e struct{ Error string }
+		r.decode(t, &e)
+		if r.status != 400 || e.Error == "" {
+			t.Errorf("%s = %d %s, want 400 with an error", target, r.status, r.body)
+		}
+	}
+}
+
+func TestToken(t *testing.T) {
+	metrics := admin.NewMetrics()
+	mgr := openManager(t, metrics)
+	h := admin.New(admin.Options{Indexer: mgr, Metrics: metrics, Token: "s3cret", Logger: zerolog.New(io.Discard)})
+	for _, tc := range []struct {
+		target string
+		auth   string
+		want   int
+	}{
+		{"/healthz", "", 200},
+		{"/readyz", "", 503},
+		{"/metrics", "", 401},
+		{"/admin/status", "", 401},
+		{"/admin/status", "Bearer wrong", 401},
+		{"/admin/status", "s3cret", 401},
+		{"/admin/status", "Basic s3cret", 401},
+		{"/admin/status", "Bearer s3cret", 200},
+		{"/admin/status", "bearer s3cret", 200},
+		{"/metrics", "Bearer s3cret", 200},
+	} {
+		r := do(t, h, "GET", tc.target, "", "Authorization", tc.auth)
+		if r.status != tc.want {
+			t.Errorf("%s with %q = %d, want %d", tc.target, tc.auth, r.status, tc.want)
+		}
+		if r.status == 401 && r.header.Get("WWW-Authenticate") == "" {
+			t.Errorf("%s: 401 without WWW-Authenticate", tc.target)
+		}
+	}
+	if r := do(t, h, "POST", "/admin/reindex", ""); r.status != 401 {
+		t.Errorf("reindex without token = %d", r.status)
+	}
+}
+
+func TestCheckExposure(t *testing.T) {
+	for _, tc := range []struct {
+		addr, token string
+		ok          bool
+	}{
+		{"127.0.0.1:9090", "", true},
+		{"localhost:9090", "", true},
+		{"[::1]:9090", "", true},
+		{"127.0.0.2:9090", "", true},
+		{":9090", "", false},
+		{"0.0.0.0:9090", "", false},
+		{"[::]:9090", "", false},
+		{"10.0.0.5:9090", "", false},
+		{"example.com:9090", "", false},
+		{"nonsense", "", false},
+		{":9090", "tok", true},
+		{"0.0.0.0:9090", "tok", true},
+	} {
+		err := admin.CheckExposure(tc.addr, tc.token)
+		if (err == nil) != tc.ok {
+			t.Errorf("CheckExposure(%q, %q) = %v, want ok=%v", tc.addr, tc.token, err, tc.ok)
+		}
+	}
+}
+
+func TestLogsRedactToken(t *testing.T) {
+	metrics := admin.NewMetrics()
+	mgr := openManager(t, metrics)
+	var buf bytes.Buffer
+	h := admin.New(admin.Options{Indexer: mgr, Metrics: metrics, Token: "s3cret-admin", Logger: zerolog.New(&buf)})
+	do(t, h, "GET", "/admin/status?token=s3cret-query", "", "Authorization", "Bearer s3cret-admin", "X-Request-Id", "req-42")
+	do(t, h, "GET", "/admin/status", "", "Authorization", "Bearer s3cret-wrong")
+	logs := buf.String()
+	if strings.Contains(logs, "s3cret") {
+		t.Errorf("logs contain a secret:\n%s", logs)
+	}
+	var line map[string]any
+	if err := json.Unmarshal([]byte(strings.SplitN(logs, "\n", 2)[0]), &line); err != nil {
+		t.Fatal(err)
+	}
+	if line["request_id"] != "req-42" || line["route"] != "/admin/status" || line["status"] != float64(200) {
+		t.Errorf("log line = %v", line)
+	}
+}

@@ -1,0 +1,209 @@
+package admin
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"gds/indexer"
+	"gds/snapshots"
+)
+
+// Metrics holds the service's Prometheus metrics in a registry of its own
+// (not the global one, so tests and several servers in one process do not
+// collide). Its methods are what the public API's middleware calls
+// (api.Metrics); all are safe for concurrent use and on a nil *Metrics.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	requests      *prometheus.CounterVec
+	latency       *prometheus.HistogramVec
+	candidates    prometheus.Histogram
+	verified      prometheus.Histogram
+	cache         *prometheus.CounterVec
+	errorLimited  prometheus.Counter
+	builds        *prometheus.CounterVec
+	buildFailures prometheus.Counter
+	buildDuration prometheus.Gauge
+	lastBuild     prometheus.Gauge
+}
+
+// Metric names, for dashboards and tests.
+const (
+	MetricRequests        = "gds_http_requests_total"
+	MetricLatency         = "gds_http_request_duration_seconds"
+	MetricCandidates      = "gds_search_candidates"
+	MetricVerified        = "gds_search_verified"
+	MetricCache           = "gds_search_cache_total"
+	MetricErrorLimited    = "gds_error_limited_total"
+	MetricBuilds          = "gds_index_builds_total"
+	MetricBuildFailures   = "gds_index_build_failures_total"
+	MetricBuildDuration   = "gds_index_last_build_duration_seconds"
+	MetricLastBuild       = "gds_index_last_build_timestamp_seconds"
+	MetricGeneration      = "gds_index_generation"
+	MetricDocuments       = "gds_index_documents"
+	MetricGenerationBuilt = "gds_index_generation_created_timestamp_seconds"
+)
+
+// NewMetrics returns the metrics, with Go runtime and process metrics
+// (memory, goroutines, file descriptors) registered alongside.
+func NewMetrics() *Metrics {
+	m := &Metrics{reg: prometheus.NewRegistry()}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: MetricRequests, Help: "HTTP requests answered, by route template, version and status.",
+	}, []string{"route", "version", "status"})
+	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: MetricLatency, Help: "Time to answer HTTP requests, by route template, version and status.",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"route", "version", "status"})
+	m.candidates = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: MetricCandidates, Help: "Candidate names a search took from the trigram tables.",
+		Buckets: prometheus.ExponentialBuckets(1, 4, 12),
+	})
+	m.verified = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: MetricVerified, Help: "Names a search verified against the text.",
+		Buckets: prometheus.ExponentialBuckets(1, 4, 12),
+	})
+	m.cache = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: MetricCache, Help: "Search response cache lookups, by result (hit, miss).",
+	}, []string{"result"})
+	m.errorLimited = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: MetricErrorLimited, Help: "Requests answered 420 because the client spent its error budget.",
+	})
+	m.builds = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: MetricBuilds, Help: "Index build attempts, by trigger and result (ok, unchanged, failed).",
+	}, []string{"trigger", "result"})
+	m.buildFailures = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: MetricBuildFailures, Help: "Index builds that failed (the previous generation kept serving).",
+	})
+	m.buildDuration = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: MetricBuildDuration, Help: "Duration of the last index build attempt.",
+	})
+	m.lastBuild = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: MetricLastBuild, Help: "When the last index build attempt finished (Unix time).",
+	})
+	m.reg.MustRegister(m.requests, m.latency, m.candidates, m.verified, m.cache, m.errorLimited,
+		m.builds, m.buildFailures, m.buildDuration, m.lastBuild,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Zero series, so dashboards and alerts see 0 rather than nothing.
+	m.cache.WithLabelValues("hit")
+	m.cache.WithLabelValues("miss")
+	return m
+}
+
+// Registry is the registry the metrics live in, to add more.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Handler serves the metrics in the Prometheus exposition format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+// ObserveRequest counts one answered request. route must be a template
+// (/v2/search/ or /characters/{character_id}/search/), never a raw path,
+// or the number of series grows with the traffic.
+func (m *Metrics) ObserveRequest(route, version string, status int, d time.Duration) {
+	if m == nil {
+		return
+	}
+	code := strconv.Itoa(status)
+	m.requests.WithLabelValues(route, version, code).Inc()
+	m.latency.WithLabelValues(route, version, code).Observe(d.Seconds())
+}
+
+// SearchStats records what one search did (query.Stats).
+func (m *Metrics) SearchStats(candidates, verified int) {
+	if m == nil {
+		return
+	}
+	m.candidates.Observe(float64(candidates))
+	m.verified.Observe(float64(verified))
+}
+
+// CacheHit counts a search answered from the response cache.
+func (m *Metrics) CacheHit() {
+	if m != nil {
+		m.cache.WithLabelValues("hit").Inc()
+	}
+}
+
+// CacheMiss counts a search the cache could not answer.
+func (m *Metrics) CacheMiss() {
+	if m != nil {
+		m.cache.WithLabelValues("miss").Inc()
+	}
+}
+
+// ErrorLimited counts a request refused with 420.
+func (m *Metrics) ErrorLimited() {
+	if m != nil {
+		m.errorLimited.Inc()
+	}
+}
+
+// ObserveBuild records a build attempt; pass it as indexer.Options.OnBuild.
+func (m *Metrics) ObserveBuild(r indexer.BuildResult) {
+	if m == nil {
+		return
+	}
+	result := "ok"
+	switch {
+	case !r.OK():
+		result = "failed"
+		m.buildFailures.Inc()
+	case r.Unchanged:
+		result = "unchanged"
+	}
+	m.builds.WithLabelValues(r.Trigger, result).Inc()
+	m.buildDuration.Set(time.Duration(r.Duration).Seconds())
+	m.lastBuild.Set(float64(r.Finished.Unix()))
+}
+
+// LiveSource reports the live generation (indexer.Manager implements it).
+type LiveSource interface {
+	Live() *indexer.Meta
+}
+
+// WatchLive exports the live generation's number, creation time and
+// documents per category, read from src at every scrape so they are never
+// stale, whichever way the generation became live.
+func (m *Metrics) WatchLive(src LiveSource) {
+	m.reg.MustRegister(&liveCollector{src: src})
+}
+
+var (
+	descGeneration = prometheus.NewDesc(MetricGeneration,
+		"Number of the live index generation (0 when none is live).", nil, nil)
+	descCreated = prometheus.NewDesc(MetricGenerationBuilt,
+		"When the live index generation was completed (Unix time).", nil, nil)
+	descDocuments = prometheus.NewDesc(MetricDocuments,
+		"Documents in the live index generation, by search category.", []string{"category"}, nil)
+)
+
+type liveCollector struct{ src LiveSource }
+
+func (c *liveCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- descGeneration
+	ch <- descCreated
+	ch <- descDocuments
+}
+
+func (c *liveCollector) Collect(ch chan<- prometheus.Metric) {
+	meta := c.src.Live()
+	if meta == nil {
+		ch <- prometheus.MustNewConstMetric(descGeneration, prometheus.GaugeValue, 0)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(descGeneration, prometheus.GaugeValue, float64(meta.ID))
+	ch <- prometheus.MustNewConstMetric(descCreated, prometheus.GaugeValue, float64(meta.Created.Unix()))
+	for _, cat := range snapshots.Categories {
+		if n, ok := meta.Counts[cat]; ok {
+			ch <- prometheus.MustNewConstMetric(descDocuments, prometheus.GaugeValue, float64(n), string(cat))
+		}
+	}
+}

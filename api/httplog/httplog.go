@@ -1,0 +1,179 @@
+// Package httplog is the gin middleware both HTTP listeners share: one log
+// line per request with a request ID, panic recovery into the log, and a
+// request body limit. It never logs credentials: no headers but a few
+// harmless ones, and the token query parameter redacted.
+package httplog
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
+)
+
+// RequestIDHeader carries the request ID in and out.
+const RequestIDHeader = "X-Request-Id"
+
+// Redacted replaces secrets in logged URLs.
+const Redacted = "REDACTED"
+
+// secretParams are query parameters whose values never reach a log (ESI
+// accepts an access token as ?token=).
+var secretParams = []string{"token", "access_token"}
+
+// Options configure Logger.
+type Options struct {
+	// Logger receives one line per request.
+	Logger zerolog.Logger
+	// Labels names the route (a template, not the raw path, so logs and
+	// metrics group by it) and the version a request was served by; nil
+	// means gin's matched path and no version.
+	Labels func(c *gin.Context) (route, version string)
+	// Observe, when set, is called once per request after it is answered
+	// (for metrics), with the same labels as the log line.
+	Observe func(route, version string, status int, d time.Duration)
+}
+
+// requestIDKey is where the request ID lives in the gin context.
+const requestIDKey = "gds.request_id"
+
+// RequestID returns the request's ID as Logger assigned it, or "".
+func RequestID(c *gin.Context) string { return c.GetString(requestIDKey) }
+
+// Logger returns middleware that assigns every request an ID (the client's
+// X-Request-Id when it is sane, else a random one), echoes it in the
+// response, and logs one line when the request is answered.
+func Logger(o Options) gin.HandlerFunc {
+	labels := o.Labels
+	if labels == nil {
+		labels = func(c *gin.Context) (string, string) { return c.FullPath(), "" }
+	}
+	return func(c *gin.Context) {
+		start := time.Now()
+		id := c.GetHeader(RequestIDHeader)
+		if !validRequestID(id) {
+			id = newRequestID()
+		}
+		c.Set(requestIDKey, id)
+		c.Header(RequestIDHeader, id)
+		// Handlers logging through zerolog.Ctx(r.Context()) get the ID too.
+		l := o.Logger.With().Str("request_id", id).Logger()
+		c.Request = c.Request.WithContext(l.WithContext(c.Request.Context()))
+
+		c.Next()
+
+		d := time.Since(start)
+		status := c.Writer.Status()
+		route, version := labels(c)
+		if route == "" {
+			route = "unmatched"
+		}
+		if o.Observe != nil {
+			o.Observe(route, version, status, d)
+		}
+		ev := o.Logger.Info()
+		if status >= 500 {
+			ev = o.Logger.Error()
+		}
+		ev = ev.Str("request_id", id).
+			Str("method", c.Request.Method).
+			Str("route", route).
+			Str("path", RedactURL(c.Request.URL)).
+			Int("status", status).
+			Float64("latency_ms", float64(d.Microseconds())/1000).
+			Int("bytes", max(c.Writer.Size(), 0)).
+			Str("remote", c.ClientIP())
+		if version != "" {
+			ev = ev.Str("version", version)
+		}
+		if ua := c.Request.UserAgent(); ua != "" {
+			ev = ev.Str("user_agent", ua)
+		}
+		if len(c.Errors) > 0 {
+			ev = ev.Str("errors", c.Errors.String())
+		}
+		ev.Msg("request")
+	}
+}
+
+// validRequestID accepts client IDs that are short printable ASCII without
+// spaces, so a client cannot forge log structure or flood the log.
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] <= ' ' || id[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand since Go 1.24)
+	return hex.EncodeToString(b[:])
+}
+
+// RedactURL returns the path and query of u with the values of secret
+// parameters replaced by Redacted.
+func RedactURL(u *url.URL) string {
+	if u.RawQuery == "" {
+		return u.EscapedPath()
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		// Unparseable queries are not logged at all rather than risk a
+		// token slipping through.
+		return u.EscapedPath() + "?" + Redacted
+	}
+	for _, p := range secretParams {
+		if vs, ok := q[p]; ok {
+			for i := range vs {
+				vs[i] = Redacted
+			}
+		}
+	}
+	return u.EscapedPath() + "?" + q.Encode()
+}
+
+// Recover returns middleware that turns a panic into a logged error and a
+// 500 JSON answer instead of a dropped connection.
+func Recover(log zerolog.Logger) gin.HandlerFunc {
+	return gin.CustomRecoveryWithWriter(nil, func(c *gin.Context, err any) {
+		log.Error().Interface("panic", err).Str("request_id", RequestID(c)).
+			Str("path", RedactURL(c.Request.URL)).Msg("handler panicked")
+		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "Internal error"})
+	})
+}
+
+// BodyLimit returns middleware that refuses request bodies larger than n
+// bytes: at once with 413 when Content-Length says so, else by making the
+// body's reader fail past n (http.MaxBytesReader), which handlers decoding
+// the body see as an *http.MaxBytesError.
+func BodyLimit(n int64) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if c.Request.ContentLength > n {
+			c.AbortWithStatusJSON(http.StatusRequestEntityTooLarge,
+				gin.H{"error": fmt.Sprintf("Request body is larger than %d bytes", n)})
+			return
+		}
+		if c.Request.Body != nil && c.Request.Body != http.NoBody {
+			c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, n)
+		}
+		c.Next()
+	}
+}
+
+// TooLarge reports whether err comes from reading a body past BodyLimit.
+func TooLarge(err error) bool {
+	var mb *http.MaxBytesError
+	return errors.As(err, &mb)
+}

@@ -1,0 +1,123 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"gds/snapshots"
+)
+
+// AnalystHit is one document an analyst's query matched.
+type AnalystHit struct {
+	ID       int64              `json:"id"`
+	Category snapshots.Category `json:"category"`
+	Name     string             `json:"name"`
+	Score    float64            `json:"score"`
+}
+
+// MaxAnalystLimit bounds the hits one analyst query returns, so a query
+// such as name:* cannot make a server materialize millions of hits.
+const MaxAnalystLimit = 1000
+
+// ErrBadQuery wraps every complaint about the query string itself, so an
+// HTTP layer can answer 400 rather than 500.
+var ErrBadQuery = errors.New("bad query")
+
+// Query runs queryString, in bleve's query string syntax (name:jita,
+// words:navy +id:>=30000000, name:*forge*; see mapping.go for the fields),
+// over category's index, or over every category when category is "". Hits
+// come best first (score, then category, then ID), at most limit of them.
+func (g *Generation) Query(ctx context.Context, queryString string, category snapshots.Category, limit int) ([]AnalystHit, error) {
+	if queryString == "" {
+		return nil, fmt.Errorf("%w: the query string is empty", ErrBadQuery)
+	}
+	if limit <= 0 {
+		return nil, fmt.Errorf("%w: limit must be positive, got %d", ErrBadQuery, limit)
+	}
+	limit = min(limit, MaxAnalystLimit)
+	// Parse up front: bleve would otherwise report a syntax error only from
+	// inside Search, indistinguishable from an index failure.
+	qs := bleve.NewQueryStringQuery(queryString)
+	if _, err := qs.Parse(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadQuery, err)
+	}
+	cats := snapshots.Categories
+	if category != "" {
+		if !category.Valid() {
+			return nil, fmt.Errorf("%w: unknown category %q", ErrBadQuery, category)
+		}
+		cats = []snapshots.Category{category}
+	}
+	var hits []AnalystHit
+	for _, cat := range cats {
+		idx := g.Index(cat)
+		if idx == nil {
+			continue // the snapshot had no records of this category
+		}
+		req := bleve.NewSearchRequestOptions(qs, limit, 0, false)
+		req.Fields = []string{FieldDisplay}
+		res, err := idx.SearchInContext(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("query %s: %w", cat, err)
+		}
+		for _, h := range res.Hits {
+			id, err := strconv.ParseInt(h.ID, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("query %s: document id %q is not an integer", cat, h.ID)
+			}
+			name, _ := h.Fields[FieldDisplay].(string)
+			hits = append(hits, AnalystHit{ID: id, Category: cat, Name: name, Score: h.Score})
+		}
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if a.Category != b.Category {
+			return a.Category < b.Category
+		}
+		return a.ID < b.ID
+	})
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, nil
+}
+
+// OpenReadOnly opens the live generation of dataDir for reading only, for
+// tools such as gds query that run beside a server on the same data
+// directory. Unlike Open it changes nothing on disk: it neither removes
+// unfinished builds nor retired generations, and bleve opens the shards
+// with read_only (a shared lock), so any number of processes may hold the
+// same generation. The caller must Release the generation.
+func OpenReadOnly(dataDir string) (*Generation, error) {
+	m := &Manager{opts: Options{DataDir: dataDir}}
+	var lastErr error
+	// A server may switch generations and delete the old one between our
+	// reading CURRENT and opening it; then CURRENT has moved on, so retry.
+	for range 3 {
+		id, err := m.readCurrent()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w", dataDir, ErrNoGeneration)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading %s: %w", dataDir, currentFile, err)
+		}
+		g, err := openGeneration(generationDir(dataDir, id))
+		if err == nil {
+			return g, nil
+		}
+		lastErr = err
+		if again, rerr := m.readCurrent(); rerr == nil && again == id {
+			break // not a race: the generation itself is unreadable
+		}
+	}
+	return nil, lastErr
+}

@@ -1,0 +1,195 @@
+package indexer_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"gds/indexer"
+	"gds/indexer/indexertest"
+	"gds/snapshots"
+)
+
+func analystSnapshot(t *testing.T) string {
+	t.Helper()
+	return indexertest.Snapshot(t, indexertest.Records{
+		snapshots.Characters: {
+			&snapshots.Character{Entity: indexertest.Named(90000001, "Jita Trader"), CorporationID: 98000001},
+			&snapshots.Character{Entity: indexertest.Named(90000002, "Amarr Navy Pilot"), CorporationID: 98000001},
+		},
+		snapshots.SolarSystems: {
+			&snapshots.SolarSystem{Entity: indexertest.Named(30000142, "Jita"), ConstellationID: 20000020},
+			&snapshots.SolarSystem{Entity: indexertest.Named(30002187, "Amarr"), ConstellationID: 20000322},
+		},
+	})
+}
+
+// openData builds snapshot into a fresh data directory and returns it with
+// its Manager still open, as a running server would hold it.
+func openData(t *testing.T, snapshot string) (string, *indexer.Manager) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "data")
+	m, err := indexer.Open(indexer.Options{DataDir: dir, Logger: zerolog.New(io.Discard)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: snapshot, Trigger: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, m
+}
+
+func TestGenerationQuery(t *testing.T) {
+	m := indexertest.Manager(t, analystSnapshot(t))
+	g := m.Acquire()
+	defer g.Release()
+	ctx := context.Background()
+	ids := func(hits []indexer.AnalystHit) []int64 {
+		var out []int64
+		for _, h := range hits {
+			out = append(out, h.ID)
+		}
+		return out
+	}
+	tests := []struct {
+		q     string
+		cat   snapshots.Category
+		limit int
+		want  []int64
+	}{
+		{"name:jita", "", 10, []int64{30000142}},
+		{"words:jita", "", 10, []int64{30000142, 90000001}},
+		{"words:jita", snapshots.CategoryCharacter, 10, []int64{90000001}},
+		{"name:amarr*", "", 10, []int64{30002187, 90000002}},
+		{"+words:navy +id:>=90000000", "", 10, []int64{90000002}},
+		{"name:*", "", 3, nil}, // only the count is checked
+		{"name:nothing", "", 10, nil},
+		{"name:jita", snapshots.CategoryStation, 10, nil}, // a category the snapshot lacks
+	}
+	for _, tc := range tests {
+		hits, err := g.Query(ctx, tc.q, tc.cat, tc.limit)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.q, err)
+		}
+		if tc.q == "name:*" {
+			if len(hits) != 3 {
+				t.Errorf("%q limit 3: %d hits", tc.q, len(hits))
+			}
+			continue
+		}
+		got := ids(hits)
+		// words:... scores depend on field length; compare as sets of IDs
+		// in the order the test gives only when there is one hit.
+		if !sameIDs(got, tc.want) {
+			t.Errorf("%q in %q: got %v, want %v", tc.q, tc.cat, got, tc.want)
+		}
+	}
+	hits, err := g.Query(ctx, "name:jita", "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := indexer.AnalystHit{ID: 30000142, Category: snapshots.CategorySolarSystem, Name: "Jita", Score: hits[0].Score}
+	if !reflect.DeepEqual(hits[0], want) || hits[0].Score <= 0 {
+		t.Errorf("hit = %+v, want %+v with a positive score", hits[0], want)
+	}
+}
+
+func sameIDs(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[int64]int{}
+	for _, x := range a {
+		seen[x]++
+	}
+	for _, x := range b {
+		seen[x]--
+	}
+	for _, n := range seen {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func TestGenerationQueryRefuses(t *testing.T) {
+	m := indexertest.Manager(t, analystSnapshot(t))
+	g := m.Acquire()
+	defer g.Release()
+	for _, tc := range []struct {
+		q     string
+		cat   snapshots.Category
+		limit int
+	}{
+		{"", "", 10},
+		{`name:"unterminated`, "", 10},
+		{"name:jita", "planet", 10},
+		{"name:jita", "", 0},
+	} {
+		if _, err := g.Query(context.Background(), tc.q, tc.cat, tc.limit); !errors.Is(err, indexer.ErrBadQuery) {
+			t.Errorf("%q %q %d: err = %v, want ErrBadQuery", tc.q, tc.cat, tc.limit, err)
+		}
+	}
+}
+
+// TestOpenReadOnlyBesideManager opens the generation a Manager is serving
+// from a second handle, twice at once, and checks that the Manager keeps
+// serving and can still build afterwards: what gds query does beside a
+// running gds serve.
+func TestOpenReadOnlyBesideManager(t *testing.T) {
+	snap := analystSnapshot(t)
+	dir, m := openData(t, snap)
+	a, err := indexer.OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := indexer.OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []*indexer.Generation{a, b} {
+		hits, err := g.Query(context.Background(), "name:jita", "", 10)
+		if err != nil || len(hits) != 1 {
+			t.Fatalf("read-only query: %v %v", hits, err)
+		}
+	}
+	a.Release()
+	live := m.Acquire()
+	if live == nil {
+		t.Fatal("manager lost its generation")
+	}
+	if hits, err := live.Query(context.Background(), "name:amarr", "", 10); err != nil || len(hits) != 1 {
+		t.Fatalf("manager query while another handle is open: %v %v", hits, err)
+	}
+	live.Release()
+	res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: snap, Trigger: "test", Full: true})
+	if err != nil || res.Generation != 2 {
+		t.Fatalf("rebuild with a read-only handle open: %+v %v", res, err)
+	}
+	// b still reads the retired generation it holds.
+	if hits, err := b.Query(context.Background(), "name:jita", "", 10); err != nil || len(hits) != 1 {
+		t.Fatalf("read-only handle after the switch: %v %v", hits, err)
+	}
+	b.Release()
+	c, err := indexer.OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	if c.Meta.ID != 2 {
+		t.Errorf("OpenReadOnly after rebuild: generation %d, want 2", c.Meta.ID)
+	}
+}
+
+func TestOpenReadOnlyEmpty(t *testing.T) {
+	if _, err := indexer.OpenReadOnly(t.TempDir()); !errors.Is(err, indexer.ErrNoGeneration) {
+		t.Errorf("err = %v, want ErrNoGeneration", err)
+	}
+}
