@@ -1,4 +1,564 @@
 package api
 
-// lookupRoutes resolve the IDs a search returns (spec §4.3).
-func (s *server) lookupRoutes() []Route { return nil }
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"gds/query"
+	"gds/snapshots"
+)
+
+// lookupRoutes resolve the IDs a search returns (spec §4.3), in ESI's
+// shapes, from the live generation's records.
+func (s *server) lookupRoutes() []Route {
+	lc := s.lifecycles().Current
+	var out []Route
+	for _, l := range s.lookups() {
+		out = append(out, Route{
+			Method:   http.MethodGet,
+			Path:     l.path,
+			Summary:  l.summary,
+			Tags:     []string{l.tag},
+			Doc:      Doc{Params: []Param{idParamDoc(l.param), languageParamDoc}, Response: l.schema},
+			Versions: []Version{{N: l.version, Handler: s.lookupHandler(l), Lifecycle: lc}},
+		})
+	}
+	return append(out,
+		Route{
+			Method: http.MethodGet, Path: "/universe/factions/", Summary: "Get factions",
+			Tags:     []string{"Universe"},
+			Doc:      Doc{Params: []Param{languageParamDoc}, Response: arrayOf(factionSchema)},
+			Versions: []Version{{N: 2, Handler: s.factions, Lifecycle: lc}},
+		},
+		Route{
+			Method: http.MethodPost, Path: "/universe/ids/", Summary: "Bulk names to IDs",
+			Tags: []string{"Universe"},
+			Doc: Doc{Params: []Param{languageParamDoc, {
+				Name: "names", In: "body", Required: true,
+				Description: fmt.Sprintf("1 to %d names, matched exactly and ignoring case", maxBulkNames),
+				Schema:      schemaArray(schemaString(), 1, maxBulkNames),
+			}}, Response: idsSchema},
+			Versions: []Version{{N: 1, Handler: s.universeIDs, Lifecycle: lc}},
+		},
+		Route{
+			Method: http.MethodPost, Path: "/universe/names/", Summary: "Get names and categories for a set of IDs",
+			Tags: []string{"Universe"},
+			Doc: Doc{Params: []Param{{
+				Name: "ids", In: "body", Required: true,
+				Description: fmt.Sprintf("1 to %d unique positive IDs", maxBulkIDs),
+				Schema:      schemaArray(schemaInt64(), 1, maxBulkIDs),
+			}}, Response: arrayOf(namedSchema)},
+			Versions: []Version{{N: 3, Handler: s.universeNames, Lifecycle: lc}},
+		},
+	)
+}
+
+// lookup is one single-record lookup route: where its record lives and
+// how ESI shapes it.
+type lookup struct {
+	path, param, summary, tag string
+	version                   int
+	// kinds are tried in order; ESI treats agents as characters.
+	kinds    []snapshots.Kind
+	notFound string
+	render   func(rec snapshots.Record, lang string) any
+	schema   map[string]any
+}
+
+func (s *server) lookups() []lookup {
+	corporation := lookup{
+		param: "corporation_id", summary: "Get corporation information", tag: "Corporation",
+		version: 5, kinds: []snapshots.Kind{snapshots.Corporations}, notFound: "Corporation not found",
+		render: renderCorporation, schema: corporationSchema,
+	}
+	// The spec spells the corporation lookup /corporation/ (§4.3); ESI
+	// spells it /corporations/. Both answer.
+	corporations := corporation
+	corporation.path = "/corporation/{corporation_id}/"
+	corporations.path = "/corporations/{corporation_id}/"
+	return []lookup{
+		{path: "/universe/types/{type_id}/", param: "type_id", summary: "Get type information", tag: "Universe",
+			version: 3, kinds: []snapshots.Kind{snapshots.Types}, notFound: "Type not found",
+			render: renderType, schema: typeSchema},
+		{path: "/characters/{character_id}/", param: "character_id", summary: "Get character's public information", tag: "Character",
+			version: 5, kinds: []snapshots.Kind{snapshots.Characters, snapshots.Agents}, notFound: "Character not found",
+			render: renderCharacter, schema: characterSchema},
+		corporations,
+		corporation,
+		{path: "/universe/stations/{station_id}/", param: "station_id", summary: "Get station information", tag: "Universe",
+			version: 2, kinds: []snapshots.Kind{snapshots.Stations}, notFound: "Station not found",
+			render: renderStation, schema: stationSchema},
+		{path: "/alliances/{alliance_id}/", param: "alliance_id", summary: "Get alliance information", tag: "Alliance",
+			version: 4, kinds: []snapshots.Kind{snapshots.Alliances}, notFound: "Alliance not found",
+			render: renderAlliance, schema: allianceSchema},
+		{path: "/universe/regions/{region_id}/", param: "region_id", summary: "Get region information", tag: "Universe",
+			version: 1, kinds: []snapshots.Kind{snapshots.Regions}, notFound: "Region not found",
+			render: renderRegion, schema: regionSchema},
+		{path: "/universe/constellations/{constellation_id}/", param: "constellation_id", summary: "Get constellation information", tag: "Universe",
+			version: 1, kinds: []snapshots.Kind{snapshots.Constellations}, notFound: "Constellation not found",
+			render: renderConstellation, schema: constellationSchema},
+		{path: "/universe/systems/{system_id}/", param: "system_id", summary: "Get solar system information", tag: "Universe",
+			version: 4, kinds: []snapshots.Kind{snapshots.SolarSystems}, notFound: "Solar system not found",
+			render: renderSystem, schema: systemSchema},
+	}
+}
+
+// lookupHandler answers one record in ESI's shape, 404 when unknown.
+func (s *server) lookupHandler(l lookup) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id, ok := parseID(c, l.param)
+		if !ok {
+			return
+		}
+		lang, ok := parseLanguage(c)
+		if !ok {
+			return
+		}
+		v, ok := s.openView(c)
+		if !ok {
+			return
+		}
+		defer v.Close()
+		for _, kind := range l.kinds {
+			rec, err := v.Record(kind, id)
+			if errors.Is(err, query.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				s.internalError(c, err)
+				return
+			}
+			c.JSON(http.StatusOK, l.render(rec, lang))
+			return
+		}
+		writeError(c, http.StatusNotFound, l.notFound)
+	}
+}
+
+// openView pins the live generation for one request; false means an error
+// answer was written.
+func (s *server) openView(c *gin.Context) (*query.View, bool) {
+	v, err := s.d.Views.View()
+	if errors.Is(err, query.ErrNotReady) {
+		c.Header("Retry-After", "10")
+		writeError(c, http.StatusServiceUnavailable, "The index is not ready yet, retry shortly")
+		return nil, false
+	}
+	if err != nil {
+		s.internalError(c, err)
+		return nil, false
+	}
+	return v, true
+}
+
+// internalError logs what went wrong and tells the client only that it did.
+func (s *server) internalError(c *gin.Context, err error) {
+	s.d.Logger.Error().Err(err).Str("path", c.Request.URL.Path).Msg("request failed")
+	writeError(c, http.StatusInternalServerError, "Internal error")
+}
+
+// localized picks lang's text, the default text otherwise.
+func localized(def string, l snapshots.Localized, lang string) string {
+	if t, ok := l[lang]; ok {
+		return t
+	}
+	return def
+}
+
+type typeResponse struct {
+	TypeID          int64                      `json:"type_id"`
+	Name            string                     `json:"name"`
+	Description     string                     `json:"description"`
+	Published       bool                       `json:"published"`
+	GroupID         int64                      `json:"group_id"`
+	MarketGroupID   *int64                     `json:"market_group_id,omitempty"`
+	Radius          *float64                   `json:"radius,omitempty"`
+	Volume          *float64                   `json:"volume,omitempty"`
+	PackagedVolume  *float64                   `json:"packaged_volume,omitempty"`
+	Capacity        *float64                   `json:"capacity,omitempty"`
+	PortionSize     *int64                     `json:"portion_size,omitempty"`
+	Mass            *float64                   `json:"mass,omitempty"`
+	GraphicID       *int64                     `json:"graphic_id,omitempty"`
+	IconID          *int64                     `json:"icon_id,omitempty"`
+	DogmaAttributes []snapshots.DogmaAttribute `json:"dogma_attributes,omitempty"`
+	DogmaEffects    []snapshots.DogmaEffect    `json:"dogma_effects,omitempty"`
+}
+
+func renderType(rec snapshots.Record, lang string) any {
+	t := rec.(*snapshots.Type)
+	return typeResponse{
+		TypeID: t.ID, Name: localized(t.Name, t.Names, lang),
+		Description: localized(t.Description, t.Descriptions, lang),
+		Published:   t.Published, GroupID: t.GroupID, MarketGroupID: t.MarketGroupID,
+		Radius: t.Radius, Volume: t.Volume, PackagedVolume: t.PackagedVolume, Capacity: t.Capacity,
+		PortionSize: t.PortionSize, Mass: t.Mass, GraphicID: t.GraphicID, IconID: t.IconID,
+		DogmaAttributes: t.DogmaAttributes, DogmaEffects: t.DogmaEffects,
+	}
+}
+
+type characterResponse struct {
+	Name           string     `json:"name"`
+	CorporationID  int64      `json:"corporation_id"`
+	AllianceID     int64      `json:"alliance_id,omitempty"`
+	FactionID      int64      `json:"faction_id,omitempty"`
+	Birthday       *time.Time `json:"birthday,omitempty"`
+	Gender         string     `json:"gender,omitempty"`
+	RaceID         int64      `json:"race_id,omitempty"`
+	BloodlineID    int64      `json:"bloodline_id,omitempty"`
+	AncestryID     int64      `json:"ancestry_id,omitempty"`
+	SecurityStatus *float64   `json:"security_status,omitempty"`
+	Description    string     `json:"description,omitempty"`
+	Title          string     `json:"title,omitempty"`
+}
+
+// renderCharacter answers players and agents alike: ESI resolves an agent
+// ID on the character route with the agent's name and corporation.
+func renderCharacter(rec snapshots.Record, lang string) any {
+	switch r := rec.(type) {
+	case *snapshots.Agent:
+		return characterResponse{Name: localized(r.Name, r.Names, lang), CorporationID: r.CorporationID}
+	case *snapshots.Character:
+		return characterResponse{
+			Name: localized(r.Name, r.Names, lang), CorporationID: r.CorporationID, AllianceID: r.AllianceID,
+			FactionID: r.FactionID, Birthday: r.Birthday, Gender: r.Gender, RaceID: r.RaceID,
+			BloodlineID: r.BloodlineID, AncestryID: r.AncestryID, SecurityStatus: r.SecurityStatus,
+			Description: r.Description, Title: r.Title,
+		}
+	}
+	panic(fmt.Sprintf("renderCharacter: unexpected record %T", rec))
+}
+
+type corporationResponse struct {
+	Name          string     `json:"name"`
+	Ticker        string     `json:"ticker"`
+	MemberCount   int64      `json:"member_count"`
+	CEOID         int64      `json:"ceo_id,omitempty"`
+	CreatorID     int64      `json:"creator_id,omitempty"`
+	AllianceID    int64      `json:"alliance_id,omitempty"`
+	FactionID     int64      `json:"faction_id,omitempty"`
+	HomeStationID int64      `json:"home_station_id,omitempty"`
+	TaxRate       float64    `json:"tax_rate"`
+	DateFounded   *time.Time `json:"date_founded,omitempty"`
+	Description   string     `json:"description,omitempty"`
+	URL           string     `json:"url,omitempty"`
+	WarEligible   *bool      `json:"war_eligible,omitempty"`
+}
+
+func renderCorporation(rec snapshots.Record, lang string) any {
+	r := rec.(*snapshots.Corporation)
+	return corporationResponse{
+		Name: localized(r.Name, r.Names, lang), Ticker: r.Ticker, MemberCount: r.MemberCount,
+		CEOID: r.CEOID, CreatorID: r.CreatorID, AllianceID: r.AllianceID, FactionID: r.FactionID,
+		HomeStationID: r.HomeStationID, TaxRate: r.TaxRate, DateFounded: r.DateFounded,
+		Description: localized(r.Description, r.Descriptions, lang), URL: r.URL, WarEligible: r.WarEligible,
+	}
+}
+
+type stationResponse struct {
+	StationID                int64               `json:"station_id"`
+	Name                     string              `json:"name"`
+	SystemID                 int64               `json:"system_id"`
+	TypeID                   int64               `json:"type_id"`
+	Owner                    int64               `json:"owner,omitempty"`
+	RaceID                   int64               `json:"race_id,omitempty"`
+	Position                 *snapshots.Position `json:"position,omitempty"`
+	ReprocessingEfficiency   float64             `json:"reprocessing_efficiency"`
+	ReprocessingStationsTake float64             `json:"reprocessing_stations_take"`
+	MaxDockableShipVolume    float64             `json:"max_dockable_ship_volume"`
+	OfficeRentalCost         float64             `json:"office_rental_cost"`
+	Services                 []string            `json:"services"`
+}
+
+func renderStation(rec snapshots.Record, lang string) any {
+	r := rec.(*snapshots.Station)
+	return stationResponse{
+		StationID: r.ID, Name: localized(r.Name, r.Names, lang), SystemID: r.SystemID, TypeID: r.TypeID,
+		Owner: r.Owner, RaceID: r.RaceID, Position: r.Position,
+		ReprocessingEfficiency: r.ReprocessingEfficiency, ReprocessingStationsTake: r.ReprocessingStationsTake,
+		MaxDockableShipVolume: r.MaxDockableShipVolume, OfficeRentalCost: r.OfficeRentalCost,
+		Services: nonNil(r.Services),
+	}
+}
+
+type allianceResponse struct {
+	Name                  string     `json:"name"`
+	Ticker                string     `json:"ticker"`
+	CreatorID             int64      `json:"creator_id,omitempty"`
+	CreatorCorporationID  int64      `json:"creator_corporation_id,omitempty"`
+	ExecutorCorporationID int64      `json:"executor_corporation_id,omitempty"`
+	DateFounded           *time.Time `json:"date_founded,omitempty"`
+	FactionID             int64      `json:"faction_id,omitempty"`
+}
+
+func renderAlliance(rec snapshots.Record, lang string) any {
+	r := rec.(*snapshots.Alliance)
+	return allianceResponse{
+		Name: localized(r.Name, r.Names, lang), Ticker: r.Ticker, CreatorID: r.CreatorID,
+		CreatorCorporationID: r.CreatorCorporationID, ExecutorCorporationID: r.ExecutorCorporationID,
+		DateFounded: r.DateFounded, FactionID: r.FactionID,
+	}
+}
+
+type regionResponse struct {
+	RegionID       int64   `json:"region_id"`
+	Name           string  `json:"name"`
+	Description    string  `json:"description,omitempty"`
+	Constellations []int64 `json:"constellations"`
+}
+
+func renderRegion(rec snapshots.Record, lang string) any {
+	r := rec.(*snapshots.Region)
+	return regionResponse{RegionID: r.ID, Name: localized(r.Name, r.Names, lang), Description: r.Description,
+		Constellations: nonNil(r.Constellations)}
+}
+
+type constellationResponse struct {
+	ConstellationID int64   `json:"constellation_id"`
+	Name            string  `json:"name"`
+	RegionID        int64   `json:"region_id"`
+	Systems         []int64 `json:"systems"`
+}
+
+func renderConstellation(rec snapshots.Record, lang string) any {
+	r := rec.(*snapshots.Constellation)
+	return constellationResponse{ConstellationID: r.ID, Name: localized(r.Name, r.Names, lang),
+		RegionID: r.RegionID, Systems: nonNil(r.Systems)}
+}
+
+type systemResponse struct {
+	SystemID        int64               `json:"system_id"`
+	Name            string              `json:"name"`
+	ConstellationID int64               `json:"constellation_id"`
+	SecurityStatus  float64             `json:"security_status"`
+	SecurityClass   string              `json:"security_class,omitempty"`
+	StarID          int64               `json:"star_id,omitempty"`
+	Position        *snapshots.Position `json:"position,omitempty"`
+	Stations        []int64             `json:"stations,omitempty"`
+}
+
+func renderSystem(rec snapshots.Record, lang string) any {
+	r := rec.(*snapshots.SolarSystem)
+	return systemResponse{SystemID: r.ID, Name: localized(r.Name, r.Names, lang), ConstellationID: r.ConstellationID,
+		SecurityStatus: r.SecurityStatus, SecurityClass: r.SecurityClass, StarID: r.StarID,
+		Position: r.Position, Stations: r.Stations}
+}
+
+type factionResponse struct {
+	FactionID            int64   `json:"faction_id"`
+	Name                 string  `json:"name"`
+	Description          string  `json:"description"`
+	CorporationID        int64   `json:"corporation_id,omitempty"`
+	MilitiaCorporationID int64   `json:"militia_corporation_id,omitempty"`
+	SolarSystemID        int64   `json:"solar_system_id,omitempty"`
+	SizeFactor           float64 `json:"size_factor"`
+	StationCount         int64   `json:"station_count"`
+	StationSystemCount   int64   `json:"station_system_count"`
+	IsUnique             bool    `json:"is_unique"`
+}
+
+func renderFaction(r *snapshots.Faction, lang string) factionResponse {
+	return factionResponse{
+		FactionID: r.ID, Name: localized(r.Name, r.Names, lang),
+		Description: localized(r.Description, r.Descriptions, lang), CorporationID: r.CorporationID,
+		MilitiaCorporationID: r.MilitiaCorporationID, SolarSystemID: r.SolarSystemID, SizeFactor: r.SizeFactor,
+		StationCount: r.StationCount, StationSystemCount: r.StationSystemCount, IsUnique: r.IsUnique,
+	}
+}
+
+// factionIDs is where EVE numbers its factions. query.View cannot list a
+// kind yet, so the list probes this range (a binary search per ID);
+// replace with a listing once query offers one.
+const factionIDFirst, factionIDLast = 500000, 500999
+
+// factions answers every faction, as ESI's list route does.
+func (s *server) factions(c *gin.Context) {
+	lang, ok := parseLanguage(c)
+	if !ok {
+		return
+	}
+	v, ok := s.openView(c)
+	if !ok {
+		return
+	}
+	defer v.Close()
+	out := []factionResponse{}
+	for id := int64(factionIDFirst); id <= factionIDLast; id++ {
+		rec, err := v.Record(snapshots.Factions, id)
+		if errors.Is(err, query.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			s.internalError(c, err)
+			return
+		}
+		out = append(out, renderFaction(rec.(*snapshots.Faction), lang))
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// Bulk limits, as ESI has them.
+const (
+	maxBulkNames = 500
+	maxBulkIDs   = 1000
+	// maxBodyBytes bounds a request body: 1000 IDs or 500 names fit easily.
+	maxBodyBytes = 1 << 20
+)
+
+// idsKeys are the keys of POST /universe/ids/, as ESI spells them.
+var idsKeys = map[snapshots.Category]string{
+	snapshots.CategoryAgent: "agents", snapshots.CategoryAlliance: "alliances",
+	snapshots.CategoryCharacter: "characters", snapshots.CategoryConstellation: "constellations",
+	snapshots.CategoryCorporation: "corporations", snapshots.CategoryFaction: "factions",
+	snapshots.CategoryInventoryType: "inventory_types", snapshots.CategoryRegion: "regions",
+	snapshots.CategoryStation: "stations", snapshots.CategorySolarSystem: "systems",
+}
+
+type idName struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// universeIDs resolves names to IDs: exact, ignoring case, only keys with
+// matches.
+func (s *server) universeIDs(c *gin.Context) {
+	lang, ok := parseLanguage(c)
+	if !ok {
+		return
+	}
+	names, err := parseNameList(c.Request.Body, maxBulkNames)
+	if err != nil {
+		writeError(c, http.StatusBadRequest, err.Error())
+		return
+	}
+	v, ok := s.openView(c)
+	if !ok {
+		return
+	}
+	defer v.Close()
+	out := map[string][]idName{}
+	for cat, list := range v.IDs(names, lang) {
+		key, ok := idsKeys[cat]
+		if !ok {
+			continue
+		}
+		for _, n := range list {
+			out[key] = append(out[key], idName{ID: n.ID, Name: n.Name})
+		}
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// universeNames resolves IDs to names and categories; one unknown ID fails
+// the whole call, as in ESI.
+func (s *server) universeNames(c *gin.Context) {
+	ids, err := parseIDList(c.Request.Body, maxBulkIDs, true)
+	if err != nil {
+		writeError(c, http.StatusBadRequest, err.Error())
+		return
+	}
+	lang, ok := parseLanguage(c)
+	if !ok {
+		return
+	}
+	v, ok := s.openView(c)
+	if !ok {
+		return
+	}
+	defer v.Close()
+	found, missing := v.Names(ids, lang)
+	if len(missing) > 0 {
+		writeError(c, http.StatusNotFound, "Ensure all IDs are valid before resolving")
+		return
+	}
+	c.JSON(http.StatusOK, found)
+}
+
+// decodeBodyArray reads a JSON array body of at most max elements, each
+// left raw so its parser can name the index of a bad one.
+func decodeBodyArray(body io.Reader, max int) ([]json.RawMessage, error) {
+	if body == nil {
+		return nil, errors.New("request body: missing, expected a JSON array")
+	}
+	data, err := io.ReadAll(io.LimitReader(body, maxBodyBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("request body: %w", err)
+	}
+	if len(data) > maxBodyBytes {
+		return nil, fmt.Errorf("request body: larger than %d bytes", maxBodyBytes)
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return nil, errors.New("request body: missing, expected a JSON array")
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(data, &items); err != nil {
+		return nil, fmt.Errorf("request body: not a JSON array: %v", err)
+	}
+	if len(items) < 1 || len(items) > max {
+		return nil, fmt.Errorf("request body: must hold 1 to %d entries, got %d", max, len(items))
+	}
+	return items, nil
+}
+
+// parseIDList reads a JSON array of 1..max positive int64 IDs; unique
+// refuses duplicates.
+func parseIDList(body io.Reader, max int, unique bool) ([]int64, error) {
+	items, err := decodeBodyArray(body, max)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(items))
+	seen := make(map[int64]bool, len(items))
+	for i, raw := range items {
+		id, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil || id <= 0 {
+			return nil, fmt.Errorf("request body[%d]: must be a positive integer ID, got %s", i, raw)
+		}
+		if unique && seen[id] {
+			return nil, fmt.Errorf("request body[%d]: duplicate ID %d, IDs must be unique", i, id)
+		}
+		seen[id] = true
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+// parseNameList reads a JSON array of 1..max non-empty strings.
+func parseNameList(body io.Reader, max int) ([]string, error) {
+	items, err := decodeBodyArray(body, max)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(items))
+	for i, raw := range items {
+		if err := json.Unmarshal(raw, &names[i]); err != nil {
+			return nil, fmt.Errorf("request body[%d]: must be a string, got %s", i, raw)
+		}
+		if strings.TrimSpace(names[i]) == "" {
+			return nil, fmt.Errorf("request body[%d]: must not be empty", i)
+		}
+	}
+	return names, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// decodeStrict decodes one JSON value into v, refusing fields v lacks so a
+// misspelt field is reported instead of ignored.
+func decodeStrict(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}

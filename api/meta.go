@@ -1,7 +1,104 @@
 package api
 
-import "github.com/gin-gonic/gin"
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+)
 
 // registerMeta adds the routes about the API itself (swagger.json,
-// status.json), generated from the route table.
-func (s *server) registerMeta(e *gin.Engine) {}
+// status.json), generated from the route table, and the older interface's
+// unversioned routes (see olderRoutes).
+func (s *server) registerMeta(e *gin.Engine) {
+	older := s.olderRoutes()
+	for i := range older {
+		r := &older[i]
+		e.Handle(r.Method, ginPath(r.Path), s.dispatch(r, ""))
+	}
+	prefixes := append(append([]string(nil), aliasPrefixes...), s.versionPrefixes()...)
+	for _, p := range prefixes {
+		e.GET("/"+p+"/swagger.json", s.swagger(p))
+	}
+	e.GET("/status.json", s.status(older))
+}
+
+// swagger answers the OpenAPI document of the routes served under prefix
+// now: it changes with the clock, as labels do.
+func (s *server) swagger(prefix string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if prefix == "dev" && !s.d.DevEnabled {
+			writeError(c, http.StatusNotFound, "This server serves no dev versions")
+			return
+		}
+		c.JSON(http.StatusOK, s.openAPI(prefix, s.now()))
+	}
+}
+
+// RouteStatus is one entry of status.json, as ESI publishes it.
+type RouteStatus struct {
+	Endpoint string   `json:"endpoint"`
+	Method   string   `json:"method"`
+	Route    string   `json:"route"`
+	Status   string   `json:"status"`
+	Tags     []string `json:"tags"`
+}
+
+// status answers status.json: every route version served now, under its
+// /vN/ path (older interface routes without prefix). The service has no
+// backend that can degrade on its own, so every served route is green.
+func (s *server) status(older []Route) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		at := s.now()
+		out := []RouteStatus{}
+		add := func(r *Route, prefix string) {
+			out = append(out, RouteStatus{
+				Endpoint: endpointName(r), Method: strings.ToLower(r.Method),
+				Route: prefix + r.Path, Status: "green", Tags: r.Tags,
+			})
+		}
+		for i := range s.routes {
+			r := &s.routes[i]
+			for _, v := range r.Versions {
+				prefix := fmt.Sprintf("v%d", v.N)
+				if _, ok := s.served(r, prefix, at); ok {
+					add(r, "/"+prefix)
+				}
+			}
+		}
+		for i := range older {
+			if _, ok := s.served(&older[i], "", at); ok {
+				add(&older[i], "")
+			}
+		}
+		sort.SliceStable(out, func(i, j int) bool {
+			if out[i].Route != out[j].Route {
+				return out[i].Route < out[j].Route
+			}
+			return out[i].Method < out[j].Method
+		})
+		c.JSON(http.StatusOK, out)
+	}
+}
+
+// endpointNames maps a route's first tag to ESI's backend name.
+var endpointNames = map[string]string{
+	"Alliance": "esi-alliances", "Assets": "esi-assets", "Bookmarks": "esi-bookmarks",
+	"Character": "esi-characters", "Contacts": "esi-contacts", "Contracts": "esi-contracts",
+	"Corporation": "esi-corporations", "Faction Warfare": "esi-fw", "Industry": "esi-industry",
+	"Market": "esi-markets", "Planetary Interaction": "esi-planetary-interaction",
+	"Search": "esi-search", "Universe": "esi-universe", "Wallet": "esi-wallet",
+}
+
+// endpointName is ESI's name of the backend serving r, from its first tag.
+func endpointName(r *Route) string {
+	if len(r.Tags) == 0 {
+		return "esi"
+	}
+	if n, ok := endpointNames[r.Tags[0]]; ok {
+		return n
+	}
+	return "esi-" + strings.ReplaceAll(strings.ToLower(r.Tags[0]), " ", "-")
+}

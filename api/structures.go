@@ -1,4 +1,410 @@
 package api
 
-// structureRoutes are the corporation structures routes (spec §4.4, §4.5, §4.7).
-func (s *server) structureRoutes() []Route { return nil }
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"gds/query"
+	"gds/snapshots"
+)
+
+// Scopes of the structures routes, as EVE SSO names them.
+const (
+	scopeReadStructures  = "esi-corporations.read_structures.v1"
+	scopeWriteStructures = "esi-corporations.write_structures.v1"
+)
+
+// Paging and body limits of the structures routes, as ESI has them.
+const (
+	structuresPerPage = 250
+	// maxWindows is one window per hour of the week.
+	maxWindows = 7 * 24
+)
+
+const (
+	msgNoRole       = "Character does not have required role(s)"
+	msgNoSuchPage   = "Requested page does not exist!"
+	msgNoStructure  = "Structure not found"
+	structuresTag   = "Corporation"
+	corpStructsPath = "/corporations/{corporation_id}/structures/"
+)
+
+// structureRoutes are the corporation structures routes (spec §4.4, §4.5).
+// Every label change comes from the release day (release.go).
+func (s *server) structureRoutes() []Route {
+	lc := s.lifecycles()
+	listParams := []Param{idParamDoc("corporation_id"), pageParamDoc}
+	v1Doc := &Doc{Params: listParams, Response: arrayOf(structureV1Schema)}
+	return []Route{
+		{
+			Method: http.MethodGet, Path: corpStructsPath, Tags: []string{structuresTag},
+			Summary: "Get corporation structures: needs the Station_Manager role in the corporation; " +
+				"paged by 250 with the X-Pages header",
+			Scope: scopeReadStructures,
+			Doc:   Doc{Params: listParams, Response: arrayOf(structureV2Schema)},
+			Versions: []Version{
+				{N: 1, Handler: s.listStructuresV1, Lifecycle: lc.ListV1, Doc: v1Doc},
+				{N: 2, Handler: s.listStructuresV2, Lifecycle: lc.ListV2},
+			},
+		},
+		{
+			Method: http.MethodPut, Path: "/corporations/{corporation_id}/structures/{structure_id}/",
+			Tags: []string{structuresTag},
+			Summary: "Update structure vulnerability schedule: validated and answered 204, but the snapshot " +
+				"is read-only so nothing changes; legacy answers 204 always, then the route is removed",
+			Scope: scopeWriteStructures,
+			Doc: Doc{Status: http.StatusNoContent, Params: []Param{
+				idParamDoc("corporation_id"), idParamDoc("structure_id"), windowsBodyDoc,
+			}},
+			Versions: []Version{{N: 1, Handler: s.putStructureV1, Lifecycle: lc.PutV1}},
+		},
+	}
+}
+
+// olderRoutes are the two routes of the older interface (spec §4.7),
+// served without a version prefix until the release day. They are not in
+// the route table: register would also mount them under /latest/ and /vN/,
+// where the GET collides with the ESI list route. registerMeta mounts them.
+func (s *server) olderRoutes() []Route {
+	lc := s.lifecycles().Older
+	return []Route{
+		{
+			Method: http.MethodGet, Path: corpStructsPath, Unversioned: true, Tags: []string{structuresTag},
+			Summary: "Older interface: corporation structures in the v1 shape",
+			Scope:   scopeReadStructures,
+			// N is 1 so logs and metrics label it like the v1 it resembles.
+			Versions: []Version{{N: 1, Handler: s.listStructuresV1, Lifecycle: lc}},
+		},
+		{
+			Method: http.MethodPut, Path: "/structures/{structure_id}/", Unversioned: true, Tags: []string{structuresTag},
+			Summary:  "Older interface: set a structure's vulnerability windows (validated, changes nothing)",
+			Scope:    scopeWriteStructures,
+			Versions: []Version{{N: 1, Handler: s.putStructureOlder, Lifecycle: lc}},
+		},
+	}
+}
+
+// released reports whether at is on or after the release day.
+func (s *server) released(at time.Time) bool { return !at.Before(s.releaseDay()) }
+
+// serviceResponse is one structure service.
+type serviceResponse struct {
+	Name  string `json:"name"`
+	State string `json:"state"`
+}
+
+// structureV2 is an element of the v2 list (spec §2.3). Power mode is not
+// a field: clients derive it from services (rule 3).
+type structureV2 struct {
+	StructureID          int64             `json:"structure_id"`
+	TypeID               int64             `json:"type_id"`
+	CorporationID        int64             `json:"corporation_id"`
+	SystemID             int64             `json:"system_id"`
+	ProfileID            int64             `json:"profile_id"`
+	State                string            `json:"state"`
+	ReinforceWeekday     int               `json:"reinforce_weekday"`
+	ReinforceHour        int               `json:"reinforce_hour"`
+	Services             []serviceResponse `json:"services,omitempty"`
+	NextReinforceWeekday *int              `json:"next_reinforce_weekday,omitempty"`
+	NextReinforceHour    *int              `json:"next_reinforce_hour,omitempty"`
+	NextReinforceApply   *time.Time        `json:"next_reinforce_apply,omitempty"`
+	FuelExpires          *time.Time        `json:"fuel_expires,omitempty"`
+	StateTimerStart      *time.Time        `json:"state_timer_start,omitempty"`
+	StateTimerEnd        *time.Time        `json:"state_timer_end,omitempty"`
+	UnanchorsAt          *time.Time        `json:"unanchors_at,omitempty"`
+}
+
+// structureV1 is an element of the old list: no state or reinforce_*, the
+// weekly vulnerability windows instead.
+type structureV1 struct {
+	StructureID     int64              `json:"structure_id"`
+	TypeID          int64              `json:"type_id"`
+	CorporationID   int64              `json:"corporation_id"`
+	SystemID        int64              `json:"system_id"`
+	ProfileID       int64              `json:"profile_id"`
+	CurrentVul      []snapshots.Window `json:"current_vul"`
+	NextVul         []snapshots.Window `json:"next_vul"`
+	Services        []serviceResponse  `json:"services,omitempty"`
+	FuelExpires     *time.Time         `json:"fuel_expires,omitempty"`
+	StateTimerStart *time.Time         `json:"state_timer_start,omitempty"`
+	StateTimerEnd   *time.Time         `json:"state_timer_end,omitempty"`
+	UnanchorsAt     *time.Time         `json:"unanchors_at,omitempty"`
+}
+
+func services(list []snapshots.Service) []serviceResponse {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]serviceResponse, len(list))
+	for i, sv := range list {
+		out[i] = serviceResponse(sv)
+	}
+	return out
+}
+
+func renderStructureV2(st *snapshots.Structure) structureV2 {
+	out := structureV2{
+		StructureID: st.ID, TypeID: st.TypeID, CorporationID: st.CorporationID, SystemID: st.SystemID,
+		ProfileID: st.ProfileID, State: st.State, ReinforceWeekday: st.ReinforceWeekday,
+		ReinforceHour: st.ReinforceHour, Services: services(st.Services), FuelExpires: st.FuelExpires,
+		StateTimerStart: st.StateTimerStart, StateTimerEnd: st.StateTimerEnd, UnanchorsAt: st.UnanchorsAt,
+	}
+	// Rule 1: the trio appears only when a change was requested, and only
+	// whole.
+	if st.NextReinforceWeekday != nil && st.NextReinforceHour != nil && st.NextReinforceApply != nil {
+		apply := st.NextReinforceApply.UTC()
+		out.NextReinforceWeekday, out.NextReinforceHour, out.NextReinforceApply =
+			st.NextReinforceWeekday, st.NextReinforceHour, &apply
+	}
+	return out
+}
+
+// renderStructureV1 keeps the old shape; after the release day the windows
+// no longer mean anything and are empty lists (spec §2.3 rule 6).
+func renderStructureV1(st *snapshots.Structure, released bool) structureV1 {
+	out := structureV1{
+		StructureID: st.ID, TypeID: st.TypeID, CorporationID: st.CorporationID, SystemID: st.SystemID,
+		ProfileID: st.ProfileID, CurrentVul: []snapshots.Window{}, NextVul: []snapshots.Window{},
+		Services: services(st.Services), FuelExpires: st.FuelExpires,
+		StateTimerStart: st.StateTimerStart, StateTimerEnd: st.StateTimerEnd, UnanchorsAt: st.UnanchorsAt,
+	}
+	if !released {
+		out.CurrentVul, out.NextVul = nonNil(st.CurrentVul), nonNil(st.NextVul)
+	}
+	return out
+}
+
+func (s *server) listStructuresV1(c *gin.Context) {
+	released := s.released(s.now())
+	s.listStructures(c, func(st *snapshots.Structure) any { return renderStructureV1(st, released) })
+}
+
+func (s *server) listStructuresV2(c *gin.Context) {
+	s.listStructures(c, func(st *snapshots.Structure) any { return renderStructureV2(st) })
+}
+
+// listStructures answers one page of a corporation's structures to a
+// Station_Manager of that corporation, each rendered by render.
+func (s *server) listStructures(c *gin.Context, render func(*snapshots.Structure) any) {
+	corp, ok := parseID(c, "corporation_id")
+	if !ok {
+		return
+	}
+	page, ok := parsePage(c)
+	if !ok {
+		return
+	}
+	v, ok := s.stationManager(c, corp, scopeReadStructures)
+	if !ok {
+		return
+	}
+	defer v.Close()
+	all, err := v.StructuresOf(corp)
+	if err != nil {
+		s.internalError(c, err)
+		return
+	}
+	pages := max(1, (len(all)+structuresPerPage-1)/structuresPerPage)
+	c.Header("X-Pages", strconv.Itoa(pages))
+	if page > pages {
+		writeError(c, http.StatusNotFound, msgNoSuchPage)
+		return
+	}
+	lo := (page - 1) * structuresPerPage
+	hi := min(len(all), lo+structuresPerPage)
+	out := make([]any, 0, hi-lo)
+	for _, st := range all[lo:hi] {
+		// StructuresOf groups by owner; checking again keeps a store bug
+		// from leaking another corporation's structures.
+		if st.CorporationID != corp {
+			continue
+		}
+		out = append(out, render(st))
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// stationManager authorizes a token carrying scope (any character: the
+// path names a corporation) and requires its character to hold the
+// Station_Manager role in corp. It returns the view the check used, for
+// the caller to close.
+func (s *server) stationManager(c *gin.Context, corp int64, scope string) (*query.View, bool) {
+	claims, ok := s.authorize(c, 0, scope)
+	if !ok {
+		return nil, false
+	}
+	v, ok := s.openView(c)
+	if !ok {
+		return nil, false
+	}
+	if !s.requireRole(c, v, claims.CharacterID, corp) {
+		v.Close()
+		return nil, false
+	}
+	return v, true
+}
+
+// requireRole answers 403 unless character holds Station_Manager in corp.
+// Roles are per corporation: the role in another corporation counts for
+// nothing.
+func (s *server) requireRole(c *gin.Context, v *query.View, character, corp int64) bool {
+	roles, err := v.Roles(character)
+	switch {
+	case errors.Is(err, query.ErrNotFound):
+		roles = &snapshots.CharacterRoles{}
+	case err != nil:
+		s.internalError(c, err)
+		return false
+	}
+	if corp <= 0 || roles.CorporationID != corp || !roles.Has(snapshots.RoleStationManager) {
+		writeError(c, http.StatusForbidden, msgNoRole)
+		return false
+	}
+	return true
+}
+
+// putStructureV1 answers the v1 vulnerability update. While latest it
+// checks everything a real update would and answers 204; the snapshot is
+// read-only, so nothing changes. Once legacy it answers 204 always, as the
+// game did in the two weeks before removal (spec §4.5).
+func (s *server) putStructureV1(c *gin.Context) {
+	if r, v := RouteOf(c); r != nil && v != nil && r.Phase(v.N, s.now()) == PhaseLegacy {
+		c.Status(http.StatusNoContent)
+		return
+	}
+	corp, ok := parseID(c, "corporation_id")
+	if !ok {
+		return
+	}
+	s.putStructure(c, corp)
+}
+
+// putStructureOlder is the older interface's update: the structure's owner
+// takes the place of the path's corporation.
+func (s *server) putStructureOlder(c *gin.Context) { s.putStructure(c, 0) }
+
+// putStructure checks an update of structure_id's windows by a
+// Station_Manager of its corporation (corp, or the owner when 0) and
+// answers 204 without changing anything: the data is a read-only snapshot.
+func (s *server) putStructure(c *gin.Context, corp int64) {
+	id, ok := parseID(c, "structure_id")
+	if !ok {
+		return
+	}
+	claims, ok := s.authorize(c, 0, scopeWriteStructures)
+	if !ok {
+		return
+	}
+	if _, err := parseWindows(c.Request.Body); err != nil {
+		writeError(c, http.StatusBadRequest, err.Error())
+		return
+	}
+	v, ok := s.openView(c)
+	if !ok {
+		return
+	}
+	defer v.Close()
+	owner, err := structureOwner(v, id)
+	if err != nil {
+		s.internalError(c, err)
+		return
+	}
+	if corp == 0 {
+		corp = owner
+	}
+	if !s.requireRole(c, v, claims.CharacterID, corp) {
+		return
+	}
+	// The same answer for another corporation's structure as for none, so
+	// the route does not tell which structures exist.
+	if owner != corp {
+		writeError(c, http.StatusNotFound, msgNoStructure)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// structureOwner returns the corporation owning structure id, 0 when none.
+func structureOwner(v *query.View, id int64) (int64, error) {
+	rec, err := v.Record(snapshots.Structures, id)
+	if errors.Is(err, query.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return rec.(*snapshots.Structure).CorporationID, nil
+}
+
+// parseWindows reads the PUT body: 1 to 168 windows {"day": 0-6, "hour":
+// 0-23}, naming the index and field of the first bad one.
+func parseWindows(body io.Reader) ([]snapshots.Window, error) {
+	items, err := decodeBodyArray(body, maxWindows)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]snapshots.Window, len(items))
+	for i, raw := range items {
+		var w struct {
+			Day  *int `json:"day"`
+			Hour *int `json:"hour"`
+		}
+		if err := decodeStrict(raw, &w); err != nil {
+			return nil, fmt.Errorf("request body[%d]: must be an object {\"day\": 0-6, \"hour\": 0-23}: %v", i, err)
+		}
+		if w.Day == nil {
+			return nil, fmt.Errorf("request body[%d].day: missing", i)
+		}
+		if w.Hour == nil {
+			return nil, fmt.Errorf("request body[%d].hour: missing", i)
+		}
+		out[i] = snapshots.Window{Day: *w.Day, Hour: *w.Hour}
+		if err := out[i].Validate(); err != nil {
+			return nil, fmt.Errorf("request body[%d].%w", i, err)
+		}
+	}
+	return out, nil
+}
+
+var windowSchema = object([]string{"day", "hour"}, map[string]any{
+	"day": schemaRange(schemaInt32(), 0, 6), "hour": schemaRange(schemaInt32(), 0, 23),
+})
+
+var windowsBodyDoc = Param{Name: "new_schedule", In: "body", Required: true,
+	Description: "1 to 168 vulnerability windows; day 0 is Monday. Nothing changes: the data is a read-only snapshot",
+	Schema:      schemaArray(windowSchema, 1, maxWindows)}
+
+var servicesSchema = arrayOf(object([]string{"name", "state"}, map[string]any{
+	"name": schemaString(), "state": schemaEnum("online", "offline", "cleanup"),
+}))
+
+var structureV2Schema = object([]string{
+	"corporation_id", "profile_id", "reinforce_hour", "reinforce_weekday", "state", "structure_id", "system_id", "type_id",
+}, map[string]any{
+	"structure_id": schemaInt64(), "type_id": schemaInt32(), "corporation_id": schemaInt32(),
+	"system_id": schemaInt32(), "profile_id": schemaInt32(),
+	"state":             schemaEnum(snapshots.StructureStates...),
+	"reinforce_weekday": schemaRange(schemaInt32(), 0, 6), "reinforce_hour": schemaRange(schemaInt32(), 0, 23),
+	"services":               servicesSchema,
+	"next_reinforce_weekday": schemaRange(schemaInt32(), 0, 6), "next_reinforce_hour": schemaRange(schemaInt32(), 0, 23),
+	"next_reinforce_apply": schemaDateTime(),
+	"fuel_expires":         schemaDateTime(), "state_timer_start": schemaDateTime(),
+	"state_timer_end": schemaDateTime(), "unanchors_at": schemaDateTime(),
+})
+
+var structureV1Schema = object([]string{
+	"corporation_id", "current_vul", "next_vul", "profile_id", "structure_id", "system_id", "type_id",
+}, map[string]any{
+	"structure_id": schemaInt64(), "type_id": schemaInt32(), "corporation_id": schemaInt32(),
+	"system_id": schemaInt32(), "profile_id": schemaInt32(),
+	"current_vul": schemaArray(windowSchema, 0, maxWindows), "next_vul": schemaArray(windowSchema, 0, maxWindows),
+	"services":     servicesSchema,
+	"fuel_expires": schemaDateTime(), "state_timer_start": schemaDateTime(),
+	"state_timer_end": schemaDateTime(), "unanchors_at": schemaDateTime(),
+})
