@@ -1,9 +1,8 @@
 package sde
 
 import (
+	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"gds/snapshots"
 )
@@ -36,46 +35,37 @@ type dogmaYAML struct {
 
 // importTypes streams types.yaml and typeDogma.yaml side by side: both are
 // sorted by type id, so a merge join attaches each type's dogma while only
-// one entry of each file is in memory.
+// a few entries of each file are in memory. Each file is decoded in its own
+// goroutine (YAML decoding is most of an import's time), in step with the
+// merge and the writing here.
 func (im *importer) importTypes() error {
-	tf, err := os.Open(im.path(fileTypes))
-	if err != nil {
-		return fmt.Errorf("%s: %w", fileTypes, err)
-	}
-	defer tf.Close()
-	df, err := os.Open(im.path(fileTypeDogma))
-	if err != nil {
-		return fmt.Errorf("%s: %w", fileTypeDogma, err)
-	}
-	defer df.Close()
-	types := newChunkReader(fileTypes, tf, false)
-	dogma := &dogmaCursor{cr: newChunkReader(fileTypeDogma, df, false)}
+	stop := make(chan struct{})
+	defer close(stop)
+	types := decodeAhead[typeYAML](im.path(fileTypes), fileTypes, stop)
+	dogma := &dogmaCursor{next: decodeAhead[dogmaYAML](im.path(fileTypeDogma), fileTypeDogma, stop)}
 	var last int64 = -1
 	n := 0
-	for {
-		ch, err := types.Next()
-		if err == io.EOF {
-			return dogma.rest()
+	for e := range types {
+		if e.Err != nil {
+			return e.Err
 		}
+		if e.ID <= last {
+			return fmt.Errorf("%s line %d: type %d is out of order (after %d); the file must be sorted by id", fileTypes, e.Line, e.ID, last)
+		}
+		last = e.ID
+		d, err := dogma.find(e.ID)
 		if err != nil {
 			return err
 		}
-		if ch.ID <= last {
-			return fmt.Errorf("%s line %d: type %d is out of order (after %d); the file must be sorted by id", fileTypes, ch.Line, ch.ID, last)
+		if n++; n%1000 == 0 {
+			if err := im.ctx.Err(); err != nil {
+				return err
+			}
 		}
-		last = ch.ID
-		rec, err := decodeType(ch)
-		if err != nil {
-			return err
-		}
-		d, err := dogma.find(ch.ID)
-		if err != nil {
-			return err
-		}
-		n++
 		im.progress("types", n)
+		rec := newType(e.ID, e.Val)
 		// Type 0 ("#System", group 0) is a placeholder, not an item.
-		if ch.ID <= 0 || rec.GroupID <= 0 || rec.Name == "" {
+		if e.ID <= 0 || rec.GroupID <= 0 || rec.Name == "" {
 			im.skipped[snapshots.Types]++
 			continue
 		}
@@ -83,20 +73,60 @@ func (im *importer) importTypes() error {
 			attachDogma(rec, d)
 		}
 		if err := im.add(snapshots.Types, rec); err != nil {
-			return fmt.Errorf("%s line %d: %w", fileTypes, ch.Line, err)
+			return fmt.Errorf("%s line %d: %w", fileTypes, e.Line, err)
 		}
 	}
+	return dogma.rest()
 }
 
-func decodeType(ch chunk) (*snapshots.Type, error) {
-	var t typeYAML
-	if err := decodeEntry(fileTypes, ch, &t); err != nil {
-		return nil, err
-	}
+// decoded is one entry of a map file, decoded, or the error that ended
+// the file.
+type decoded[T any] struct {
+	ID   int64
+	Line int
+	Val  *T
+	Err  error
+}
+
+// decodeAhead decodes the entries of a map file in a goroutine and sends
+// them in file order; an error is the last thing sent. The channel closes
+// at the end of the file, or when stop is closed.
+func decodeAhead[T any](path, name string, stop <-chan struct{}) <-chan decoded[T] {
+	out := make(chan decoded[T], 256)
+	go func() {
+		defer close(out)
+		send := func(d decoded[T]) bool {
+			select {
+			case out <- d:
+				return true
+			case <-stop:
+				return false
+			}
+		}
+		err := eachEntry(path, name, func(ch chunk) error {
+			v := new(T)
+			if err := decodeEntry(name, ch, v); err != nil {
+				return err
+			}
+			if !send(decoded[T]{ID: ch.ID, Line: ch.Line, Val: v}) {
+				return errStopped
+			}
+			return nil
+		})
+		if err != nil && err != errStopped {
+			send(decoded[T]{Err: err})
+		}
+	}()
+	return out
+}
+
+var errStopped = errors.New("stopped")
+
+func newType(id int64, t *typeYAML) *snapshots.Type {
 	names := localized(t.Name)
 	descs := localized(t.Description)
 	return &snapshots.Type{
-		Entity:        snapshots.Entity{ID: ch.ID, Name: english(names), Names: names},
+		Entity:        snapshots.Entity{ID: id, Name: english(names), Names: names},
 		Description:   english(descs),
 		Descriptions:  descs,
 		Published:     t.Published,
@@ -109,7 +139,7 @@ func decodeType(ch chunk) (*snapshots.Type, error) {
 		Mass:          t.Mass,
 		GraphicID:     t.GraphicID,
 		IconID:        t.IconID,
-	}, nil
+	}
 }
 
 func attachDogma(rec *snapshots.Type, d *dogmaYAML) {
@@ -123,8 +153,8 @@ func attachDogma(rec *snapshots.Type, d *dogmaYAML) {
 
 // dogmaCursor walks typeDogma.yaml in step with types.yaml.
 type dogmaCursor struct {
-	cr   *chunkReader
-	head *chunk // the next entry not yet matched
+	next <-chan decoded[dogmaYAML]
+	head *decoded[dogmaYAML] // the next entry not yet matched
 	last int64
 	done bool
 }
@@ -140,34 +170,35 @@ func (c *dogmaCursor) find(id int64) (*dogmaYAML, error) {
 		return nil, nil
 	}
 	if c.head.ID < id {
-		return nil, fmt.Errorf("%s line %d: dogma for type %d, which %s does not have", fileTypeDogma, c.head.Line, c.head.ID, fileTypes)
+		return nil, c.orphan()
 	}
-	var d dogmaYAML
-	if err := decodeEntry(fileTypeDogma, *c.head, &d); err != nil {
-		return nil, err
-	}
+	d := c.head.Val
 	c.head = nil
-	return &d, nil
+	return d, nil
 }
 
 func (c *dogmaCursor) fill() error {
 	if c.head != nil || c.done {
 		return nil
 	}
-	ch, err := c.cr.Next()
-	if err == io.EOF {
+	e, ok := <-c.next
+	if !ok {
 		c.done = true
 		return nil
 	}
-	if err != nil {
-		return err
+	if e.Err != nil {
+		return e.Err
 	}
-	if ch.ID <= c.last && c.last != 0 {
-		return fmt.Errorf("%s line %d: type %d is out of order (after %d); the file must be sorted by id", fileTypeDogma, ch.Line, ch.ID, c.last)
+	if e.ID <= c.last && c.last != 0 {
+		return fmt.Errorf("%s line %d: type %d is out of order (after %d); the file must be sorted by id", fileTypeDogma, e.Line, e.ID, c.last)
 	}
-	c.last = ch.ID
-	c.head = &ch
+	c.last = e.ID
+	c.head = &e
 	return nil
+}
+
+func (c *dogmaCursor) orphan() error {
+	return fmt.Errorf("%s line %d: dogma for type %d, which %s does not have", fileTypeDogma, c.head.Line, c.head.ID, fileTypes)
 }
 
 // rest fails when dogma entries are left after the last type.
@@ -176,7 +207,7 @@ func (c *dogmaCursor) rest() error {
 		return err
 	}
 	if c.head != nil {
-		return fmt.Errorf("%s line %d: dogma for type %d, which %s does not have", fileTypeDogma, c.head.Line, c.head.ID, fileTypes)
+		return c.orphan()
 	}
 	return nil
 }
