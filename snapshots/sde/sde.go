@@ -36,17 +36,6 @@ type Result struct {
 // Counts is a number of records per kind.
 type Counts map[snapshots.Kind]int64
 
-// String lists the counts in snapshot order, e.g. "types=48032 agents=10882".
-func (c Counts) String() string {
-	var parts []string
-	for _, k := range snapshots.Kinds {
-		if n, ok := c[k]; ok {
-			parts = append(parts, fmt.Sprintf("%s=%d", k, n))
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
 // The files an import reads, relative to the SDE directory.
 var (
 	fileTypes        = filepath.Join("fsd", "types.yaml")
@@ -68,7 +57,7 @@ type importer struct {
 	w    *snapshots.Writer
 	opts Options
 	n    Counts
-	// skipped counts records left out for want of a name.
+	// skipped counts source records left out (see Result.Skipped).
 	skipped Counts
 
 	universe *universe
@@ -129,9 +118,9 @@ func (im *importer) add(k snapshots.Kind, rec snapshots.Record) error {
 	return nil
 }
 
-// progress reports a running count every few thousand records.
+// progress reports a running count every thousand records.
 func (im *importer) progress(what string, n int) {
-	if im.opts.Progress != nil && n%5000 == 0 {
+	if im.opts.Progress != nil && n%1000 == 0 {
 		fmt.Fprintf(im.opts.Progress, "\r%-20s %8d", what, n)
 	}
 }

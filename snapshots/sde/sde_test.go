@@ -426,3 +426,16 @@ func TestImportErrorsNameFileAndLine(t *testing.T) {
 		})
 	}
 }
+
+func TestImportStopsWhenCancelled(t *testing.T) {
+	w, err := snapshots.Create(filepath.Join(t.TempDir(), "snapshot"), snapshots.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Import(ctx, fixture, w, Options{}); err != context.Canceled {
+		t.Errorf("Import = %v, want context.Canceled", err)
+	}
+}

@@ -123,6 +123,7 @@ func (im *importer) readConstellation(u *universe, dir string, regionID int64) (
 			s.Position = &snapshots.Position{X: sy.Center[0], Y: sy.Center[1], Z: sy.Center[2]}
 		}
 		u.systems = append(u.systems, s)
+		im.progress("universe (systems)", len(u.systems))
 		c.Systems = append(c.Systems, s.ID)
 	}
 	sort.Slice(c.Systems, func(i, j int) bool { return c.Systems[i] < c.Systems[j] })
