@@ -1,0 +1,185 @@
+package api
+
+import (
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gds/indexer/indexertest"
+	"gds/snapshots"
+)
+
+func TestErrorLimit(t *testing.T) {
+	m := &countingMetrics{}
+	ts := newTestServer(t, searchRecords(), withMetrics(m), func(d *Deps) {
+		d.Limits.ErrorLimit = 3
+		d.Limits.ErrorWindow = time.Minute
+	})
+	const bad = "/v2/search/?search=ab&categories=character"
+	const good = "/v2/search/?search=jita&categories=character"
+	check := func(rec *httptest.ResponseRecorder, status int, remain, reset string) {
+		t.Helper()
+		h := rec.Header()
+		if rec.Code != status || h.Get(HeaderErrorLimitRemain) != remain || h.Get(HeaderErrorLimitReset) != reset {
+			t.Fatalf("got %d remain %q reset %q, want %d %q %q (%s)", rec.Code,
+				h.Get(HeaderErrorLimitRemain), h.Get(HeaderErrorLimitReset), status, remain, reset, rec.Body)
+		}
+	}
+	check(ts.do(http.MethodGet, good, nil), 200, "3", "60")
+	check(ts.do(http.MethodGet, bad, nil), 400, "2", "60")
+	ts.advance(15 * time.Second)
+	check(ts.do(http.MethodGet, "/v2/nothing/here/", nil), 404, "1", "45")
+	check(ts.do(http.MethodGet, good, nil), 200, "1", "45")
+	check(ts.do(http.MethodGet, bad, nil), 400, "0", "45")
+	ts.advance(500 * time.Millisecond)
+	// The budget is spent: even a good request is refused until the reset.
+	for _, path := range []string{good, bad} {
+		rec := ts.do(http.MethodGet, path, nil)
+		check(rec, StatusErrorLimited, "0", "45")
+		if msg := errorOf(t, rec); !strings.HasPrefix(msg, "error limited: ") {
+			t.Errorf("420 message %q", msg)
+		}
+	}
+	// Another client is not affected.
+	other := httptest.NewRequest(http.MethodGet, good, nil)
+	other.RemoteAddr = "198.51.100.7:4000"
+	rec := httptest.NewRecorder()
+	ts.h.ServeHTTP(rec, other)
+	check(rec, 200, "3", "60")
+	// Forging X-Forwarded-For does not escape the limit.
+	check(ts.do(http.MethodGet, good, nil, "X-Forwarded-For", "203.0.113.9"), StatusErrorLimited, "0", "45")
+
+	ts.advance(45 * time.Second)
+	check(ts.do(http.MethodGet, good, nil), 200, "3", "60")
+	check(ts.do(http.MethodGet, bad, nil), 400, "2", "60")
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.limited != 3 {
+		t.Errorf("ErrorLimited reported %d times, want 3", m.limited)
+	}
+}
+
+func TestErrorLimitHeadersOnEveryAnswer(t *testing.T) {
+	ts := newTestServer(t, searchRecords())
+	tok := ts.token(pilotA, ScopeSearchStructures)
+	const path = "/v2/search/?search=jita&categories=character"
+	etag := ts.do(http.MethodGet, path, nil).Header().Get("ETag")
+	for name, rec := range map[string]*httptest.ResponseRecorder{
+		"200":         ts.do(http.MethodGet, path, nil),
+		"304":         ts.do(http.MethodGet, path, nil, "If-None-Match", etag),
+		"400":         ts.do(http.MethodGet, "/v2/search/", nil),
+		"401":         ts.do(http.MethodGet, "/v3/characters/1/search/?search=jita&categories=character", nil),
+		"403":         ts.do(http.MethodGet, "/v3/characters/1/search/?search=jita&categories=character", nil, bearer(tok)...),
+		"404":         ts.do(http.MethodGet, "/nowhere", nil),
+		"405":         ts.do(http.MethodPost, "/v2/search/", nil),
+		"gzipped 200": ts.do(http.MethodGet, "/v2/search/?search=jita&categories=character&strict=true", nil, "Accept-Encoding", "gzip"),
+	} {
+		if rec.Header().Get(HeaderErrorLimitRemain) == "" || rec.Header().Get(HeaderErrorLimitReset) == "" {
+			t.Errorf("%s (%d): no error limit headers: %v", name, rec.Code, rec.Header())
+		}
+	}
+}
+
+func TestGzip(t *testing.T) {
+	recs := searchRecords()
+	// Enough matches for a body above the gzip threshold.
+	for i := range 200 {
+		recs[snapshots.Characters] = append(recs[snapshots.Characters], &snapshots.Character{
+			Entity: indexertest.Named(2113000000+int64(i), "Jita Alt "+strconv.Itoa(i)), CorporationID: 98000001})
+	}
+	ts := newTestServer(t, recs)
+	const big = "/v2/search/?search=jita&categories=character"
+	plain := ts.do(http.MethodGet, big, nil)
+	if plain.Header().Get("Content-Encoding") != "" || plain.Body.Len() < minGzipBytes {
+		t.Fatalf("without Accept-Encoding: %q, %d bytes", plain.Header().Get("Content-Encoding"), plain.Body.Len())
+	}
+	for _, ae := range []string{"gzip", "br, gzip;q=0.5", "deflate, *", "GZIP"} {
+		rec := ts.do(http.MethodGet, big, nil, "Accept-Encoding", ae)
+		if rec.Header().Get("Content-Encoding") != "gzip" {
+			t.Errorf("Accept-Encoding %q: not gzipped", ae)
+			continue
+		}
+		if got := gunzip(t, rec.Body); got != plain.Body.String() {
+			t.Errorf("Accept-Encoding %q: gunzipped body differs", ae)
+		}
+		if !strings.Contains(strings.Join(rec.Header().Values("Vary"), ","), "Accept-Encoding") {
+			t.Errorf("no Vary: Accept-Encoding")
+		}
+	}
+	for _, ae := range []string{"br", "gzip;q=0", "identity"} {
+		if rec := ts.do(http.MethodGet, big, nil, "Accept-Encoding", ae); rec.Header().Get("Content-Encoding") != "" {
+			t.Errorf("Accept-Encoding %q: gzipped", ae)
+		}
+	}
+	// Small bodies and errors are not worth it.
+	small := ts.do(http.MethodGet, "/v2/search/?search=amarr&categories=solar_system", nil, "Accept-Encoding", "gzip")
+	if small.Header().Get("Content-Encoding") != "" || small.Body.String() != `{"solar_system":[30002187]}` {
+		t.Errorf("small body: %q %s", small.Header().Get("Content-Encoding"), small.Body)
+	}
+	bad := ts.do(http.MethodGet, "/v2/search/?search=ab&categories=character", nil, "Accept-Encoding", "gzip")
+	if bad.Code != 400 || bad.Header().Get("Content-Encoding") != "" {
+		t.Errorf("error body: %d %q", bad.Code, bad.Header().Get("Content-Encoding"))
+	}
+	errorOf(t, bad)
+	// 304 has no body to compress.
+	etag := plain.Header().Get("ETag")
+	nm := ts.do(http.MethodGet, big, nil, "Accept-Encoding", "gzip", "If-None-Match", etag)
+	if nm.Code != http.StatusNotModified || nm.Body.Len() != 0 || nm.Header().Get("Content-Encoding") != "" {
+		t.Errorf("304: %d %d bytes %q", nm.Code, nm.Body.Len(), nm.Header().Get("Content-Encoding"))
+	}
+}
+
+func gunzip(t *testing.T, r io.Reader) string {
+	t.Helper()
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestMetricsObserveRequests(t *testing.T) {
+	m := &countingMetrics{}
+	ts := newTestServer(t, searchRecords(), withMetrics(m))
+	tok := ts.token(pilotA, ScopeSearchStructures)
+	ts.do(http.MethodGet, "/latest/search/?search=jita&categories=character", nil)
+	ts.do(http.MethodGet, "/v3/characters/2112000001/search/?search=jita&categories=character", nil, bearer(tok)...)
+	ts.do(http.MethodGet, "/v3/characters/2112000001/search/?search=jita&categories=character", nil)
+	ts.do(http.MethodGet, "/nowhere", nil)
+	want := []observedRequest{
+		{"/search/", "v2", 200},
+		{"/characters/{character_id}/search/", "v3", 200},
+		{"/characters/{character_id}/search/", "v3", 401},
+		{"unmatched", "", 404},
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.requests) != len(want) {
+		t.Fatalf("observed %v, want %v", m.requests, want)
+	}
+	for i := range want {
+		if m.requests[i] != want[i] {
+			t.Errorf("request %d observed as %v, want %v", i, m.requests[i], want[i])
+		}
+	}
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	for h, want := range map[string]bool{
+		"": false, "gzip": true, "x-gzip": false, "deflate, gzip;q=1.0": true, "gzip;q=0": false,
+		"gzip;q=0.001": true, "gzip;q=abc": false, "*;q=0.2": true, " gzip ": true,
+	} {
+		if got := acceptsGzip([]string{h}); got != want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", h, got, want)
+		}
+	}
+}
