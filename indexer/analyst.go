@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"sort"
 	"strconv"
 
@@ -120,4 +121,11 @@ func OpenReadOnly(dataDir string) (*Generation, error) {
 		}
 	}
 	return nil, lastErr
+}
+
+// UnfinishedBuilds lists the directories of builds in dataDir that have
+// not completed: builds running now, in this or another process, or left
+// over from a crash (Open removes those). Read-only.
+func UnfinishedBuilds(dataDir string) ([]string, error) {
+	return filepath.Glob(filepath.Join(dataDir, generationsIn, "*"+buildingExt))
 }

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	stdlog "log"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/term"
+)
+
+// serveConfig is everything gds serve is told, from flags or GDS_* env.
+type serveConfig struct {
+	Snapshot   string
+	Data       string
+	Addr       string
+	AdminAddr  string
+	Schedule   string
+	ReleaseDay time.Time // zero: the API's default
+	JWKS       string
+	ClientID   string
+	AdminToken string
+	Dev        bool
+
+	Log logConfig
+
+	MaxConcurrentSearches int
+	ErrorLimit            int
+	CacheBytes            int64
+	HTTP                  httpConfig
+}
+
+// httpConfig bounds what one connection may cost the server.
+type httpConfig struct {
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	ShutdownTimeout   time.Duration
+	MaxHeaderBytes    int
+	MaxBodyBytes      int64
+}
+
+// logConfig says how the process logs.
+type logConfig struct {
+	Format string // json, pretty or auto
+	Level  string
+}
+
+// addLogFlags declares --log-format and --log-level on fs.
+func addLogFlags(fs *flag.FlagSet, c *logConfig) {
+	fs.StringVar(&c.Format, "log-format", "auto", "json, pretty, or auto (pretty when stderr is a terminal)")
+	fs.StringVar(&c.Level, "log-level", "info", "debug, info, warn or error")
+}
+
+const serveSynopsis = "--snapshot DIR --data DIR [--addr 127.0.0.1:8080] [--admin-addr 127.0.0.1:9090] " +
+	"[--schedule CRON] [--release-day YYYY-MM-DD] [--jwks URL|FILE] [--admin-token T] [flags]"
+
+// parseServeConfig reads gds serve's flags and environment and checks
+// what can be checked before anything is opened.
+func parseServeConfig(env *Env, args []string) (serveConfig, error) {
+	var c serveConfig
+	var releaseDay string
+	fs := newFlags(env, "serve", serveSynopsis)
+	fs.StringVar(&c.Snapshot, "snapshot", "", "snapshot directory to build from on start (when no generation is live), on --schedule and on POST /admin/reindex")
+	fs.StringVar(&c.Data, "data", "", "data directory: index generations and the local signing key")
+	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address of the public API")
+	fs.StringVar(&c.AdminAddr, "admin-addr", "127.0.0.1:9090", "address of the operator port (/metrics, /healthz, /readyz, /admin/*); beyond loopback it needs --admin-token")
+	fs.StringVar(&c.Schedule, "schedule", "", "cron schedule (UTC) to rebuild from --snapshot, e.g. '0 11 * * *' or '@every 6h'")
+	fs.StringVar(&releaseDay, "release-day", "", "release day of the new structures system, YYYY-MM-DD (default: the API's, in the past)")
+	fs.StringVar(&c.JWKS, "jwks", "", "JWKS to verify tokens with, an https URL or a file (default: the data directory's local key, as gds token uses)")
+	fs.StringVar(&c.ClientID, "client-id", "", "EVE SSO client ID: accept EVE SSO tokens for it (default: accept tokens of gds token)")
+	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer token the operator port requires (required when --admin-addr is not loopback)")
+	fs.BoolVar(&c.Dev, "dev", true, "serve route versions in the dev phase under /dev/")
+	addLogFlags(fs, &c.Log)
+	fs.IntVar(&c.MaxConcurrentSearches, "max-concurrent-searches", 0, "searches run at once before answering 503 (0: 4 × CPUs)")
+	fs.IntVar(&c.ErrorLimit, "error-limit", 0, "error answers a client may get per minute before 420 (0: 100, as ESI)")
+	fs.Int64Var(&c.CacheBytes, "cache-bytes", 0, "size of the search response cache (0: 64 MiB; negative disables it)")
+	fs.DurationVar(&c.HTTP.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
+	fs.DurationVar(&c.HTTP.ReadTimeout, "read-timeout", 10*time.Second, "time to read a whole request")
+	fs.DurationVar(&c.HTTP.WriteTimeout, "write-timeout", 30*time.Second, "time to write a response")
+	fs.DurationVar(&c.HTTP.IdleTimeout, "idle-timeout", 2*time.Minute, "keep-alive connections idle longer are closed")
+	fs.DurationVar(&c.HTTP.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "on SIGINT/SIGTERM, time in-flight requests get to finish")
+	fs.IntVar(&c.HTTP.MaxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block")
+	fs.Int64Var(&c.HTTP.MaxBodyBytes, "max-body-bytes", 64<<10, "largest request body")
+	positional, err := parseFlags(env, fs, args)
+	if err != nil {
+		return c, err
+	}
+	if len(positional) > 0 {
+		return c, fmt.Errorf("serve: unexpected argument %q", positional[0])
+	}
+	if c.Data == "" {
+		return c, errors.New("serve: --data is required (or GDS_DATA)")
+	}
+	if c.Addr == "" || c.AdminAddr == "" {
+		return c, errors.New("serve: --addr and --admin-addr must not be empty")
+	}
+	if releaseDay != "" {
+		if c.ReleaseDay, err = time.Parse(time.DateOnly, releaseDay); err != nil {
+			return c, fmt.Errorf("serve: --release-day %q: want YYYY-MM-DD", releaseDay)
+		}
+	}
+	if c.Schedule != "" && c.Snapshot == "" {
+		return c, errors.New("serve: --schedule needs --snapshot to rebuild from")
+	}
+	h := c.HTTP
+	if h.ReadHeaderTimeout <= 0 || h.ReadTimeout <= 0 || h.WriteTimeout <= 0 || h.IdleTimeout <= 0 || h.ShutdownTimeout <= 0 {
+		return c, errors.New("serve: timeouts must be positive")
+	}
+	if h.MaxHeaderBytes < 4<<10 || h.MaxBodyBytes < 1 {
+		return c, errors.New("serve: --max-header-bytes must be at least 4096 and --max-body-bytes positive")
+	}
+	return c, nil
+}
+
+// newLogger returns the process's logger writing to w: JSON lines, or a
+// human-readable console when asked or when w is a terminal.
+func newLogger(c logConfig, w io.Writer) (zerolog.Logger, error) {
+	level, err := zerolog.ParseLevel(strings.ToLower(c.Level))
+	if err != nil || c.Level == "" {
+		return zerolog.Nop(), fmt.Errorf("--log-level %q: want debug, info, warn or error", c.Level)
+	}
+	switch c.Format {
+	case "json":
+	case "pretty":
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly}
+	case "auto", "":
+		if isTerminal(w) {
+			w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly}
+		}
+	default:
+		return zerolog.Nop(), fmt.Errorf("--log-format %q: want json, pretty or auto", c.Format)
+	}
+	return zerolog.New(w).Level(level).With().Timestamp().Logger(), nil
+}
+
+// isTerminal reports whether w is a terminal (a progress bar or colours
+// make sense there, not in a file or a pipe).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// newHTTPServer returns a server for h with c's limits; net/http's own
+// complaints (TLS handshakes, bad requests) go to log.
+func newHTTPServer(h http.Handler, c httpConfig, log zerolog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: c.ReadHeaderTimeout,
+		ReadTimeout:       c.ReadTimeout,
+		WriteTimeout:      c.WriteTimeout,
+		IdleTimeout:       c.IdleTimeout,
+		MaxHeaderBytes:    c.MaxHeaderBytes,
+		ErrorLog:          stdlog.New(log.With().Str("level", "warn").Logger(), "", 0),
+	}
+}

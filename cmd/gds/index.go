@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"gds/indexer"
+	"gds/snapshots"
+)
+
+func init() {
+	register("index", "build an index generation from a snapshot and make it live", runIndex)
+}
+
+// runIndex builds a generation the way gds serve does and makes it live
+// by rewriting CURRENT atomically.
+//
+// Beside a running gds serve on the same data directory: the build goes to
+// a directory of its own, so it does not touch what the server reads, but
+// the server keeps serving the generation it has open until it restarts
+// or reindexes itself (POST /admin/reindex); it does not watch CURRENT.
+// Opening the data directory removes unfinished builds, so gds index
+// refuses to start while a recent one exists (a server building) unless
+// --force is given.
+func runIndex(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags(env, "index", "--snapshot DIR --data DIR [--full] [--json] [--force]")
+	snapshot := fs.String("snapshot", "", "snapshot directory to build from")
+	data := fs.String("data", "", "data directory holding the index generations")
+	full := fs.Bool("full", false, "rebuild every bleve index even if few records changed, and even if the snapshot is already live")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	force := fs.Bool("force", false, "start even if another build seems to be running in --data")
+	var lc logConfig
+	addLogFlags(fs, &lc)
+	positional, err := parseFlags(env, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(positional) > 0 {
+		return fmt.Errorf("index: unexpected argument %q", positional[0])
+	}
+	if *snapshot == "" || *data == "" {
+		return errors.New("index: --snapshot and --data are required (or GDS_SNAPSHOT, GDS_DATA)")
+	}
+	bar := isTerminal(env.Stderr) && lc.Format != "json"
+	if bar && lc.Level == "info" {
+		lc.Level = "warn" // the bar tells the story; info lines would break it
+	}
+	log, err := newLogger(lc, env.Stderr)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	if !*force {
+		if busy, err := buildInProgress(*data, time.Now()); err != nil {
+			return fmt.Errorf("index: %w", err)
+		} else if busy != "" {
+			return fmt.Errorf("index: %s is being written (a gds serve building?); wait for it, or use --force if it is left over from a crash", busy)
+		}
+	}
+	mgr, err := indexer.Open(indexer.Options{DataDir: *data, Logger: log})
+	if err != nil {
+		return fmt.Errorf("index: opening %s: %w", *data, err)
+	}
+	defer mgr.Close()
+
+	type outcome struct {
+		res indexer.BuildResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := mgr.Build(ctx, indexer.BuildRequest{Snapshot: *snapshot, Full: *full, Trigger: "cli"})
+		done <- outcome{res, err}
+	}()
+	var out outcome
+	if bar {
+		out = waitWithBar(done, mgr, env.Stderr)
+	} else {
+		out = waitWithLog(done, mgr, log)
+	}
+	if out.err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("index: interrupted; nothing changed: %w", ctx.Err())
+		}
+		return fmt.Errorf("index: build from %s failed; the live generation is unchanged: %w", *snapshot, out.err)
+	}
+	return printBuild(env.Stdout, out.res, mgr.Live(), *asJSON)
+}
+
+// waitWithBar redraws a one-line progress bar on w until the build is done.
+func waitWithBar[T any](done <-chan T, mgr *indexer.Manager, w io.Writer) T {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	start := time.Now()
+	for {
+		select {
+		case out := <-done:
+			fmt.Fprint(w, "\r\033[K")
+			return out
+		case <-t.C:
+			if p, ok := mgr.Progress(); ok {
+				fmt.Fprintf(w, "\r\033[K%s", progressLine(p, time.Since(start), 30))
+			}
+		}
+	}
+}
+
+// waitWithLog logs the progress every few seconds until the build is done,
+// for logs and CI where a redrawn bar would be noise.
+func waitWithLog[T any](done <-chan T, mgr *indexer.Manager, log zerolog.Logger) T {
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case out := <-done:
+			return out
+		case <-t.C:
+			if p, ok := mgr.Progress(); ok {
+				log.Info().Str("phase", p.Phase).Str("kind", p.Kind).Int64("done", p.Done).Int64("total", p.Total).Msg("building")
+			}
+		}
+	}
+}
+
+// buildPhases are the phases of a build in order, for the bar's "n/5".
+var buildPhases = []string{"verify", "read", "tables", "bleve", "switch"}
+
+// progressLine renders p as "[3/5] tables characters [=====>    ]  52% 12.3s".
+func progressLine(p indexer.Progress, elapsed time.Duration, width int) string {
+	step := 0
+	for i, ph := range buildPhases {
+		if ph == p.Phase {
+			step = i + 1
+		}
+	}
+	label := p.Phase
+	if p.Kind != "" {
+		label += " " + p.Kind
+	}
+	bar, pct := strings.Repeat(" ", width), "    "
+	if p.Total > 0 {
+		done := min(p.Done, p.Total)
+		n := int(done * int64(width) / p.Total)
+		bar = strings.Repeat("=", n) + strings.Repeat(" ", width-n)
+		if n > 0 && n < width {
+			bar = bar[:n-1] + ">" + bar[n:]
+		}
+		pct = fmt.Sprintf("%3d%%", done*100/p.Total)
+	}
+	return fmt.Sprintf("[%d/%d] %-24s [%s] %s %5.1fs", step, len(buildPhases), label, bar, pct, elapsed.Seconds())
+}
+
+// printBuild reports a finished build on w.
+func printBuild(w io.Writer, res indexer.BuildResult, live *indexer.Meta, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Build indexer.BuildResult `json:"build"`
+			Live  *indexer.Meta       `json:"live"`
+		}{res, live})
+	}
+	d := time.Duration(res.Duration).Round(time.Millisecond)
+	switch {
+	case res.Unchanged && live != nil:
+		fmt.Fprintf(w, "snapshot %s is already live as generation %d; nothing built (--full rebuilds anyway)\n", res.Snapshot, live.ID)
+		return nil
+	case res.Incremental:
+		fmt.Fprintf(w, "generation %d live: built from %s in %v, incremental (%d records changed)\n", res.Generation, res.Snapshot, d, res.Changed)
+	default:
+		fmt.Fprintf(w, "generation %d live: built from %s in %v, full\n", res.Generation, res.Snapshot, d)
+	}
+	if live == nil {
+		return nil
+	}
+	for _, cat := range snapshots.Categories {
+		if n, ok := live.Counts[cat]; ok {
+			fmt.Fprintf(w, "  %-15s %10d\n", cat, n)
+		}
+	}
+	fmt.Fprintln(w, "A gds serve already running on this data directory keeps its generation until it restarts or reindexes.")
+	return nil
+}
+
+// recentBuild is how recently an unfinished build must have been written
+// to count as running rather than left over from a crash.
+const recentBuild = 2 * time.Minute
+
+// buildInProgress returns the unfinished build directory in data written
+// to within recentBuild of now, or "".
+func buildInProgress(data string, now time.Time) (string, error) {
+	dirs, err := indexer.UnfinishedBuilds(data)
+	if err != nil {
+		return "", err
+	}
+	for _, dir := range dirs {
+		var newest time.Time
+		err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // a build removing files as we look
+			}
+			if info, err := d.Info(); err == nil && info.ModTime().After(newest) {
+				newest = info.ModTime()
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+		if now.Sub(newest) < recentBuild {
+			return dir, nil
+		}
+	}
+	return "", nil
+}

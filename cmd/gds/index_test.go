@@ -1,0 +1,138 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gds/indexer"
+)
+
+func TestIndex(t *testing.T) {
+	snap := opsSnapshot(t)
+	data := filepath.Join(t.TempDir(), "data")
+
+	out, stderr, err := runCmd(t, "index", "--snapshot", snap, "--data", data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(out, "generation 1 live") || !strings.Contains(out, "solar_system") {
+		t.Errorf("output:\n%s", out)
+	}
+	// Not a terminal: JSON log lines, no progress bar escapes.
+	if strings.Contains(stderr, "\033[") {
+		t.Errorf("terminal escapes on a non-terminal stderr: %q", stderr)
+	}
+
+	out, _, err = runCmd(t, "index", "--snapshot", snap, "--data", data)
+	if err != nil || !strings.Contains(out, "already live as generation 1") {
+		t.Errorf("second run: %v\n%s", err, out)
+	}
+
+	out, _, err = runCmd(t, "index", "--snapshot", snap, "--data", data, "--full", "--json")
+	var res struct {
+		Build indexer.BuildResult
+		Live  *indexer.Meta
+	}
+	if err != nil || json.Unmarshal([]byte(out), &res) != nil {
+		t.Fatalf("--full --json: %v\n%s", err, out)
+	}
+	if res.Build.Generation != 2 || res.Build.Trigger != "cli" || res.Live == nil || res.Live.ID != 2 || res.Live.Counts["solar_system"] != 2 {
+		t.Errorf("--full --json = %s", out)
+	}
+
+	out, _, err = runCmd(t, "query", "--data", data, "--json", "name:amarr")
+	if err != nil || !strings.Contains(out, `"generation": 2`) {
+		t.Errorf("query after index: %v\n%s", err, out)
+	}
+}
+
+func TestIndexRefuses(t *testing.T) {
+	snap := opsSnapshot(t)
+	data := filepath.Join(t.TempDir(), "data")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"index", "--data", data}, "--snapshot"},
+		{[]string{"index", "--snapshot", snap}, "--data"},
+		{[]string{"index", "--snapshot", filepath.Join(t.TempDir(), "none"), "--data", data}, "failed"},
+		{[]string{"index", "--snapshot", snap, "--data", data, "extra"}, "unexpected"},
+	} {
+		_, _, err := runCmd(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v, want one mentioning %q", tc.args, err, tc.want)
+		}
+	}
+
+	// A build being written by someone else (a server) is not swept away.
+	busy := filepath.Join(data, "generations", "000007.building")
+	if err := os.MkdirAll(filepath.Join(busy, "character"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := runCmd(t, "index", "--snapshot", snap, "--data", data)
+	if err == nil || !strings.Contains(err.Error(), "000007.building") {
+		t.Errorf("with a build in progress: err = %v", err)
+	}
+	if _, err := os.Stat(busy); err != nil {
+		t.Errorf("the running build's directory was removed: %v", err)
+	}
+	// Old enough to be a crash's leftover: it is cleaned up and the build runs.
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{filepath.Join(busy, "character"), busy} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, _, err := runCmd(t, "index", "--snapshot", snap, "--data", data); err != nil || !strings.Contains(out, "live") {
+		t.Errorf("with a stale leftover: %v\n%s", err, out)
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	for _, tc := range []struct {
+		p    indexer.Progress
+		want string
+	}{
+		{indexer.Progress{Phase: "verify"}, "[1/5] verify                   [          ]        1.5s"},
+		{indexer.Progress{Phase: "tables", Kind: "characters", Done: 5, Total: 10}, "[3/5] tables characters        [====>     ]  50%   1.5s"},
+		{indexer.Progress{Phase: "bleve", Done: 12, Total: 10}, "[4/5] bleve                    [==========] 100%   1.5s"},
+	} {
+		if got := progressLine(tc.p, 1500*time.Millisecond, 10); got != tc.want {
+			t.Errorf("progressLine(%+v)\n got %q\nwant %q", tc.p, got, tc.want)
+		}
+	}
+}
+
+func TestNewLogger(t *testing.T) {
+	for _, tc := range []struct {
+		c      logConfig
+		json   bool
+		hasErr bool
+	}{
+		{logConfig{"json", "info"}, true, false},
+		{logConfig{"auto", "info"}, true, false}, // a buffer is not a terminal
+		{logConfig{"pretty", "debug"}, false, false},
+		{logConfig{"xml", "info"}, false, true},
+		{logConfig{"json", "loud"}, false, true},
+	} {
+		var buf lockedBuffer
+		log, err := newLogger(tc.c, &buf)
+		if (err != nil) != tc.hasErr {
+			t.Errorf("%+v: err = %v", tc.c, err)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		log.Info().Str("k", "v").Msg("hello")
+		var m map[string]any
+		isJSON := json.Unmarshal([]byte(buf.String()), &m) == nil
+		if isJSON != tc.json || !strings.Contains(buf.String(), "hello") {
+			t.Errorf("%+v: wrote %q", tc.c, buf.String())
+		}
+	}
+}

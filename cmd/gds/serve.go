@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
+
+	"gds/api"
+	"gds/api/admin"
+	"gds/api/auth"
+	"gds/api/httplog"
+	"gds/indexer"
+	"gds/query"
+)
+
+func init() {
+	register("serve", "serve the public API and the operator port over the live index generation", runServe)
+}
+
+// runServe opens the data directory, builds a first generation when none
+// is live, and serves until ctx is cancelled (SIGINT, SIGTERM); then it
+// stops accepting, lets in-flight requests finish within
+// --shutdown-timeout, and closes the indexer.
+//
+// The operator port listens before the first build, so /healthz answers
+// and /readyz says 503 while it runs; the public port opens once a
+// generation is live.
+func runServe(ctx context.Context, env *Env, args []string) error {
+	cfg, err := parseServeConfig(env, args)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(cfg.Log, env.Stderr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if err := admin.CheckExposure(cfg.AdminAddr, cfg.AdminToken); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	metrics := admin.NewMetrics()
+	mgr, err := indexer.Open(indexer.Options{
+		DataDir: cfg.Data,
+		Logger:  log.With().Str("component", "indexer").Logger(),
+		OnBuild: metrics.ObserveBuild,
+	})
+	if err != nil {
+		return fmt.Errorf("serve: opening data directory %s: %w", cfg.Data, err)
+	}
+	defer mgr.Close()
+	metrics.WatchLive(mgr)
+
+	srv := &servers{log: log, shutdownTimeout: cfg.HTTP.ShutdownTimeout}
+	defer srv.shutdown()
+	adminLog := log.With().Str("listener", "admin").Logger()
+	adminHandler := admin.New(admin.Options{
+		Indexer: mgr, Snapshot: cfg.Snapshot, Token: cfg.AdminToken, Metrics: metrics,
+		Logger: adminLog, MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
+	})
+	if err := srv.listen("admin", cfg.AdminAddr, newHTTPServer(adminHandler, cfg.HTTP, adminLog)); err != nil {
+		return err
+	}
+
+	if mgr.Live() == nil {
+		if cfg.Snapshot == "" {
+			return fmt.Errorf("serve: no index generation in %s yet: give --snapshot to build one", cfg.Data)
+		}
+		log.Info().Str("snapshot", cfg.Snapshot).Msg("no generation is live; building one before serving")
+		if _, err := mgr.Build(ctx, indexer.BuildRequest{Snapshot: cfg.Snapshot, Trigger: "start"}); err != nil {
+			if ctx.Err() != nil {
+				log.Info().Msg("interrupted during the initial build")
+				return nil
+			}
+			return fmt.Errorf("serve: initial build from %s failed and no generation is live: %w", cfg.Snapshot, err)
+		}
+	}
+	if cfg.Schedule != "" {
+		if err := mgr.SetSchedule(cfg.Schedule, cfg.Snapshot); err != nil {
+			return fmt.Errorf("serve: --schedule: %w", err)
+		}
+		log.Info().Str("schedule", cfg.Schedule).Time("next", mgr.Status().Schedule.Next).Msg("reindex scheduled")
+	}
+
+	tokens, err := newVerifier(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	publicLog := log.With().Str("listener", "public").Logger()
+	public := publicHandler(api.Deps{
+		Views:      query.New(mgr),
+		Tokens:     tokens,
+		Now:        time.Now,
+		Logger:     publicLog,
+		ReleaseDay: cfg.ReleaseDay,
+		DevEnabled: cfg.Dev,
+		Metrics:    metrics,
+		Middleware: []gin.HandlerFunc{
+			httplog.Logger(httplog.Options{Logger: publicLog, Labels: apiLabels}),
+			httplog.BodyLimit(cfg.HTTP.MaxBodyBytes),
+		},
+		Limits: api.Limits{
+			MaxConcurrentSearches: cfg.MaxConcurrentSearches,
+			ErrorLimit:            cfg.ErrorLimit,
+			CacheBytes:            cfg.CacheBytes,
+		},
+	})
+	if err := srv.listen("public", cfg.Addr, newHTTPServer(public, cfg.HTTP, publicLog)); err != nil {
+		return err
+	}
+
+	select {
+	case <-ctx.Done():
+		log.Info().Msg("signal received; shutting down")
+		return srv.shutdown()
+	case err := <-srv.failed:
+		return fmt.Errorf("serve: %w", err)
+	}
+}
+
+// publicHandler is the public API. It is a function of its own so tests
+// and a future second API flavour swap it in one place.
+func publicHandler(d api.Deps) http.Handler { return api.New(d) }
+
+// apiLabels names requests in logs by route template and version, as the
+// API dispatched them, rather than by raw path.
+func apiLabels(c *gin.Context) (route, version string) {
+	if r, _ := api.RouteOf(c); r != nil {
+		return r.Path, api.VersionLabel(c)
+	}
+	return c.FullPath(), ""
+}
+
+// newVerifier verifies tokens with the --jwks keys, or with the data
+// directory's local key (the one gds token signs with) when none is given.
+func newVerifier(ctx context.Context, cfg serveConfig) (*auth.Verifier, error) {
+	var keys auth.Keys
+	if cfg.JWKS == "" {
+		key, err := auth.EnsureLocalKey(cfg.Data)
+		if err != nil {
+			return nil, err
+		}
+		keys = key.KeySet()
+	} else {
+		ks, err := auth.OpenKeys(ctx, cfg.JWKS, auth.RemoteOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("--jwks %s: %w", cfg.JWKS, err)
+		}
+		keys = ks
+	}
+	ac := auth.LocalConfig()
+	if cfg.ClientID != "" {
+		ac = auth.EVEConfig(cfg.ClientID)
+	}
+	return auth.NewVerifier(keys, ac)
+}
+
+// servers runs the HTTP listeners and stops them together.
+type servers struct {
+	log             zerolog.Logger
+	shutdownTimeout time.Duration
+	failed          chan error // a listener that stopped on its own
+
+	mu   sync.Mutex
+	list []*http.Server
+	once sync.Once
+	err  error
+}
+
+// listen binds addr now, so a taken port fails the start rather than a
+// goroutine later, and serves s on it in the background.
+func (sv *servers) listen(name, addr string, s *http.Server) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("serve: %s listener: %w", name, err)
+	}
+	sv.mu.Lock()
+	if sv.failed == nil {
+		sv.failed = make(chan error, 2)
+	}
+	sv.list = append(sv.list, s)
+	sv.mu.Unlock()
+	sv.log.Info().Str("listener", name).Str("addr", ln.Addr().String()).Msg("listening")
+	go func() {
+		if err := s.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			sv.failed <- fmt.Errorf("%s listener: %w", name, err)
+		}
+	}()
+	return nil
+}
+
+// shutdown stops accepting on every listener and waits up to the shutdown
+// timeout for in-flight requests; connections still busy then are cut.
+func (sv *servers) shutdown() error {
+	sv.once.Do(func() {
+		sv.mu.Lock()
+		list := sv.list
+		sv.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), sv.shutdownTimeout)
+		defer cancel()
+		var wg sync.WaitGroup
+		errs := make([]error, len(list))
+		for i, s := range list {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := s.Shutdown(ctx); err != nil {
+					errs[i] = err
+					_ = s.Close()
+				}
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			sv.err = fmt.Errorf("serve: shutdown: requests still running after %v were cut: %w", sv.shutdownTimeout, err)
+			sv.log.Error().Err(err).Msg("shutdown timed out")
+			return
+		}
+		sv.log.Info().Msg("listeners closed")
+	})
+	return sv.err
+}

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gds/indexer/indexertest"
+	"gds/snapshots"
+)
+
+// lockedBuffer is a bytes.Buffer that a running command may write to while
+// the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// envMap is a getenv over a fixed map: tests never see the real
+// environment's GDS_* variables.
+func envMap(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+// opsSnapshot is a small universe for the operations tests.
+func opsSnapshot(t *testing.T) string {
+	t.Helper()
+	return indexertest.Snapshot(t, indexertest.Records{
+		snapshots.Characters: {
+			&snapshots.Character{Entity: indexertest.Named(90000001, "Jita Trader"), CorporationID: 98000001},
+		},
+		snapshots.SolarSystems: {
+			&snapshots.SolarSystem{Entity: indexertest.Named(30000142, "Jita"), ConstellationID: 20000020},
+			&snapshots.SolarSystem{Entity: indexertest.Named(30002187, "Amarr"), ConstellationID: 20000322},
+		},
+	})
+}
+
+// runningServer is gds serve running in-process.
+type runningServer struct {
+	public, admin string // bound addresses
+	stderr        *lockedBuffer
+	cancel        context.CancelFunc
+	done          chan error
+}
+
+// startServe runs gds serve with args on ephemeral loopback ports and waits
+// until both listeners are up.
+func startServe(t *testing.T, getenv func(string) string, args ...string) *runningServer {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &runningServer{stderr: &lockedBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	args = append([]string{"serve", "--addr", "127.0.0.1:0", "--log-format", "json"}, args...)
+	go func() { s.done <- run(ctx, args, getenv, io.Discard, s.stderr) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-s.done:
+		case <-time.After(30 * time.Second):
+			t.Error("gds serve did not stop")
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for s.public == "" || s.admin == "" {
+		select {
+		case err := <-s.done:
+			t.Fatalf("gds serve exited: %v\n%s", err, s.stderr)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gds serve did not listen within 60 s:\n%s", s.stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+		for _, line := range strings.Split(s.stderr.String(), "\n") {
+			var l struct{ Message, Listener, Addr string }
+			if json.Unmarshal([]byte(line), &l) != nil || l.Message != "listening" {
+				continue
+			}
+			switch l.Listener {
+			case "public":
+				s.public = l.Addr
+			case "admin":
+				s.admin = l.Addr
+			}
+		}
+	}
+	return s
+}
+
+// stop cancels the server's context, as SIGTERM does, and returns what
+// run returned.
+func (s *runningServer) stop(t *testing.T) error {
+	t.Helper()
+	s.cancel()
+	select {
+	case err := <-s.done:
+		s.done <- err // for the cleanup
+		return err
+	case <-time.After(30 * time.Second):
+		t.Fatal("gds serve did not stop within 30 s")
+		return nil
+	}
+}
+
+func httpGet(t *testing.T, url string, header ...string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, body
+}
+
+func TestServe(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	// Flags from the environment, as GDS_<FLAG>.
+	s := startServe(t, envMap("GDS_SNAPSHOT", opsSnapshot(t), "GDS_DATA", data, "GDS_ADMIN_ADDR", "127.0.0.1:0",
+		"GDS_SCHEDULE", "@every 1h"))
+	if code, body := httpGet(t, "http://"+s.admin+"/readyz"); code != 200 {
+		t.Errorf("/readyz = %d %s", code, body)
+	}
+	code, body := httpGet(t, "http://"+s.admin+"/admin/status")
+	var st struct {
+		Live     struct{ ID uint64 }
+		Schedule struct{ Spec string }
+	}
+	if code != 200 || json.Unmarshal(body, &st) != nil || st.Live.ID != 1 || st.Schedule.Spec != "@every 1h" {
+		t.Errorf("/admin/status = %d %s", code, body)
+	}
+	code, body = httpGet(t, "http://"+s.admin+"/admin/query?q=name:jita")
+	if code != 200 || !strings.Contains(string(body), `"name":"Jita"`) {
+		t.Errorf("/admin/query = %d %s", code, body)
+	}
+	code, body = httpGet(t, "http://"+s.public+"/latest/search/?search=jita&categories=solar_system&token=leaky-secret",
+		"X-Request-Id", "serve-test-1")
+	if code != 200 || !strings.Contains(string(body), "30000142") {
+		t.Errorf("public search = %d %s", code, body)
+	}
+	code, body = httpGet(t, "http://"+s.admin+"/metrics")
+	if code != 200 || !strings.Contains(string(body), `gds_http_requests_total{route="/search/",status="200",version="v2"} 1`) ||
+		!strings.Contains(string(body), "gds_index_generation 1") {
+		t.Errorf("/metrics after one search = %d\n%s", code, body)
+	}
+	if err := s.stop(t); err != nil {
+		t.Errorf("run after cancel = %v, want nil", err)
+	}
+	logs := s.stderr.String()
+	if strings.Contains(logs, "leaky-secret") {
+		t.Error("the token query parameter reached the log")
+	}
+	var found bool
+	for _, line := range strings.Split(logs, "\n") {
+		var l struct {
+			RequestID            string `json:"request_id"`
+			Route, Version, Path string
+			Status               int
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.RequestID == "serve-test-1" {
+			found = l.Route == "/search/" && l.Version == "v2" && l.Status == 200 && strings.Contains(l.Path, "token=REDACTED")
+		}
+	}
+	if !found {
+		t.Errorf("no request line for serve-test-1 with route, version, status and a redacted path:\n%s", logs)
+	}
+	// A restart serves the generation on disk without building.
+	s = startServe(t, envMap(), "--data", data, "--admin-addr", "127.0.0.1:0")
+	if code, _ := httpGet(t, "http://"+s.admin+"/readyz"); code != 200 {
+		t.Errorf("/readyz after restart = %d", code)
+	}
+	if strings.Contains(s.stderr.String(), "building one before serving") {
+		t.Error("restart rebuilt although a generation was live")
+	}
+}
+
+// TestServeShutdownFinishesInFlight holds a request open across the
+// cancellation: the server stops accepting but lets it finish.
+func TestServeShutdownFinishesInFlight(t *testing.T) {
+	s := startServe(t, envMap(), "--snapshot", opsSnapshot(t), "--data", filepath.Join(t.TempDir(), "data"),
+		"--admin-addr", "127.0.0.1:0", "--shutdown-timeout", "10s")
+	// A request whose body arrives slowly is in flight until the body ends.
+	pr, pw := io.Pipe()
+	req, _ := http.NewRequest("POST", "http://"+s.admin+"/admin/reindex", pr)
+	type result struct {
+		code int
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			got <- result{0, err}
+			return
+		}
+		resp.Body.Close()
+		got <- result{resp.StatusCode, nil}
+	}()
+	fmt.Fprint(pw, `{"full": `)
+	time.Sleep(200 * time.Millisecond) // the request is being read
+	stopped := make(chan error, 1)
+	go func() { stopped <- s.stop(t) }()
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case err := <-stopped:
+		t.Fatalf("serve returned (%v) while a request was in flight", err)
+	default:
+	}
+	fmt.Fprint(pw, `false}`)
+	pw.Close()
+	if r := <-got; r.err != nil || r.code != http.StatusAccepted {
+		t.Errorf("in-flight request: %d %v, want 202", r.code, r.err)
+	}
+	if err := <-stopped; err != nil {
+		t.Errorf("run = %v", err)
+	}
+	if _, err := http.Get("http://" + s.admin + "/healthz"); err == nil {
+		t.Error("the admin port still accepts after shutdown")
+	}
+}
+
+func TestServeRefuses(t *testing.T) {
+	snap := opsSnapshot(t)
+	tests := []struct {
+		name string
+		env  func(string) string
+		args []string
+		want string
+	}{
+		{"admin beyond loopback without token", envMap(),
+			[]string{"--snapshot", snap, "--admin-addr", "0.0.0.0:0"}, "admin token"},
+		{"admin on all interfaces without token", envMap(),
+			[]string{"--snapshot", snap, "--admin-addr", ":0"}, "admin token"},
+		{"missing snapshot and no generation", envMap(),
+			[]string{"--snapshot", filepath.Join(t.TempDir(), "nowhere"), "--admin-addr", "127.0.0.1:0"},
+			"initial build"},
+		{"no snapshot at all", envMap(), []string{"--admin-addr", "127.0.0.1:0"}, "give --snapshot"},
+		{"bad release day", envMap(), []string{"--release-day", "16/10/2018"}, "YYYY-MM-DD"},
+		{"bad schedule", envMap(), []string{"--snapshot", snap, "--admin-addr", "127.0.0.1:0", "--schedule", "often"}, "schedule"},
+		{"bad log format", envMap("GDS_LOG_FORMAT", "xml"), nil, "log-format"},
+		{"bad env value", envMap("GDS_MAX_CONCURRENT_SEARCHES", "many"), nil, "GDS_MAX_CONCURRENT_SEARCHES"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", filepath.Join(t.TempDir(), "data")}, tc.args...)
+			var stderr lockedBuffer
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := run(ctx, args, tc.env, io.Discard, &stderr)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one mentioning %q\n%s", err, tc.want, stderr.String())
+			}
+		})
+	}
+}
+
+// TestServeExposedAdminWithToken binds the operator port beyond loopback
+// with a token from the environment: it starts, and the token is required.
+func TestServeExposedAdminWithToken(t *testing.T) {
+	s := startServe(t, envMap("GDS_ADMIN_TOKEN", "op-secret"), "--snapshot", opsSnapshot(t),
+		"--data", filepath.Join(t.TempDir(), "data"), "--admin-addr", "0.0.0.0:0")
+	port := s.admin[strings.LastIndex(s.admin, ":"):]
+	base := "http://127.0.0.1" + port
+	if code, _ := httpGet(t, base+"/admin/status"); code != 401 {
+		t.Errorf("status without token = %d, want 401", code)
+	}
+	if code, _ := httpGet(t, base+"/admin/status", "Authorization", "Bearer op-secret"); code != 200 {
+		t.Errorf("status with token = %d, want 200", code)
+	}
+	if code, _ := httpGet(t, base+"/healthz"); code != 200 {
+		t.Errorf("healthz without token = %d, want 200", code)
+	}
+	if strings.Contains(s.stderr.String(), "op-secret") {
+		t.Error("the admin token reached the log")
+	}
+}
