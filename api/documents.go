@@ -76,6 +76,7 @@ func (s *server) documentRoutes() []Route {
 		for _, name := range pathParams(d.path) {
 			doc.Params = append(doc.Params, idParamDoc(name))
 		}
+		doc.Params = append(doc.Params, datasourceParamDoc)
 		if d.method == http.MethodPost {
 			doc.Params = append(doc.Params, Param{Name: "item_ids", In: "body", Required: true,
 				Description: fmt.Sprintf("1 to %d item IDs", maxItemIDs), Schema: schemaArray(schemaInt64(), 1, maxItemIDs)})
@@ -109,7 +110,7 @@ func pathParams(path string) []string {
 func (s *server) documentHandler(d documentRoute) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		concrete, ids, ok := concretePath(c, d.path)
-		if !ok {
+		if !ok || !parseDatasource(c) {
 			return
 		}
 		var character int64
@@ -130,6 +131,9 @@ func (s *server) documentHandler(d documentRoute) gin.HandlerFunc {
 			return
 		}
 		defer v.Close()
+		if d.method == http.MethodGet && s.revalidate(c, v, true, "") {
+			return
+		}
 		body, err := v.Document(concrete)
 		if errors.Is(err, query.ErrNotFound) {
 			writeError(c, http.StatusNotFound, "No data for "+concrete)

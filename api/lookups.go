@@ -27,7 +27,7 @@ func (s *server) lookupRoutes() []Route {
 			Path:     l.path,
 			Summary:  l.summary,
 			Tags:     []string{l.tag},
-			Doc:      Doc{Params: []Param{idParamDoc(l.param), languageParamDoc}, Response: l.schema},
+			Doc:      Doc{Params: []Param{idParamDoc(l.param), languageParamDoc, datasourceParamDoc}, Response: l.schema},
 			Versions: []Version{{N: l.version, Handler: s.lookupHandler(l), Lifecycle: lc}},
 		})
 	}
@@ -35,13 +35,13 @@ func (s *server) lookupRoutes() []Route {
 		Route{
 			Method: http.MethodGet, Path: "/universe/factions/", Summary: "Get factions",
 			Tags:     []string{"Universe"},
-			Doc:      Doc{Params: []Param{languageParamDoc}, Response: arrayOf(factionSchema)},
+			Doc:      Doc{Params: []Param{languageParamDoc, datasourceParamDoc}, Response: arrayOf(factionSchema)},
 			Versions: []Version{{N: 2, Handler: s.factions, Lifecycle: lc}},
 		},
 		Route{
 			Method: http.MethodPost, Path: "/universe/ids/", Summary: "Bulk names to IDs",
 			Tags: []string{"Universe"},
-			Doc: Doc{Params: []Param{languageParamDoc, {
+			Doc: Doc{Params: []Param{languageParamDoc, datasourceParamDoc, {
 				Name: "names", In: "body", Required: true,
 				Description: fmt.Sprintf("1 to %d names, matched exactly and ignoring case", maxBulkNames),
 				Schema:      schemaArray(schemaString(), 1, maxBulkNames),
@@ -51,7 +51,7 @@ func (s *server) lookupRoutes() []Route {
 		Route{
 			Method: http.MethodPost, Path: "/universe/names/", Summary: "Get names and categories for a set of IDs",
 			Tags: []string{"Universe"},
-			Doc: Doc{Params: []Param{{
+			Doc: Doc{Params: []Param{languageParamDoc, datasourceParamDoc, {
 				Name: "ids", In: "body", Required: true,
 				Description: fmt.Sprintf("1 to %d unique positive IDs", maxBulkIDs),
 				Schema:      schemaArray(schemaInt64(), 1, maxBulkIDs),
@@ -119,7 +119,7 @@ func (s *server) lookupHandler(l lookup) gin.HandlerFunc {
 			return
 		}
 		lang, ok := parseLanguage(c)
-		if !ok {
+		if !ok || !parseDatasource(c) {
 			return
 		}
 		v, ok := s.openView(c)
@@ -127,6 +127,9 @@ func (s *server) lookupHandler(l lookup) gin.HandlerFunc {
 			return
 		}
 		defer v.Close()
+		if s.revalidate(c, v, false, lang) {
+			return
+		}
 		for _, kind := range l.kinds {
 			rec, err := v.Record(kind, id)
 			if errors.Is(err, query.ErrNotFound) {
@@ -157,6 +160,21 @@ func (s *server) openView(c *gin.Context) (*query.View, bool) {
 		return nil, false
 	}
 	return v, true
+}
+
+// revalidate sets the cache headers of a GET answer that depends only on
+// the view's generation, the route version, the path and variant (the
+// language, the page...), and answers 304 when the client's copy is
+// current. Authenticated routes call it after authorizing, with private.
+func (s *server) revalidate(c *gin.Context, v *query.View, private bool, variant string) bool {
+	info := v.Info()
+	etag := etagOf(info.ID, VersionLabel(c)+" "+c.Request.URL.Path+" "+variant)
+	setCacheHeaders(c, private, s.now(), info.Created, etag)
+	if notModified(c.Request, etag) {
+		c.AbortWithStatus(http.StatusNotModified)
+		return true
+	}
+	return false
 }
 
 // internalError logs what went wrong and tells the client only that it did.
@@ -381,7 +399,7 @@ const factionIDFirst, factionIDLast = 500000, 500999
 // factions answers every faction, as ESI's list route does.
 func (s *server) factions(c *gin.Context) {
 	lang, ok := parseLanguage(c)
-	if !ok {
+	if !ok || !parseDatasource(c) {
 		return
 	}
 	v, ok := s.openView(c)
@@ -389,6 +407,9 @@ func (s *server) factions(c *gin.Context) {
 		return
 	}
 	defer v.Close()
+	if s.revalidate(c, v, false, lang) {
+		return
+	}
 	out := []factionResponse{}
 	for id := int64(factionIDFirst); id <= factionIDLast; id++ {
 		rec, err := v.Record(snapshots.Factions, id)
@@ -430,7 +451,7 @@ type idName struct {
 // matches.
 func (s *server) universeIDs(c *gin.Context) {
 	lang, ok := parseLanguage(c)
-	if !ok {
+	if !ok || !parseDatasource(c) {
 		return
 	}
 	names, err := parseNameList(c.Request.Body, maxBulkNames)
@@ -465,7 +486,7 @@ func (s *server) universeNames(c *gin.Context) {
 		return
 	}
 	lang, ok := parseLanguage(c)
-	if !ok {
+	if !ok || !parseDatasource(c) {
 		return
 	}
 	v, ok := s.openView(c)

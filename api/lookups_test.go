@@ -304,3 +304,29 @@ func FuzzParseIDList(f *testing.F) {
 		}
 	})
 }
+
+// TestLookupCaching: lookups carry ESI's cache headers and answer 304 to
+// a current If-None-Match; the validator differs per language.
+func TestLookupCaching(t *testing.T) {
+	ts := newTestServer(t, universeFixture(), released(false))
+	sp := newSpecs(ts)
+	rec := sp.do(t, http.MethodGet, "/v3/universe/types/587/", "")
+	etag := rec.Header().Get("ETag")
+	if etag == "" || !strings.Contains(rec.Header().Get("Cache-Control"), "public") || rec.Header().Get("Expires") == "" {
+		t.Fatalf("cache headers missing: %v", rec.Header())
+	}
+	rec = sp.do(t, http.MethodGet, "/v3/universe/types/587/", "", "If-None-Match", etag)
+	if rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
+		t.Errorf("If-None-Match current: %d %q, want an empty 304", rec.Code, rec.Body)
+	}
+	rec = sp.do(t, http.MethodGet, "/v3/universe/types/587/?language=de", "", "If-None-Match", etag)
+	if rec.Code != http.StatusOK {
+		t.Errorf("another language with the English ETag: %d, want 200", rec.Code)
+	}
+	if rec := sp.do(t, http.MethodGet, "/v3/universe/types/587/?datasource=singularity", ""); rec.Code != http.StatusBadRequest {
+		t.Errorf("datasource=singularity: %d, want 400", rec.Code)
+	}
+	if rec := sp.do(t, http.MethodGet, "/v3/universe/types/587/?datasource=tranquility", ""); rec.Code != http.StatusOK {
+		t.Errorf("datasource=tranquility: %d, want 200", rec.Code)
+	}
+}

@@ -158,6 +158,8 @@ var (
 	languageParamDoc = Param{Name: "language", In: "query",
 		Description: "Language of names and descriptions: de, en (or en-us), es, fr, ja, ko, ru, zh",
 		Schema:      schemaEnum(Languages...)}
+	datasourceParamDoc = Param{Name: "datasource", In: "query", Description: "The server name you would like data from",
+		Schema: map[string]any{"type": "string", "enum": []any{Datasource}, "default": Datasource}}
 	pageParamDoc = Param{Name: "page", In: "query", Description: "Which page of results to return, from 1",
 		Schema: map[string]any{"type": "integer", "format": "int32", "minimum": 1, "default": 1}}
 )

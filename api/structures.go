@@ -39,7 +39,7 @@ const (
 // Every label change comes from the release day (release.go).
 func (s *server) structureRoutes() []Route {
 	lc := s.lifecycles()
-	listParams := []Param{idParamDoc("corporation_id"), pageParamDoc}
+	listParams := []Param{idParamDoc("corporation_id"), pageParamDoc, datasourceParamDoc}
 	v1Doc := &Doc{Params: listParams, Response: arrayOf(structureV1Schema)}
 	return []Route{
 		{
@@ -60,7 +60,7 @@ func (s *server) structureRoutes() []Route {
 				"is read-only so nothing changes; legacy answers 204 always, then the route is removed",
 			Scope: scopeWriteStructures,
 			Doc: Doc{Status: http.StatusNoContent, Params: []Param{
-				idParamDoc("corporation_id"), idParamDoc("structure_id"), windowsBodyDoc,
+				idParamDoc("corporation_id"), idParamDoc("structure_id"), datasourceParamDoc, windowsBodyDoc,
 			}},
 			Versions: []Version{{N: 1, Handler: s.putStructureV1, Lifecycle: lc.PutV1}},
 		},
@@ -182,22 +182,25 @@ func renderStructureV1(st *snapshots.Structure, released bool) structureV1 {
 
 func (s *server) listStructuresV1(c *gin.Context) {
 	released := s.released(s.now())
-	s.listStructures(c, func(st *snapshots.Structure) any { return renderStructureV1(st, released) })
+	// The shape changes at the release, the generation does not: the
+	// validator must.
+	variant := fmt.Sprintf("released=%t", released)
+	s.listStructures(c, variant, func(st *snapshots.Structure) any { return renderStructureV1(st, released) })
 }
 
 func (s *server) listStructuresV2(c *gin.Context) {
-	s.listStructures(c, func(st *snapshots.Structure) any { return renderStructureV2(st) })
+	s.listStructures(c, "", func(st *snapshots.Structure) any { return renderStructureV2(st) })
 }
 
 // listStructures answers one page of a corporation's structures to a
 // Station_Manager of that corporation, each rendered by render.
-func (s *server) listStructures(c *gin.Context, render func(*snapshots.Structure) any) {
+func (s *server) listStructures(c *gin.Context, variant string, render func(*snapshots.Structure) any) {
 	corp, ok := parseID(c, "corporation_id")
 	if !ok {
 		return
 	}
 	page, ok := parsePage(c)
-	if !ok {
+	if !ok || !parseDatasource(c) {
 		return
 	}
 	v, ok := s.stationManager(c, corp, scopeReadStructures)
@@ -214,6 +217,9 @@ func (s *server) listStructures(c *gin.Context, render func(*snapshots.Structure
 	c.Header("X-Pages", strconv.Itoa(pages))
 	if page > pages {
 		writeError(c, http.StatusNotFound, msgNoSuchPage)
+		return
+	}
+	if s.revalidate(c, v, true, fmt.Sprintf("page=%d %s", page, variant)) {
 		return
 	}
 	lo := (page - 1) * structuresPerPage
@@ -294,7 +300,7 @@ func (s *server) putStructureOlder(c *gin.Context) { s.putStructure(c, 0) }
 // answers 204 without changing anything: the data is a read-only snapshot.
 func (s *server) putStructure(c *gin.Context, corp int64) {
 	id, ok := parseID(c, "structure_id")
-	if !ok {
+	if !ok || !parseDatasource(c) {
 		return
 	}
 	claims, ok := s.authorize(c, 0, scopeWriteStructures)

@@ -439,3 +439,28 @@ func requireJSONEqual(t testing.TB, got []byte, want string) {
 		t.Fatalf("JSON differs\n got: %s\nwant: %s", gb, wb)
 	}
 }
+
+// TestStructuresCaching: the list is private, revalidates with 304, and
+// the v1 validator changes at the release although the data does not.
+func TestStructuresCaching(t *testing.T) {
+	ts := newTestServer(t, structureFixture(), released(false))
+	sp := newSpecs(ts)
+	ts.setNow(testRelease.Add(-time.Hour))
+	rec := sp.do(t, http.MethodGet, "/v1"+structuresPathA, "", bearer(ts.token(managerA, readStructures))...)
+	before := rec.Header().Get("ETag")
+	if before == "" || !strings.Contains(rec.Header().Get("Cache-Control"), "private") {
+		t.Fatalf("cache headers: %v", rec.Header())
+	}
+	rec = sp.do(t, http.MethodGet, "/v1"+structuresPathA, "", append(bearer(ts.token(managerA, readStructures)), "If-None-Match", before)...)
+	if rec.Code != http.StatusNotModified {
+		t.Errorf("current ETag: %d, want 304", rec.Code)
+	}
+	if rec := sp.do(t, http.MethodGet, "/v1"+structuresPathA, "", "If-None-Match", before); rec.Code != http.StatusUnauthorized {
+		t.Errorf("current ETag without a token: %d, want 401", rec.Code)
+	}
+	ts.setNow(testRelease)
+	rec = sp.do(t, http.MethodGet, "/v1"+structuresPathA, "", append(bearer(ts.token(managerA, readStructures)), "If-None-Match", before)...)
+	if rec.Code != http.StatusOK || shapeOf(t, rec.Body.Bytes()) != shapeV1Empty {
+		t.Errorf("after the release with the old ETag: %d, want 200 with empty windows", rec.Code)
+	}
+}
