@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 
 	"gds/indexer/indexertest"
+	"gds/snapshots"
 )
 
 // specs loads the OpenAPI documents a test server publishes and validates
@@ -32,7 +34,8 @@ type specs struct {
 
 func newSpecs(ts *testServer) *specs { return &specs{ts: ts, cache: map[string]*openapi3.T{}} }
 
-// load fetches and validates /{prefix}/swagger.json at the current clock.
+// load fetches and validates /{prefix}/swagger.json at the current clock;
+// nil for a /vN/ no route has, which publishes no document.
 func (sp *specs) load(t testing.TB, prefix string) *openapi3.T {
 	t.Helper()
 	key := prefix + "@" + sp.ts.clock().Format(time.RFC3339Nano)
@@ -42,6 +45,10 @@ func (sp *specs) load(t testing.TB, prefix string) *openapi3.T {
 		return doc
 	}
 	rec := sp.ts.do(http.MethodGet, "/"+prefix+"/swagger.json", nil)
+	if rec.Code == http.StatusNotFound && prefix[0] == 'v' {
+		sp.cache[key] = nil
+		return nil
+	}
 	if rec.Code != http.StatusOK {
 		t.Fatalf("GET /%s/swagger.json: %d %s", prefix, rec.Code, rec.Body)
 	}
@@ -80,9 +87,14 @@ func (sp *specs) check(t testing.TB, method, target string, rec *httptest.Respon
 		requireErrorShape(t, method, target, rec)
 		return
 	}
-	doc := sp.load(t, prefix)
-	tmpl, item, params := findPath(doc, rest)
 	var op *openapi3.Operation
+	var doc *openapi3.T
+	var tmpl string
+	var item *openapi3.PathItem
+	var params map[string]string
+	if doc = sp.load(t, prefix); doc != nil {
+		tmpl, item, params = findPath(doc, rest)
+	}
 	if item != nil {
 		op = item.GetOperation(method)
 	}
@@ -169,7 +181,9 @@ func TestSwaggerEveryPrefixValidates(t *testing.T) {
 					}
 					continue
 				}
-				sp.load(t, prefix)
+				if sp.load(t, prefix) == nil {
+					t.Errorf("%s: /%s/swagger.json missing", at.name, prefix)
+				}
 			}
 		}
 	}
@@ -293,5 +307,94 @@ func TestSwaggerBodyIsJSONObject(t *testing.T) {
 	decodeJSON(t, rec, &doc)
 	if doc["openapi"] != "3.0.3" || !bytes.Contains(rec.Body.Bytes(), []byte(`"/universe/types/{type_id}/"`)) {
 		t.Errorf("latest swagger.json: openapi %v, want 3.0.3 and the type lookup", doc["openapi"])
+	}
+}
+
+// TestRouteTableMatchesSpec: the table holds every route of this issue
+// with the versions the spec and ESI give it, and each answers under /vN/
+// and /latest/ (dispatched to a handler, not the engine's 404) once
+// released, and under no other version.
+func TestRouteTableMatchesSpec(t *testing.T) {
+	want := map[string]int{
+		"GET /universe/types/{type_id}/":                   3,
+		"GET /characters/{character_id}/":                  5,
+		"GET /corporations/{corporation_id}/":              5,
+		"GET /corporation/{corporation_id}/":               5,
+		"GET /universe/stations/{station_id}/":             2,
+		"GET /alliances/{alliance_id}/":                    4,
+		"GET /universe/factions/":                          2,
+		"GET /universe/regions/{region_id}/":               1,
+		"GET /universe/constellations/{constellation_id}/": 1,
+		"GET /universe/systems/{system_id}/":               4,
+		"POST /universe/ids/":                              1,
+		"POST /universe/names/":                            3,
+		"GET /corporations/{corporation_id}/structures/":   2,
+	}
+	for _, d := range documentTable {
+		want[d.method+" "+d.path] = d.version
+	}
+	s := &server{d: Deps{ReleaseDay: testRelease}, now: func() time.Time { return testRelease.AddDate(1, 0, 0) }}
+	got := map[string]int{}
+	for _, r := range append(append(s.lookupRoutes(), s.structureRoutes()...), s.documentRoutes()...) {
+		if p := r.Phase(1, s.now()); r.Method == "PUT" && p != PhaseRemoved {
+			t.Errorf("PUT %s is %s a year after the release, want removed", r.Path, p)
+		}
+		if r.Method == "PUT" {
+			continue
+		}
+		for _, v := range r.Versions {
+			if r.Phase(v.N, s.now()) == PhaseLatest {
+				got[r.Method+" "+r.Path] = v.N
+			}
+		}
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%s: latest version %d, want %d", k, got[k], n)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s is in the table but not in the spec", k)
+		}
+	}
+
+	recs := universeFixture()
+	for k, v := range structureFixture() {
+		recs[k] = append(recs[k], v...)
+	}
+	recs[snapshots.Documents] = documentFixture()[snapshots.Documents]
+	ts := newTestServer(t, recs, released(false))
+	ts.setNow(testRelease.AddDate(1, 0, 0))
+	sp := newSpecs(ts)
+	dispatched := func(rec *httptest.ResponseRecorder) bool {
+		return rec.Code != http.StatusNotFound ||
+			(!strings.HasPrefix(errorOf(t, rec), "This route") && errorOf(t, rec) != "Not found")
+	}
+	for k, n := range want {
+		method, path, _ := strings.Cut(k, " ")
+		p := concrete(path, map[string]string{"type_id": "587", "station_id": "60003760", "region_id": "10000002",
+			"constellation_id": "20000020", "system_id": "30000142"})
+		body := ""
+		if method == http.MethodPost {
+			body = `[90000001]`
+			if strings.HasSuffix(path, "/ids/") {
+				body = `["Jita"]`
+			}
+		}
+		tok := bearer(ts.token(managerA, readStructures))
+		for _, prefix := range []string{fmt.Sprintf("/v%d", n), "/latest"} {
+			if rec := sp.do(t, method, prefix+p, body, tok...); !dispatched(rec) {
+				t.Errorf("%s %s%s: %d %s, want it dispatched", method, prefix, p, rec.Code, rec.Body)
+			}
+		}
+		for _, prefix := range []string{fmt.Sprintf("/v%d", n+1), "/legacy", "/dev"} {
+			if k == "GET /corporations/{corporation_id}/structures/" && prefix == "/legacy" {
+				continue // v1 is legacy
+			}
+			if rec := sp.do(t, method, prefix+p, body, tok...); dispatched(rec) {
+				t.Errorf("%s %s%s: %d %s, want 404", method, prefix, p, rec.Code, rec.Body)
+			}
+		}
 	}
 }
