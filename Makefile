@@ -54,3 +54,18 @@ sample: build
 	  $(BIN) import-sde snapshots/sde/testdata/sde --out $$tmp/sde; \
 	  $(BIN) generate --from $$tmp/sde $(SAMPLE_FLAGS) --out $(SAMPLE)
 	@du -sh $(SAMPLE)
+
+# Bounded soak of `gds serve` on loopback (cmd/gds/soak_test.go, build tag
+# "soak": never part of `make test`): mixed search, character search and
+# operator traffic from SOAK_CLIENTS clients, a full reindex every
+# SOAK_REINDEX_EVERY, memory and goroutines sampled from /metrics every
+# SOAK_SAMPLE_EVERY. Fails on 5xx, transport errors, failed builds, an
+# unclean SIGTERM or leak-like growth. make soak SOAK_DURATION=1h
+SOAK_DURATION ?= 10m
+SOAK_CLIENTS ?= 8
+SOAK_REINDEX_EVERY ?= 1m
+SOAK_SAMPLE_EVERY ?= 10s
+soak:
+	SOAK_DURATION=$(SOAK_DURATION) SOAK_CLIENTS=$(SOAK_CLIENTS) SOAK_REINDEX_EVERY=$(SOAK_REINDEX_EVERY) \
+	  SOAK_SAMPLE_EVERY=$(SOAK_SAMPLE_EVERY) \
+	  $(GO) test -tags soak -run '^TestSoak$$' -count=1 -timeout 0 -v ./cmd/gds

@@ -52,6 +52,10 @@ type Options struct {
 	MaxBodyBytes int64
 	// Now is the clock of the status report; nil means time.Now.
 	Now func() time.Time
+	// Ready, when set, is a further condition of /readyz besides a live
+	// generation (gds serve: the public listener is up), so a load
+	// balancer never routes to a port that is not accepting yet.
+	Ready func() error
 }
 
 // DefaultQueryLimit is the number of hits /admin/query returns unless told.
@@ -105,6 +109,12 @@ func (h *handler) readyz(c *gin.Context) {
 		return
 	}
 	defer g.Release()
+	if h.o.Ready != nil {
+		if err := h.o.Ready(); err != nil {
+			writeError(c, http.StatusServiceUnavailable, err.Error())
+			return
+		}
+	}
 	c.JSON(http.StatusOK, gin.H{"status": "ready", "generation": g.Meta.ID})
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -101,6 +102,14 @@ func TestProbes(t *testing.T) {
 	r.decode(t, &ready)
 	if r.status != 200 || ready.Generation != 1 {
 		t.Errorf("/readyz after a build = %d %s", r.status, r.body)
+	}
+	// A further condition (gds serve: the public listener is up) holds
+	// readiness back although a generation is live.
+	notYet := admin.New(admin.Options{Indexer: mgr, Logger: zerolog.New(io.Discard),
+		Ready: func() error { return errors.New("public listener is not up") }})
+	r = do(t, notYet, "GET", "/readyz", "")
+	if r.status != 503 || !bytes.Contains(r.body, []byte("public listener")) {
+		t.Errorf("/readyz with Ready failing = %d %s", r.status, r.body)
 	}
 }
 

@@ -77,8 +77,13 @@ func Logger(o Options) gin.HandlerFunc {
 		if o.Observe != nil {
 			o.Observe(route, version, status, d)
 		}
+		// 503 is the service saying "not now" (not ready, overloaded), not
+		// a fault to page someone about.
 		ev := o.Logger.Info()
-		if status >= 500 {
+		switch {
+		case status == http.StatusServiceUnavailable:
+			ev = o.Logger.Warn()
+		case status >= 500:
 			ev = o.Logger.Error()
 		}
 		ev = ev.Str("request_id", id).

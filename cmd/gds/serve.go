@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -58,10 +59,17 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 
 	srv := &servers{log: log, shutdownTimeout: cfg.HTTP.ShutdownTimeout}
 	defer srv.shutdown()
+	var publicUp atomic.Bool
 	adminLog := log.With().Str("listener", "admin").Logger()
 	adminHandler := admin.New(admin.Options{
 		Indexer: mgr, Snapshot: cfg.Snapshot, Token: cfg.AdminToken, Metrics: metrics,
 		Logger: adminLog, MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
+		Ready: func() error {
+			if !publicUp.Load() {
+				return errors.New("The public listener is not up yet")
+			}
+			return nil
+		},
 	})
 	if err := srv.listen("admin", cfg.AdminAddr, newHTTPServer(adminHandler, cfg.HTTP, adminLog)); err != nil {
 		return err
@@ -113,6 +121,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err := srv.listen("public", cfg.Addr, newHTTPServer(public, cfg.HTTP, publicLog)); err != nil {
 		return err
 	}
+	publicUp.Store(true)
 
 	select {
 	case <-ctx.Done():
