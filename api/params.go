@@ -59,8 +59,11 @@ func parseID(c *gin.Context, name string) (int64, bool) {
 // parsePage reads the optional page parameter: 1 (the default) or more.
 func parsePage(c *gin.Context) (int, bool) {
 	raw, present, ok := queryParam(c, "page")
-	if !ok || !present {
-		return 1, ok
+	switch {
+	case !ok:
+		return 0, false
+	case !present:
+		return 1, true
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil || n < 1 || n > maxPage || raw[0] == '+' {
