@@ -72,16 +72,12 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	}
 	defer mgr.Close()
 
-	type outcome struct {
-		res indexer.BuildResult
-		err error
-	}
-	done := make(chan outcome, 1)
+	done := make(chan buildOutcome, 1)
 	go func() {
 		res, err := mgr.Build(ctx, indexer.BuildRequest{Snapshot: *snapshot, Full: *full, Trigger: "cli"})
-		done <- outcome{res, err}
+		done <- buildOutcome{res, err}
 	}()
-	var out outcome
+	var out buildOutcome
 	if bar {
 		out = waitWithBar(done, mgr, env.Stderr)
 	} else {
@@ -96,8 +92,14 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	return printBuild(env.Stdout, out.res, mgr.Live(), *asJSON)
 }
 
+// buildOutcome is what Manager.Build returned.
+type buildOutcome struct {
+	res indexer.BuildResult
+	err error
+}
+
 // waitWithBar redraws a one-line progress bar on w until the build is done.
-func waitWithBar[T any](done <-chan T, mgr *indexer.Manager, w io.Writer) T {
+func waitWithBar(done <-chan buildOutcome, mgr *indexer.Manager, w io.Writer) buildOutcome {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	start := time.Now()
@@ -116,7 +118,7 @@ func waitWithBar[T any](done <-chan T, mgr *indexer.Manager, w io.Writer) T {
 
 // waitWithLog logs the progress every few seconds until the build is done,
 // for logs and CI where a redrawn bar would be noise.
-func waitWithLog[T any](done <-chan T, mgr *indexer.Manager, log zerolog.Logger) T {
+func waitWithLog(done <-chan buildOutcome, mgr *indexer.Manager, log zerolog.Logger) buildOutcome {
 	t := time.NewTicker(2 * time.Second)
 	defer t.Stop()
 	for {

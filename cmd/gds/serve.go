@@ -132,8 +132,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 }
 
-// publicHandler is the public API. It is a function of its own so tests
-// and a future second API flavour swap it in one place.
+// publicHandler is the one place the public API is constructed.
 func publicHandler(d api.Deps) http.Handler { return api.New(d) }
 
 // apiLabels names requests in logs by route template and version, as the
