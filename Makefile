@@ -55,6 +55,27 @@ sample: build
 	  $(BIN) generate --from $$tmp/sde $(SAMPLE_FLAGS) --out $(SAMPLE)
 	@du -sh $(SAMPLE)
 
+# Side-by-side benchmark of gds search against PostgreSQL pg_trgm
+# (query/bench, build tag "bench": never part of `make test`). It installs
+# PostgreSQL from the Debian packages when missing, generates the names with
+# bin/gds, runs a private PostgreSQL in a temporary directory and prints one
+# table. BENCH_ARGS adds harness flags, e.g. BENCH_ARGS="-work /tmp/gds-bench"
+# keeps and reuses the generated snapshot, "-gds-cpuprofile cpu.out" profiles
+# gds contains search; micro-benchmarks: go test -run '^$$' -bench . ./query
+BENCH_ARGS ?=
+.PHONY: bench-deps
+bench-deps:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq postgresql postgresql-contrib; \
+	fi
+
+bench-quick: build bench-deps
+	$(GO) test -tags bench -run 'TestBench$$' -timeout 60m -v ./query/bench -args -names 1000000 $(BENCH_ARGS)
+
+bench: build bench-deps
+	$(GO) test -tags bench -run 'TestBench$$' -timeout 60m -v ./query/bench -args -names 10000000 $(BENCH_ARGS)
+
 # Bounded soak of `gds serve` on loopback (cmd/gds/soak_test.go, build tag
 # "soak": never part of `make test`): mixed search, character search and
 # operator traffic from SOAK_CLIENTS clients, a full reindex every

@@ -1,0 +1,502 @@
+//go:build bench
+
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"gds/indexer"
+	"gds/snapshots"
+)
+
+var (
+	flagNames      = flag.Int64("names", 1_000_000, "generated player (character) names")
+	flagQueries    = flag.Int("queries", 2000, "queries in the query set")
+	flagSeed       = flag.Uint64("seed", 7, "seed of the generated names and of the query set")
+	flagWork       = flag.String("work", "", "work directory, kept afterwards (snapshots are reused); default a temporary one")
+	flagGDS        = flag.String("gds", "", "gds binary (default <repo>/bin/gds, built when missing)")
+	flagSDE        = flag.String("sde", "", "SDE fixture to import as the base (default <repo>/snapshots/sde/testdata/sde)")
+	flagPGBin      = flag.String("pgbin", "", "PostgreSQL server binaries (default the newest /usr/lib/postgresql/*/bin)")
+	flagMinTime    = flag.Duration("mintime", 3*time.Second, "each timed scenario repeats whole passes over its queries until this much time has passed")
+	flagMaxPasses  = flag.Int("maxpasses", 50, "at most this many passes per scenario")
+	flagHTTP       = flag.String("http", "auto", "auto: measure `gds serve` end to end when it exists; off: never")
+	flagNoCache    = flag.String("http-nocache", "", "gds serve flags that turn its response cache off (default: guessed from serve -h)")
+	flagCPUProfile = flag.String("gds-cpuprofile", "", "write a CPU profile of the gds one-client contains scenario here")
+	flagIncr       = flag.Bool("incremental", true, "also time an incremental reindex after 1% of the names change")
+)
+
+func repoRoot(t *testing.T) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Clean(filepath.Join(wd, "..", ".."))
+}
+
+func logStep(t *testing.T, format string, args ...any) {
+	t.Helper()
+	t.Logf("%s  %s", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func TestBench(t *testing.T) {
+	if os.Getenv(helperEnv) != "" {
+		t.Skip("child process")
+	}
+	ctx := context.Background()
+	root := repoRoot(t)
+	work := *flagWork
+	if work == "" {
+		work = t.TempDir()
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	work, _ = filepath.Abs(work)
+	gds := *flagGDS
+	if gds == "" {
+		gds = filepath.Join(root, "bin", "gds")
+	}
+	if _, err := os.Stat(gds); err != nil {
+		gds = filepath.Join(work, "gds")
+		logStep(t, "building %s", gds)
+		cmd := exec.Command("go", "build", "-o", gds, "./cmd/gds")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+	sde := *flagSDE
+	if sde == "" {
+		sde = filepath.Join(root, "snapshots", "sde", "testdata", "sde")
+	}
+	pgBin, err := pgBinDir(*flagPGBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := *flagNames
+
+	// 1. Snapshot: the SDE fixture plus n generated players.
+	base := filepath.Join(work, "sde")
+	if _, err := os.Stat(filepath.Join(base, "manifest.json")); err != nil {
+		gdsRun(t, gds, "import-sde", sde, "--out", base)
+	}
+	snapDir := filepath.Join(work, fmt.Sprintf("snap-%d-%d", n, *flagSeed))
+	var genTime time.Duration
+	if _, err := os.Stat(filepath.Join(snapDir, "manifest.json")); err != nil {
+		logStep(t, "generating %d players", n)
+		t0 := time.Now()
+		gdsRun(t, gds, "generate", "--from", base, "--seed", fmt.Sprint(*flagSeed),
+			"--characters", fmt.Sprint(n), "--corporations", fmt.Sprint(max(100, n/50)),
+			"--alliances", fmt.Sprint(max(10, n/1000)), "--structures", fmt.Sprint(max(200, min(n/100, 100_000))),
+			"--out", snapDir)
+		genTime = time.Since(t0)
+	}
+	snap, err := snapshots.Open(snapDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// 2. gds full build, in a child process.
+	data := filepath.Join(work, "data")
+	os.RemoveAll(data)
+	logStep(t, "gds build")
+	var build buildOut
+	build.MaxRSS = runHelper(t, "build", helperArgs{Data: data, Snapshot: snapDir, Out: filepath.Join(work, "build.json")}, &build)
+	gTotal, gChar, gTables, gBleve, gRecords := gdsSizes(build.Generation)
+	logStep(t, "gds build %s, generation %s", build.Duration.Round(time.Millisecond), human(gTotal))
+
+	// 3. PostgreSQL: start, COPY the same names, index.
+	logStep(t, "postgres start (%s)", pgBin)
+	pg := startPostgres(t, pgBin)
+	conn, err := pg.connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var pgVersion string
+	conn.QueryRow(ctx, "SHOW server_version").Scan(&pgVersion)
+	sample := make([]string, 0, 50_000)
+	rng := rand.New(rand.NewPCG(*flagSeed, 1))
+	var seen int
+	var folds []foldPair // names whose gds folding differs from lower()
+	src := namesSource(snap, func(name string) {
+		seen++
+		if f, l := indexer.Fold(name), strings.ToLower(name); f != l {
+			folds = append(folds, foldPair{lower: l, folded: f})
+		}
+		if len(sample) < cap(sample) {
+			sample = append(sample, name)
+		} else if j := rng.IntN(seen); j < len(sample) {
+			sample[j] = name
+		}
+	})
+	logStep(t, "postgres load")
+	load, err := pg.load(ctx, conn, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.err; err != nil {
+		t.Fatal(err)
+	}
+	logStep(t, "postgres load %s: %d rows, %s", load.Build().Round(time.Millisecond), load.Rows, human(load.Total))
+
+	// 4. Queries and the hit counts PostgreSQL gives.
+	qs, excluded := dropFoldSensitive(makeQueries(sample, *flagQueries, *flagSeed), folds)
+	for _, q := range excluded {
+		logStep(t, "excluded (gds full case folding and PostgreSQL lower() disagree on some name): %q strict=%v", q.Text, q.Strict)
+	}
+	if err := prepare(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	pgByClass := map[string][]time.Duration{}
+	for i := range qs {
+		stmt := "count_contains"
+		arg := likePattern(qs[i].Text)
+		if qs[i].Strict {
+			stmt, arg = "count_strict", qs[i].Text
+		}
+		t0 := time.Now()
+		if err := conn.QueryRow(ctx, stmt, arg).Scan(&qs[i].Want); err != nil {
+			t.Fatalf("%q: %v", qs[i].Text, err)
+		}
+		pgByClass[qs[i].Class] = append(pgByClass[qs[i].Class], time.Since(t0))
+	}
+	qfile := filepath.Join(work, "queries.json")
+	raw, _ := json.MarshalIndent(qs, "", " ")
+	if err := os.WriteFile(qfile, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	contains, strict := split(qs)
+	logStep(t, "%d queries (%d contains, %d strict) written to %s", len(qs), len(contains), len(strict), qfile)
+
+	// 5. gds in-process: checks the counts, then times (child process).
+	logStep(t, "gds search")
+	var gs searchOut
+	gs.MaxRSS = runHelper(t, "search", helperArgs{Data: data, Queries: qfile, MinTime: *flagMinTime,
+		MaxPasses: *flagMaxPasses, CPUProfile: *flagCPUProfile, Out: filepath.Join(work, "search.json")}, &gs)
+	if len(gs.Mismatches) > 0 {
+		for i, m := range gs.Mismatches {
+			if i == 30 {
+				break
+			}
+			t.Errorf("hit counts differ for %q (strict %v, %s): gds %d, PostgreSQL %d", m.Query.Text, m.Query.Strict, m.Query.Class, m.Got, m.Query.Want)
+		}
+		t.Fatalf("%d of %d queries give different hit counts; nothing timed", len(gs.Mismatches), len(qs))
+	}
+
+	// 6. PostgreSQL timed, one and two connections.
+	logStep(t, "postgres search")
+	conn2, err := pg.connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn2.Close(ctx)
+	if err := prepare(ctx, conn2); err != nil {
+		t.Fatal(err)
+	}
+	conns := []*pgx.Conn{conn, conn2}
+	pgQuery := func(client int, q Query) error {
+		stmt, arg := "contains", likePattern(q.Text)
+		if q.Strict {
+			stmt, arg = "strict", q.Text
+		}
+		rows, err := conns[client].Query(ctx, stmt, arg)
+		if err != nil {
+			return err
+		}
+		var id int64
+		k := 0
+		for rows.Next() {
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			k++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if k != q.Want {
+			return fmt.Errorf("%q: %d rows, want %d", q.Text, k, q.Want)
+		}
+		return nil
+	}
+	pgSampler := sampleTree(pg.pid, 250*time.Millisecond)
+	pgT := map[string]Timing{}
+	for _, m := range []struct {
+		mode string
+		idx  []int
+	}{{"contains", contains}, {"strict", strict}} {
+		for _, clients := range []int{1, 2} {
+			pgT[fmt.Sprintf("%s%d", m.mode, clients)] = runTimed(len(m.idx), clients, *flagMinTime, *flagMaxPasses, func(c, i int) error {
+				return pgQuery(c, qs[m.idx[i]])
+			})
+		}
+	}
+	pgQueryPSS := pgSampler.Stop()
+
+	// 7. gds over HTTP.
+	var hr httpResult
+	if *flagHTTP == "off" {
+		hr.Why = "-http off"
+	} else {
+		logStep(t, "gds serve over HTTP")
+		hr = measureHTTP(ctx, gds, snapDir, data, work, qs, *flagMinTime, *flagMaxPasses, *flagNoCache)
+	}
+
+	// 8. Incremental reindex after 1% of the names change.
+	var incr buildOut
+	var incrMake time.Duration
+	incrNote := "not measured (-incremental=false)"
+	if *flagIncr {
+		logStep(t, "incremental: renaming 1%% of the characters")
+		t0 := time.Now()
+		changed := filepath.Join(work, fmt.Sprintf("snap-%d-%d-renamed", n, *flagSeed))
+		if err := renameOnePercent(snap, changed); err != nil {
+			t.Fatal(err)
+		}
+		incrMake = time.Since(t0)
+		logStep(t, "incremental build")
+		incr.MaxRSS = runHelper(t, "build", helperArgs{Data: data, Snapshot: changed, Out: filepath.Join(work, "incr.json")}, &incr)
+		incrNote = fmt.Sprintf("%s (incremental=%v, %d records changed)", incr.Duration.Round(time.Millisecond), incr.Incremental, incr.Changed)
+		if *flagWork == "" {
+			os.RemoveAll(changed)
+		}
+	}
+
+	// 9. The table.
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("\n== gds vs PostgreSQL %s pg_trgm: %d generated character names (+ SDE fixture), seed %d, %d cores (GOMAXPROCS %d)\n",
+		pgVersion, load.Rows, *flagSeed, runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	p("   queries: %d contains + %d strict; classes: %s; every query gives the same hit count (min(500, matches)) on both\n",
+		len(contains), len(strict), classCounts(qs))
+	if len(excluded) > 0 {
+		p("   %d generated queries excluded before the check: gds folds fully (ß→ss) where PostgreSQL lower() does not, and %d names differ so\n", len(excluded), len(folds))
+	}
+	p("   gds: in-process query.Searcher, category character; PostgreSQL: pgx prepared `name ILIKE $1 LIMIT 500` (GIN gin_trgm_ops) / `lower(name) = lower($1) LIMIT 500` (btree)\n\n")
+	p("%-9s %-2s | %-49s | %-49s | %s\n", "", "", "gds in-process", "PostgreSQL", "gds/PG")
+	hdr := fmt.Sprintf("%8s %8s %8s %8s %10s", "p50 ms", "p95 ms", "p99 ms", "max ms", "q/s")
+	p("%-9s %-2s | %s | %s | %s\n", "mode", "cl", hdr, hdr, "q/s")
+	row := func(t Timing) string {
+		if !t.Measured {
+			return fmt.Sprintf("%-49s", "not measured")
+		}
+		return fmt.Sprintf("%8s %8s %8s %8s %10.0f", ms(t.P50), ms(t.P95), ms(t.P99), ms(t.Max), t.QPS())
+	}
+	gdsT := map[string]Timing{"contains1": gs.Contains1, "contains2": gs.Contains2, "strict1": gs.Strict1, "strict2": gs.Strict2}
+	for _, k := range []string{"contains1", "contains2", "strict1", "strict2"} {
+		g, q := gdsT[k], pgT[k]
+		ratio := "-"
+		if q.QPS() > 0 {
+			ratio = fmt.Sprintf("%.1fx", g.QPS()/q.QPS())
+		}
+		p("%-9s %-2s | %s | %s | %s\n", k[:len(k)-1], k[len(k)-1:], row(g), row(q), ratio)
+	}
+	p("\n%-22s | %s\n", "gds over HTTP", hdr)
+	for _, cached := range []bool{true, false} {
+		m, label := hr.Cached, "cache on"
+		if !cached {
+			m, label = hr.Uncached, "cache off"
+		}
+		for _, k := range []string{"contains1", "contains2", "strict1", "strict2"} {
+			tm, ok := m[k]
+			if !ok || !hr.Available {
+				why := hr.Why
+				if why == "" {
+					why = "not measured"
+				}
+				p("%-22s | not measured: %s\n", label+" "+k, why)
+				break
+			}
+			p("%-22s | %s\n", label+" "+k, row(tm))
+		}
+	}
+	if hr.Available {
+		p("   HTTP: Go client, keep-alive, loopback; cache-off flags %q; %d count mismatches; server peak RSS %s\n", hr.CacheFlag, hr.Mismatches, human(hr.RSS))
+	}
+	p("\n%-34s | %-30s | %s\n", "", "gds", "PostgreSQL")
+	genNote := "reused"
+	if genTime > 0 {
+		genNote = genTime.Round(time.Millisecond).String()
+	}
+	p("%-34s | %-30s | %s\n", "build (names + SDE)", build.Duration.Round(time.Millisecond).String()+" (full, all categories)",
+		fmt.Sprintf("%s = COPY %s + GIN %s + btree %s + vacuum analyze %s", load.Build().Round(time.Millisecond),
+			load.Copy.Round(time.Millisecond), load.TrgmIndex.Round(time.Millisecond), load.LowerIndex.Round(time.Millisecond), load.Analyze.Round(time.Millisecond)))
+	p("%-34s | %-30s | %s\n", "incremental reindex, 1% renamed", incrNote, "-")
+	p("%-34s | %-30s | %s\n", "on-disk size", human(gTotal)+" (generation)",
+		fmt.Sprintf("%s (table %s + GIN %s + btree %s)", human(load.Total), human(load.Table), human(load.Trgm), human(load.Lower)))
+	p("%-34s | %s\n", "  gds breakdown", fmt.Sprintf("character dir %s; all tables %s; all bleve shards %s; record stores %s", human(gChar), human(gTables), human(gBleve), human(gRecords)))
+	p("%-34s | %-30s | %s\n", "peak RSS, build", human(max(build.MaxRSS, incr.MaxRSS)), human(load.PeakPSS)+" (summed PSS of all postgres processes)")
+	p("%-34s | %-30s | %s\n", "peak RSS, serving (search phase)", human(gs.MaxRSS)+fmt.Sprintf(" (after open %s)", human(gs.RSSAfterOpen)), human(pgQueryPSS)+" (summed PSS)")
+	p("%-34s | %s\n", "generate snapshot", genNote+"; 1% rename "+incrMake.Round(time.Millisecond).String())
+	p("\n   gds contains work per query: %.0f candidates, %.0f verified, %.1f allocs, %.0f bytes allocated; open %s\n",
+		gs.CandidatesPerQ, gs.VerifiedPerQ, gs.AllocsPerQ, gs.BytesPerQ, gs.OpenTime.Round(time.Millisecond))
+	p("\n%-8s %5s | %-40s | %s\n", "class", "n", "gds 1 client p50/p99/max ms", "PostgreSQL count query p50/p99/max ms")
+	classes := make([]string, 0, len(gs.ByClass))
+	for c := range gs.ByClass {
+		classes = append(classes, c)
+	}
+	slices.Sort(classes)
+	for _, c := range classes {
+		g := gs.ByClass[c]
+		q := summarize(pgByClass[c], 0, 0)
+		p("%-8s %5d | %-40s | %s\n", c, g.Queries, ms(g.P50)+" / "+ms(g.P99)+" / "+ms(g.Max), ms(q.P50)+" / "+ms(q.P99)+" / "+ms(q.Max))
+	}
+	c1, s1 := gs.Contains1, gs.Strict1
+	ratio := 0.0
+	if pgT["contains1"].QPS() > 0 {
+		ratio = c1.QPS() / pgT["contains1"].QPS()
+	}
+	p("\n   issue targets (stated for 10M names, in-process, one client; this run has %d):\n", load.Rows)
+	p("   contains >= 20x PostgreSQL q/s: %.1fx | p50 <= 0.3 ms: %s | p99 <= 3 ms: %s | max <= 20 ms: %s\n", ratio, ms(c1.P50), ms(c1.P99), ms(c1.Max))
+	p("   strict >= 100,000 q/s: %.0f | build <= 3 min: %s | incremental <= 10 s: %s | serving RSS <= 1.5 GB: %s\n",
+		s1.QPS(), build.Duration.Round(time.Millisecond), incr.Duration.Round(time.Millisecond), human(gs.MaxRSS))
+	for _, k := range []string{"contains1", "contains2", "strict1", "strict2"} {
+		if e := gdsT[k].Errors + pgT[k].Errors; e > 0 {
+			p("   WARNING: %d errors in %s\n", e, k)
+		}
+	}
+	fmt.Print(b.String())
+	os.WriteFile(filepath.Join(work, "table.txt"), []byte(b.String()), 0o644)
+}
+
+// foldPair is a name as PostgreSQL lower() and gds Fold see it.
+type foldPair struct{ lower, folded string }
+
+// dropFoldSensitive removes the queries whose hit counts depend on the
+// difference between full case folding (gds: "ß" is "ss") and lower()
+// (PostgreSQL): the text itself folds differently, or one of the names that
+// fold differently matches under one rule and not the other.
+func dropFoldSensitive(qs []Query, folds []foldPair) (kept, dropped []Query) {
+	for _, q := range qs {
+		text := strings.TrimSpace(q.Text)
+		lt, ft := strings.ToLower(text), indexer.Fold(text)
+		sensitive := lt != ft
+		for _, f := range folds {
+			if sensitive {
+				break
+			}
+			if q.Strict {
+				sensitive = (f.lower == lt) != (f.folded == ft)
+			} else {
+				sensitive = strings.Contains(f.lower, lt) != strings.Contains(f.folded, ft)
+			}
+		}
+		if sensitive {
+			dropped = append(dropped, q)
+		} else {
+			kept = append(kept, q)
+		}
+	}
+	return kept, dropped
+}
+
+func classCounts(qs []Query) string {
+	m := map[string]int{}
+	for _, q := range qs {
+		m[q.Class]++
+	}
+	var parts []string
+	for _, c := range []string{"short", "long", "whole", "random", "common", "punct"} {
+		parts = append(parts, fmt.Sprintf("%s %d", c, m[c]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func gdsRun(t *testing.T, gds string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(gds, args...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("gds %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// copySource streams a snapshot's character names into COPY.
+type copySource struct {
+	rows chan [2]any
+	cur  [2]any
+	err  error
+	done chan struct{}
+}
+
+func namesSource(snap *snapshots.Snapshot, each func(name string)) *copySource {
+	s := &copySource{rows: make(chan [2]any, 4096), done: make(chan struct{})}
+	go func() {
+		defer close(s.rows)
+		s.err = snap.Each(snapshots.Characters, func(rec snapshots.Record, line snapshots.Line) error {
+			name := rec.(snapshots.Named).DisplayName()
+			each(name)
+			s.rows <- [2]any{line.Key, name}
+			return nil
+		})
+	}()
+	return s
+}
+
+func (s *copySource) Next() bool {
+	r, ok := <-s.rows
+	s.cur = r
+	return ok
+}
+func (s *copySource) Values() ([]any, error) { return s.cur[:], nil }
+func (s *copySource) Err() error             { return nil }
+
+// renameOnePercent writes a copy of snap where every hundredth character
+// has a changed name.
+func renameOnePercent(snap *snapshots.Snapshot, dir string) error {
+	w, err := snapshots.Create(dir, snapshots.CreateOptions{Source: snap.Manifest.Source + " (1% renamed)", Gzip: true, Created: snap.Manifest.Created})
+	if err != nil {
+		return err
+	}
+	var i int64
+	for _, k := range snapshots.Kinds {
+		if !snap.Has(k) {
+			continue
+		}
+		if err := w.Touch(k); err != nil {
+			w.Abort()
+			return err
+		}
+		err := snap.Each(k, func(rec snapshots.Record, line snapshots.Line) error {
+			if k == snapshots.Characters {
+				if i++; i%100 == 0 {
+					c := rec.(*snapshots.Character)
+					r := []rune(c.Name)
+					if r[len(r)-1] == 'q' {
+						r[len(r)-1] = 'z'
+					} else {
+						r[len(r)-1] = 'q'
+					}
+					if utf8.RuneCountInString(c.Name) > 0 {
+						c.Name = string(r)
+					}
+					return w.Add(k, c)
+				}
+			}
+			return w.AddRaw(k, line.Key, slices.Clone(line.Raw))
+		})
+		if err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	_, err = w.Commit()
+	return err
+}

@@ -1,0 +1,231 @@
+//go:build bench
+
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// httpResult is the end-to-end measurement of `gds serve`.
+type httpResult struct {
+	Available bool
+	Why       string // why it was not measured
+	// Cached and Uncached, per mode and clients.
+	Cached, Uncached map[string]Timing
+	CacheFlag        string
+	Mismatches       int
+	RSS              int64 // peak RSS of the server (VmHWM), bytes
+}
+
+// serveHelp returns `gds serve -h` output, or "" when there is no serve
+// command.
+func serveHelp(bin string) string {
+	out, _ := exec.Command(bin, "serve", "-h").CombinedOutput()
+	s := string(out)
+	if strings.Contains(s, "unknown command") || !strings.Contains(s, "-snapshot") {
+		return ""
+	}
+	return s
+}
+
+// cacheOffArgs guesses the flag that turns the response cache off from the
+// help text (Go flag output: "  -name type" then the description on the
+// next line); override with -http-nocache.
+func cacheOffArgs(help string) []string {
+	flagRE := regexp.MustCompile(`(?m)^\s+-([a-z0-9-]*cache[a-z0-9-]*)(?:[ \t]+(\S+))?\n\s*(.*)$`)
+	for _, m := range flagRE.FindAllStringSubmatch(help, -1) {
+		name, typ, desc := m[1], m[2], strings.ToLower(m[3])
+		switch {
+		case strings.HasPrefix(name, "no-") || strings.HasPrefix(name, "disable-"):
+			return []string{"--" + name}
+		case strings.Contains(desc, "negative"):
+			return []string{"--" + name + "=-1"}
+		case typ == "int" || typ == "uint" || typ == "int64" || strings.Contains(name, "size") || strings.Contains(name, "entries"):
+			return []string{"--" + name + "=0"}
+		case typ == "duration" || strings.Contains(name, "ttl"):
+			return []string{"--" + name + "=0s"}
+		case typ == "" || typ == "value":
+			return []string{"--" + name + "=false"}
+		}
+	}
+	return nil
+}
+
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// server is a running `gds serve`.
+type server struct {
+	cmd  *exec.Cmd
+	addr string
+	log  string
+}
+
+func startServe(bin, snapshot, data string, extra []string, logPath string) (*server, error) {
+	addr, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	admin, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"serve", "--snapshot", snapshot, "--data", data, "--addr", addr, "--admin-addr", admin}, extra...)
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{cmd: cmd, addr: addr, log: logPath}
+	// Ready when a search answers 200 (the generation is live).
+	deadline := time.Now().Add(10 * time.Minute)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get("http://" + addr + "/latest/search/?search=abc&categories=character")
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return s, nil
+			}
+		}
+		if cmd.ProcessState != nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	s.stop()
+	raw, _ := os.ReadFile(logPath)
+	return nil, fmt.Errorf("gds serve did not become ready:\n%s", tail(string(raw), 2000))
+}
+
+func (s *server) stop() {
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		s.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// measureHTTP times the queries end to end, with and without the
+// response cache.
+func measureHTTP(ctx context.Context, bin, snapshot, data, work string, qs []Query, minTime time.Duration, maxPasses int, noCache string) httpResult {
+	r := httpResult{Cached: map[string]Timing{}, Uncached: map[string]Timing{}}
+	help := serveHelp(bin)
+	if help == "" {
+		r.Why = fmt.Sprintf("%s has no serve command yet", bin)
+		return r
+	}
+	r.Available = true
+	var off []string
+	if noCache != "" {
+		off = strings.Fields(noCache)
+	} else {
+		off = cacheOffArgs(help)
+	}
+	r.CacheFlag = strings.Join(off, " ")
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 4, MaxIdleConnsPerHost: 4, IdleConnTimeout: time.Minute}}
+	contains, strict := split(qs)
+	do := func(addr string, q Query, check bool) error {
+		v := url.Values{"search": {q.Text}, "categories": {"character"}}
+		if q.Strict {
+			v.Set("strict", "true")
+		}
+		resp, err := client.Get("http://" + addr + "/latest/search/?" + v.Encode())
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("%q: HTTP %d", q.Text, resp.StatusCode)
+		}
+		if check {
+			var got map[string][]int64
+			if err := json.Unmarshal(body, &got); err != nil {
+				return err
+			}
+			if len(got["character"]) != q.Want {
+				return fmt.Errorf("%q: %d hits, want %d", q.Text, len(got["character"]), q.Want)
+			}
+		}
+		return nil
+	}
+	phase := func(name string, extra []string, into map[string]Timing, warm bool) {
+		s, err := startServe(bin, snapshot, data, extra, filepath.Join(work, "serve-"+name+".log"))
+		if err != nil {
+			r.Why = err.Error()
+			r.Available = false
+			return
+		}
+		defer s.stop()
+		// A checking pass first (it also fills the cache).
+		for _, q := range qs {
+			if err := do(s.addr, q, true); err != nil {
+				r.Mismatches++
+			}
+		}
+		_ = warm
+		for _, m := range []struct {
+			mode string
+			idx  []int
+		}{{"contains", contains}, {"strict", strict}} {
+			for _, clients := range []int{1, 2} {
+				into[fmt.Sprintf("%s%d", m.mode, clients)] = runTimed(len(m.idx), clients, minTime, maxPasses, func(_, i int) error {
+					return do(s.addr, qs[m.idx[i]], false)
+				})
+			}
+		}
+		if hwm := procStatus(s.cmd.Process.Pid, "VmHWM") * 1024; hwm > r.RSS {
+			r.RSS = hwm
+		}
+	}
+	phase("cached", nil, r.Cached, true)
+	if !r.Available {
+		return r
+	}
+	if len(off) == 0 {
+		r.Uncached = nil
+		r.Why = "no flag found to turn the response cache off (-http-nocache)"
+		return r
+	}
+	phase("uncached", off, r.Uncached, false)
+	return r
+}

@@ -1,0 +1,105 @@
+package query_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"gds/indexer/indexertest"
+	"gds/query"
+	"gds/snapshots"
+	"gds/snapshots/synth"
+)
+
+// Micro-benchmarks of the search hot paths over a small real generation:
+// 50,000 generated characters built by the indexer (10–20 s of setup
+// per top-level benchmark). They only run with -bench:
+//
+//	go test -run '^$' -bench . -benchmem ./query
+//	go test -run '^$' -bench Contains -cpuprofile cpu.out ./query
+//
+// The side-by-side benchmark against PostgreSQL is ./query/bench (make
+// bench-quick).
+
+const benchCharacters = 50_000
+
+// benchSearcher generates the characters, builds a generation and returns
+// a Searcher over it with the character names.
+func benchSearcher(b *testing.B) (*query.Searcher, []string) {
+	b.Helper()
+	dir := filepath.Join(b.TempDir(), "snapshot")
+	snap, err := synth.Generate(context.Background(), dir, synth.Config{
+		Characters: benchCharacters, Corporations: 1000, Alliances: 50, Structures: 200, Seed: 7,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var names []string
+	err = snap.Each(snapshots.Characters, func(rec snapshots.Record, _ snapshots.Line) error {
+		if len(names) < 4096 {
+			names = append(names, rec.(snapshots.Named).DisplayName())
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := indexertest.Manager(b, dir)
+	return query.New(m), names
+}
+
+func benchSearch(b *testing.B, s *query.Searcher, texts []string, strict bool) {
+	b.Helper()
+	ctx := context.Background()
+	cats := []snapshots.Category{snapshots.CategoryCharacter}
+	hits, i := 0, 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := s.Search(ctx, query.Request{Text: texts[i%len(texts)], Strict: strict, Categories: cats})
+		if err != nil {
+			b.Fatal(err)
+		}
+		hits += len(res.IDs[snapshots.CategoryCharacter])
+		i++
+	}
+	b.ReportMetric(float64(hits)/float64(max(i, 1)), "hits/op")
+}
+
+// BenchmarkContains: very common 3-letter texts (the 500 cap stops the
+// walk early), 5-letter texts from real names, texts with punctuation and
+// spaces, and texts that match nothing.
+func BenchmarkContains(b *testing.B) {
+	s, names := benchSearcher(b)
+	var five []string
+	for _, n := range names {
+		r := []rune(n)
+		if len(r) >= 8 && len(five) < 256 {
+			five = append(five, string(r[2:7]))
+		}
+	}
+	cases := []struct {
+		name  string
+		texts []string
+	}{
+		{"common3", []string{"ani", "ell", "the", "ara"}},
+		{"letters5", five},
+		{"punct", []string{"O'm", "p An", "-Ka"}},
+		{"nomatch5", []string{"qzxvk", "jjjwq", "xqzpt"}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) { benchSearch(b, s, c.texts, false) })
+	}
+}
+
+// BenchmarkStrict: whole names that exist (with changed case) and one
+// that does not.
+func BenchmarkStrict(b *testing.B) {
+	s, names := benchSearcher(b)
+	whole := make([]string, 0, 256)
+	for _, n := range names[:min(256, len(names))] {
+		whole = append(whole, n)
+	}
+	b.Run("hit", func(b *testing.B) { benchSearch(b, s, whole, true) })
+	b.Run("miss", func(b *testing.B) { benchSearch(b, s, []string{"Nobody Byth Atname"}, true) })
+}
