@@ -90,35 +90,6 @@ func routeTemplate(c *gin.Context) string {
 	return "unmatched"
 }
 
-// hookWriter calls before once, just before the status line and headers
-// are committed, so a middleware can set headers that depend on the final
-// status (gin commits on the first body write or WriteHeaderNow).
-type hookWriter struct {
-	gin.ResponseWriter
-	before func(status int)
-	fired  bool
-}
-
-func (w *hookWriter) fire() {
-	if !w.fired {
-		w.fired = true
-		w.before(w.ResponseWriter.Status())
-	}
-}
-
-func (w *hookWriter) WriteHeaderNow() { w.fire(); w.ResponseWriter.WriteHeaderNow() }
-func (w *hookWriter) Flush()          { w.fire(); w.ResponseWriter.Flush() }
-
-func (w *hookWriter) Write(b []byte) (int, error) {
-	w.fire()
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *hookWriter) WriteString(s string) (int, error) {
-	w.fire()
-	return w.ResponseWriter.WriteString(s)
-}
-
 // errorLimiter answers 420 to a client (by IP) that got ErrorLimit error
 // answers (4xx and 5xx, except 420 itself) within one window, until that
 // window ends, as ESI does. A window opens at a client's first error, so
@@ -172,17 +143,46 @@ func (el *errorLimiter) handle(c *gin.Context) {
 			el.limit, el.window, reset))
 		return
 	}
-	w := &hookWriter{ResponseWriter: c.Writer}
-	w.before = func(status int) {
-		if status >= 400 && status != StatusErrorLimited {
-			remain, reset = el.count(ip)
-		}
-		setErrorLimitHeaders(w.Header(), remain, reset)
-	}
+	w := &limitWriter{ResponseWriter: c.Writer, el: el, ip: ip, remain: remain, reset: reset}
 	c.Writer = w
 	c.Next()
-	w.fire() // a response without a body has not committed yet
+	w.commit() // a response without a body has not committed yet
 	c.Writer = w.ResponseWriter
+}
+
+// limitWriter charges an error answer and sets the error limit headers
+// just before the status line is committed, when the final status is
+// known (gin commits on the first body write or WriteHeaderNow).
+type limitWriter struct {
+	gin.ResponseWriter
+	el            *errorLimiter
+	ip            string
+	remain, reset int
+	committed     bool
+}
+
+func (w *limitWriter) commit() {
+	if w.committed {
+		return
+	}
+	w.committed = true
+	if status := w.ResponseWriter.Status(); status >= 400 && status != StatusErrorLimited {
+		w.remain, w.reset = w.el.count(w.ip)
+	}
+	setErrorLimitHeaders(w.Header(), w.remain, w.reset)
+}
+
+func (w *limitWriter) WriteHeaderNow() { w.commit(); w.ResponseWriter.WriteHeaderNow() }
+func (w *limitWriter) Flush()          { w.commit(); w.ResponseWriter.Flush() }
+
+func (w *limitWriter) Write(b []byte) (int, error) {
+	w.commit()
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *limitWriter) WriteString(s string) (int, error) {
+	w.commit()
+	return w.ResponseWriter.WriteString(s)
 }
 
 func setErrorLimitHeaders(h http.Header, remain, reset int) {

@@ -220,9 +220,8 @@ func parseCategories(c *gin.Context, allowed []snapshots.Category) ([]snapshots.
 	if !ok {
 		return nil, false
 	}
-	names := categoryNames(allowed)
 	if !present || raw == "" {
-		badParam(c, "categories", "required, a comma-separated list of %s", names)
+		badParam(c, "categories", "required, a comma-separated list of %s", categoryNames(allowed))
 		return nil, false
 	}
 	items := strings.Split(raw, ",")
@@ -238,7 +237,7 @@ func parseCategories(c *gin.Context, allowed []snapshots.Category) ([]snapshots.
 			badParam(c, "categories", "empty item in %s; separate names with single commas", quote(raw))
 			return nil, false
 		case i < 0:
-			badParam(c, "categories", "%s is not one of %s", quote(item), names)
+			badParam(c, "categories", "%s is not one of %s", quote(item), categoryNames(allowed))
 			return nil, false
 		case seen[i]:
 			badParam(c, "categories", "%s is given more than once", quote(item))

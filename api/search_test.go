@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -408,4 +409,33 @@ func emptyManager(t *testing.T) *indexer.Manager {
 	}
 	t.Cleanup(func() { m.Close() })
 	return m
+}
+
+// BenchmarkSearchCached is the hot path: a repeated public search answered
+// from the response cache through every middleware.
+func BenchmarkSearchCached(b *testing.B) {
+	ts := newTestServer(b, searchRecords())
+	req := httptest.NewRequest(http.MethodGet, "/v2/search/?search=jita&categories=character,solar_system", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		ts.h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Code)
+		}
+	}
+}
+
+// BenchmarkSearchUncached searches the index on every request.
+func BenchmarkSearchUncached(b *testing.B) {
+	ts := newTestServer(b, searchRecords(), func(d *Deps) { d.Limits.CacheBytes = -1 })
+	req := httptest.NewRequest(http.MethodGet, "/v2/search/?search=jita&categories=character,solar_system", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		ts.h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Code)
+		}
+	}
 }
