@@ -13,6 +13,8 @@ import (
 
 	"github.com/rs/zerolog"
 	"golang.org/x/term"
+
+	"gds/indexer"
 )
 
 // serveConfig is everything gds serve is told, from flags or GDS_* env.
@@ -107,8 +109,13 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 			return c, fmt.Errorf("serve: --release-day %q: want YYYY-MM-DD", releaseDay)
 		}
 	}
-	if c.Schedule != "" && c.Snapshot == "" {
-		return c, errors.New("serve: --schedule needs --snapshot to rebuild from")
+	if c.Schedule != "" {
+		if c.Snapshot == "" {
+			return c, errors.New("serve: --schedule needs --snapshot to rebuild from")
+		}
+		if _, err := indexer.ParseSchedule(c.Schedule); err != nil {
+			return c, fmt.Errorf("serve: --schedule %q: %w", c.Schedule, err)
+		}
 	}
 	h := c.HTTP
 	if h.ReadHeaderTimeout <= 0 || h.ReadTimeout <= 0 || h.WriteTimeout <= 0 || h.IdleTimeout <= 0 || h.ShutdownTimeout <= 0 {

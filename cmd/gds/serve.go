@@ -45,6 +45,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err := admin.CheckExposure(cfg.AdminAddr, cfg.AdminToken); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	// Keys before the index: a wrong --jwks fails now, not after a build.
+	tokens, err := newVerifier(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	metrics := admin.NewMetrics()
 	mgr, err := indexer.Open(indexer.Options{
 		DataDir: cfg.Data,
@@ -92,13 +97,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		if err := mgr.SetSchedule(cfg.Schedule, cfg.Snapshot); err != nil {
 			return fmt.Errorf("serve: --schedule: %w", err)
 		}
-		log.Info().Str("schedule", cfg.Schedule).Time("next", mgr.Status().Schedule.Next).Msg("reindex scheduled")
+		log.Info().Str("schedule", cfg.Schedule).Str("snapshot", cfg.Snapshot).Msg("reindex scheduled")
 	}
 
-	tokens, err := newVerifier(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
 	publicLog := log.With().Str("listener", "public").Logger()
 	public := publicHandler(api.Deps{
 		Views:      query.New(mgr),

@@ -269,6 +269,8 @@ func TestServeRefuses(t *testing.T) {
 		{"bad release day", envMap(), []string{"--release-day", "16/10/2018"}, "YYYY-MM-DD"},
 		{"bad schedule", envMap(), []string{"--snapshot", snap, "--admin-addr", "127.0.0.1:0", "--schedule", "often"}, "schedule"},
 		{"bad log format", envMap("GDS_LOG_FORMAT", "xml"), nil, "log-format"},
+		{"missing jwks file", envMap(), []string{"--snapshot", snap, "--admin-addr", "127.0.0.1:0",
+			"--jwks", filepath.Join(t.TempDir(), "jwks.json")}, "--jwks"},
 		{"bad env value", envMap("GDS_MAX_CONCURRENT_SEARCHES", "many"), nil, "GDS_MAX_CONCURRENT_SEARCHES"},
 	}
 	for _, tc := range tests {
