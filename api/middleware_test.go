@@ -183,3 +183,24 @@ func TestAcceptsGzip(t *testing.T) {
 		}
 	}
 }
+
+func TestErrorLimiterForgetsEndedWindows(t *testing.T) {
+	now := testEpoch
+	el := newErrorLimiter(Limits{ErrorLimit: 5, ErrorWindow: time.Minute}, func() time.Time { return now }, noMetrics{})
+	for i := range 1000 {
+		el.count("10.0.0." + strconv.Itoa(i))
+	}
+	if len(el.clients) != 1000 {
+		t.Fatalf("%d clients tracked, want 1000", len(el.clients))
+	}
+	now = now.Add(2 * time.Minute)
+	if remain, reset := el.count("192.0.2.1"); remain != 4 || reset != 60 {
+		t.Errorf("fresh window: remain %d reset %d", remain, reset)
+	}
+	if len(el.clients) != 1 {
+		t.Errorf("%d clients tracked after their windows ended, want 1", len(el.clients))
+	}
+	if remain, reset := el.state("10.0.0.1"); remain != 5 || reset != 60 {
+		t.Errorf("ended window: remain %d reset %d, want a full budget", remain, reset)
+	}
+}
