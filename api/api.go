@@ -64,7 +64,8 @@ type Deps struct {
 // Limits bound what clients can make the API do.
 type Limits struct {
 	// ErrorLimit is the number of 4xx/5xx answers a client (by IP) may get
-	// per ErrorWindow before it is answered 420. Default 100 per minute.
+	// per ErrorWindow before it is answered 420. Default 100 per minute;
+	// negative disables error limiting.
 	ErrorLimit  int
 	ErrorWindow time.Duration
 	// CacheBytes bounds the search response cache. Default 64 MiB; negative
@@ -94,6 +95,9 @@ func New(d Deps) http.Handler {
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.HandleMethodNotAllowed = true
+	// Trust no proxy headers: a client must not pick the IP its error
+	// budget is counted against with X-Forwarded-For.
+	_ = e.SetTrustedProxies(nil)
 	e.Use(gin.CustomRecoveryWithWriter(nil, func(c *gin.Context, err any) {
 		// A bug must not turn into a crash or an empty answer.
 		s.d.Logger.Error().Interface("panic", err).Str("path", c.Request.URL.Path).Msg("handler panicked")

@@ -391,11 +391,6 @@ func renderFaction(r *snapshots.Faction, lang string) factionResponse {
 	}
 }
 
-// factionIDs is where EVE numbers its factions. query.View cannot list a
-// kind yet, so the list probes this range (a binary search per ID);
-// replace with a listing once query offers one.
-const factionIDFirst, factionIDLast = 500000, 500999
-
 // factions answers every faction, as ESI's list route does.
 func (s *server) factions(c *gin.Context) {
 	lang, ok := parseLanguage(c)
@@ -411,16 +406,13 @@ func (s *server) factions(c *gin.Context) {
 		return
 	}
 	out := []factionResponse{}
-	for id := int64(factionIDFirst); id <= factionIDLast; id++ {
-		rec, err := v.Record(snapshots.Factions, id)
-		if errors.Is(err, query.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			s.internalError(c, err)
-			return
-		}
+	err := v.Each(snapshots.Factions, func(rec snapshots.Record) error {
 		out = append(out, renderFaction(rec.(*snapshots.Faction), lang))
+		return nil
+	})
+	if err != nil {
+		s.internalError(c, err)
+		return
 	}
 	c.JSON(http.StatusOK, out)
 }

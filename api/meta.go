@@ -10,19 +10,13 @@ import (
 )
 
 // registerMeta adds the routes about the API itself (swagger.json,
-// status.json), generated from the route table, and the older interface's
-// unversioned routes (see olderRoutes).
+// status.json), generated from the route table.
 func (s *server) registerMeta(e *gin.Engine) {
-	older := s.olderRoutes()
-	for i := range older {
-		r := &older[i]
-		e.Handle(r.Method, ginPath(r.Path), s.dispatch(r, ""))
-	}
 	prefixes := append(append([]string(nil), aliasPrefixes...), s.versionPrefixes()...)
 	for _, p := range prefixes {
 		e.GET("/"+p+"/swagger.json", s.swagger(p))
 	}
-	e.GET("/status.json", s.status(older))
+	e.GET("/status.json", s.status())
 }
 
 // swagger answers the OpenAPI document of the routes served under prefix
@@ -49,7 +43,7 @@ type RouteStatus struct {
 // status answers status.json: every route version served now, under its
 // /vN/ path (older interface routes without prefix). The service has no
 // backend that can degrade on its own, so every served route is green.
-func (s *server) status(older []Route) gin.HandlerFunc {
+func (s *server) status() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		at := s.now()
 		out := []RouteStatus{}
@@ -61,16 +55,17 @@ func (s *server) status(older []Route) gin.HandlerFunc {
 		}
 		for i := range s.routes {
 			r := &s.routes[i]
+			if r.Unversioned {
+				if _, ok := s.served(r, "", at); ok {
+					add(r, "")
+				}
+				continue
+			}
 			for _, v := range r.Versions {
 				prefix := fmt.Sprintf("v%d", v.N)
 				if _, ok := s.served(r, prefix, at); ok {
 					add(r, "/"+prefix)
 				}
-			}
-		}
-		for i := range older {
-			if _, ok := s.served(&older[i], "", at); ok {
-				add(&older[i], "")
 			}
 		}
 		sort.SliceStable(out, func(i, j int) bool {

@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,8 +20,8 @@ type Route struct {
 	Tags []string
 	// Scope is the SSO scope a token must carry; "" for a public route.
 	Scope string
-	// Unversioned serves the route without a version prefix too (the older
-	// interface); its lifecycle is that of the route's only version.
+	// Unversioned serves the route without a version prefix, and only
+	// there (the older interface); its lifecycle is that of its only version.
 	Unversioned bool
 	// Doc describes parameters and responses for the OpenAPI document.
 	Doc Doc
@@ -130,9 +131,12 @@ func (r *Route) version(n int) *Version {
 // resolve picks the version a prefix addresses at t: "vN", "latest",
 // "legacy", "dev", or "" for an unversioned (older interface) call.
 func (r *Route) resolve(prefix string, at time.Time, devEnabled bool) (*Version, Phase, string) {
+	if r.Unversioned != (prefix == "") {
+		return nil, "", "Not found"
+	}
 	switch prefix {
 	case "latest", "legacy", "dev":
-		want := map[string]Phase{"latest": PhaseLatest, "legacy": PhaseLegacy, "dev": PhaseDev}[prefix]
+		want := Phase(prefix) // the alias names the phase it addresses
 		if want == PhaseDev && !devEnabled {
 			return nil, "", "This route has no enabled dev version"
 		}
@@ -154,8 +158,8 @@ func (r *Route) resolve(prefix string, at time.Time, devEnabled bool) (*Version,
 		}
 		return v, p, ""
 	}
-	var n int
-	if _, err := fmt.Sscanf(prefix, "v%d", &n); err != nil {
+	n, err := strconv.Atoi(strings.TrimPrefix(prefix, "v"))
+	if err != nil || !strings.HasPrefix(prefix, "v") {
 		return nil, "", "Unknown version"
 	}
 	v := r.version(n)
@@ -202,15 +206,17 @@ var aliasPrefixes = []string{"latest", "legacy", "dev"}
 func (s *server) register(e *gin.Engine) {
 	for i := range s.routes {
 		r := &s.routes[i]
+		if r.Unversioned {
+			// The older interface: no prefix, and only that.
+			e.Handle(r.Method, ginPath(r.Path), s.dispatch(r, ""))
+			continue
+		}
 		prefixes := append([]string(nil), aliasPrefixes...)
 		for _, v := range r.Versions {
 			prefixes = append(prefixes, fmt.Sprintf("v%d", v.N))
 		}
 		for _, p := range prefixes {
 			e.Handle(r.Method, "/"+p+ginPath(r.Path), s.dispatch(r, p))
-		}
-		if r.Unversioned {
-			e.Handle(r.Method, ginPath(r.Path), s.dispatch(r, ""))
 		}
 	}
 }
@@ -264,6 +270,7 @@ func (s *server) table() []Route {
 	t = append(t, s.searchRoutes()...)
 	t = append(t, s.lookupRoutes()...)
 	t = append(t, s.structureRoutes()...)
+	t = append(t, s.olderRoutes()...)
 	t = append(t, s.documentRoutes()...)
 	return t
 }

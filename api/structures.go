@@ -68,9 +68,7 @@ func (s *server) structureRoutes() []Route {
 }
 
 // olderRoutes are the two routes of the older interface (spec §4.7),
-// served without a version prefix until the release day. They are not in
-// the route table: register would also mount them under /latest/ and /vN/,
-// where the GET collides with the ESI list route. registerMeta mounts them.
+// served without a version prefix until the release day.
 func (s *server) olderRoutes() []Route {
 	lc := s.lifecycles().Older
 	return []Route{

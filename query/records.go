@@ -35,6 +35,25 @@ func (v *View) Raw(kind snapshots.Kind, id int64) (json.RawMessage, error) {
 	return raw, nil
 }
 
+// Each calls fn with every record of kind, decoded, in ascending key order,
+// until fn returns an error. Meant for small kinds (factions, regions).
+func (v *View) Each(kind snapshots.Kind, fn func(snapshots.Record) error) error {
+	s := v.g.Store(kind)
+	if s == nil {
+		return nil
+	}
+	for i := 0; i < s.Len(); i++ {
+		rec := kind.New()
+		if err := json.Unmarshal(s.Raw(i), rec); err != nil {
+			return fmt.Errorf("%s %d: %w", kind, s.Key(i), err)
+		}
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // StructuresOf returns the structures a corporation owns, by ascending ID.
 func (v *View) StructuresOf(corporation int64) ([]*snapshots.Structure, error) {
 	s := v.g.Store(snapshots.Structures)
