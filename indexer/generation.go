@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,8 +9,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -263,8 +266,8 @@ const (
 )
 
 // listGenerations returns the complete generation numbers under data,
-// ascending, and removes leftovers of builds that never finished.
-func listGenerations(data string) ([]uint64, error) {
+// ascending; cleanup removes leftovers of builds that never finished.
+func listGenerations(data string, cleanup bool) ([]uint64, error) {
 	root := filepath.Join(data, generationsIn)
 	ents, err := os.ReadDir(root)
 	if errors.Is(err, os.ErrNotExist) {
@@ -277,7 +280,9 @@ func listGenerations(data string) ([]uint64, error) {
 	for _, e := range ents {
 		name := e.Name()
 		if filepath.Ext(name) == buildingExt {
-			_ = os.RemoveAll(filepath.Join(root, name))
+			if cleanup {
+				_ = os.RemoveAll(filepath.Join(root, name))
+			}
 			continue
 		}
 		id, err := strconv.ParseUint(name, 10, 64)
@@ -288,6 +293,82 @@ func listGenerations(data string) ([]uint64, error) {
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	return ids, nil
+}
+
+// claimID reserves the next generation number after those on disk (of any
+// process) by creating its build directory: Mkdir fails if another build
+// took the number first, and the next one is tried.
+func claimID(data string, after uint64) (uint64, string, error) {
+	root := filepath.Join(data, generationsIn)
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return 0, "", err
+	}
+	for _, e := range ents {
+		name := strings.TrimSuffix(e.Name(), buildingExt)
+		if id, err := strconv.ParseUint(name, 10, 64); err == nil && id > after {
+			after = id
+		}
+	}
+	for id := after + 1; ; id++ {
+		dir := generationDir(data, id) + buildingExt
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return id, dir, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return 0, "", err
+		}
+	}
+}
+
+// buildLock is an exclusive lock on a data directory held for the length
+// of a build, across processes: a second process's build waits for it, and
+// leftovers of unfinished builds are only removed when nobody holds it.
+// The kernel releases it when the holder dies, even by kill -9.
+type buildLock struct{ f *os.File }
+
+func lockPath(data string) string { return filepath.Join(data, "build.lock") }
+
+// tryLockBuilds takes the lock if it is free.
+func tryLockBuilds(data string) (*buildLock, bool, error) {
+	f, err := os.OpenFile(lockPath(data), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	return &buildLock{f: f}, true, nil
+}
+
+// lockBuilds waits for the lock, giving up when ctx ends.
+func lockBuilds(ctx context.Context, data string, waiting func()) (*buildLock, error) {
+	for first := true; ; first = false {
+		l, ok, err := tryLockBuilds(data)
+		if err != nil || ok {
+			return l, err
+		}
+		if first && waiting != nil {
+			waiting()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (l *buildLock) unlock() {
+	if l != nil && l.f != nil {
+		_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+		_ = l.f.Close()
+	}
 }
 
 func generationDir(data string, id uint64) string {

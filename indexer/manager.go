@@ -143,25 +143,31 @@ func Open(opts Options) (*Manager, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{opts: opts, log: opts.Logger, now: opts.Now, ctx: ctx, cancel: cancel}
-	ids, err := listGenerations(opts.DataDir)
+	// Leftovers are only removed when no process is building here: a build
+	// directory whose builder died (even by kill -9) is unlocked.
+	lock, idle, err := tryLockBuilds(opts.DataDir)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	if len(ids) > 0 {
-		m.nextID = ids[len(ids)-1]
+	ids, err := listGenerations(opts.DataDir, idle)
+	if err != nil {
+		lock.unlock()
+		cancel()
+		return nil, err
 	}
 	current, err := m.readCurrent()
 	if err != nil {
 		m.log.Warn().Err(err).Msg("no current generation recorded")
 	}
 	for _, id := range ids {
-		if id == current {
+		if id == current || !idle {
 			continue
 		}
 		// Retired generations whose deletion was cut short.
 		_ = os.RemoveAll(generationDir(opts.DataDir, id))
 	}
+	lock.unlock()
 	if current != 0 {
 		g, err := openGeneration(generationDir(opts.DataDir, current))
 		if err != nil {
@@ -300,12 +306,24 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 			return nil, Meta{}, nil
 		}
 	}
+	lock, err := lockBuilds(m.ctx, m.opts.DataDir, func() {
+		m.log.Info().Str("build_id", j.running.ID).Msg("another process is building in this data directory; waiting for it")
+	})
+	if err != nil {
+		return nil, Meta{}, err
+	}
+	defer lock.unlock()
 	m.mu.Lock()
-	m.nextID++
-	id := m.nextID
+	after := m.nextID
+	m.mu.Unlock()
+	id, tmp, err := claimID(m.opts.DataDir, after)
+	if err != nil {
+		return nil, Meta{}, err
+	}
+	m.mu.Lock()
+	m.nextID = id
 	m.mu.Unlock()
 	final := generationDir(m.opts.DataDir, id)
-	tmp := final + buildingExt
 	started := m.now()
 	b := &builder{ctx: m.ctx, opts: m.opts, snap: snap, prev: prev, full: req.Full, dir: tmp, progress: progress}
 	b.meta = Meta{ID: id, Snapshot: req.Snapshot, SnapshotHash: snap.Hash,

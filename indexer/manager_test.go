@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -334,5 +335,53 @@ func TestSchedule(t *testing.T) {
 	}
 	if st := m.Status(); st.LastBuild == nil || st.LastBuild.Trigger != "schedule" {
 		t.Fatalf("last build %+v", st.LastBuild)
+	}
+}
+
+// TestTwoProcessesOneDataDir stands for `gds index` running beside a
+// server on the same data directory: builds of either never collide on a
+// generation number, and opening a manager never removes another's build
+// in progress.
+func TestTwoProcessesOneDataDir(t *testing.T) {
+	data := t.TempDir()
+	snapA := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(30, func(i int) string { return fmt.Sprintf("Alpha %d", i) })})
+	snapB := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(30, func(i int) string { return fmt.Sprintf("Bravo %d", i) })})
+	server := open(t, data)
+	defer server.Close()
+	first := build(t, server, snapA, false)
+
+	cli := open(t, data)
+	second := build(t, cli, snapB, false)
+	cli.Close()
+	if second.Generation <= first.Generation {
+		t.Fatalf("second process built generation %d after %d", second.Generation, first.Generation)
+	}
+	// The server's own next build takes a fresh number instead of failing.
+	third := build(t, server, snapB, true)
+	if third.Generation <= second.Generation {
+		t.Fatalf("server built generation %d after %d", third.Generation, second.Generation)
+	}
+
+	// A build directory of a live builder (the lock is held) survives Open.
+	lockFile, err := os.OpenFile(filepath.Join(data, "build.lock"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lockFile.Close()
+	if err := syscall.Flock(int(lockFile.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	busy := filepath.Join(data, "generations", "000999.building")
+	os.MkdirAll(busy, 0o755)
+	other := open(t, data)
+	other.Close()
+	if _, err := os.Stat(busy); err != nil {
+		t.Fatalf("Open removed a build in progress: %v", err)
+	}
+	syscall.Flock(int(lockFile.Fd()), syscall.LOCK_UN)
+	other = open(t, data)
+	other.Close()
+	if _, err := os.Stat(busy); !os.IsNotExist(err) {
+		t.Fatalf("Open kept an abandoned build: %v", err)
 	}
 }
