@@ -79,7 +79,7 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.StringVar(&c.JWKS, "jwks", "", "JWKS to verify tokens with, an https URL or a file (default: the data directory's local key, as gds token uses)")
 	fs.StringVar(&c.ClientID, "client-id", "", "EVE SSO client ID: accept EVE SSO tokens for it (default: accept tokens of gds token)")
 	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer token the operator port requires (required when --admin-addr is not loopback)")
-	fs.BoolVar(&c.Dev, "dev", true, "serve route versions in the dev phase under /dev/")
+	fs.BoolVar(&c.Dev, "dev", false, "serve route versions in the dev phase under /dev/ (the spec's dev versions are disabled previews)")
 	addLogFlags(fs, &c.Log)
 	fs.IntVar(&c.MaxConcurrentSearches, "max-concurrent-searches", 0, "searches run at once before answering 503 (0: 4 × CPUs)")
 	fs.IntVar(&c.ErrorLimit, "error-limit", 0, "error answers a client may get per minute before 420 (0: 100, as ESI)")
