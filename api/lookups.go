@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -556,6 +557,12 @@ func parseNameList(body io.Reader, max int) ([]string, error) {
 		}
 		if strings.TrimSpace(names[i]) == "" {
 			return nil, fmt.Errorf("request body[%d]: must not be empty", i)
+		}
+		// encoding/json turns invalid UTF-8 and lone surrogate escapes
+		// into U+FFFD silently; no name holds that rune, so a name with
+		// one was garbled on the way and is refused, as the search text is.
+		if !utf8.Valid(raw) || strings.ContainsRune(names[i], utf8.RuneError) {
+			return nil, fmt.Errorf("request body[%d]: must be valid UTF-8 text", i)
 		}
 	}
 	return names, nil
