@@ -88,16 +88,12 @@ func (v *View) Search(ctx context.Context, req Request) (Result, error) {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		hits := v.searchCategory(cat, folded, req.Strict, lang, req.CharacterID, limit, &res.Stats)
-		if len(hits) == 0 {
+		ids := v.searchCategory(cat, folded, req.Strict, lang, req.CharacterID, limit, &res.Stats)
+		if len(ids) == 0 {
 			continue
 		}
 		if res.IDs == nil {
 			res.IDs = make(map[snapshots.Category][]int64, len(req.Categories))
-		}
-		ids := make([]int64, len(hits))
-		for i, h := range hits {
-			ids[i] = h.id
 		}
 		res.IDs[cat] = ids
 		res.Stats.Matches += len(ids)
@@ -106,7 +102,7 @@ func (v *View) Search(ctx context.Context, req Request) (Result, error) {
 	return res, nil
 }
 
-func (v *View) searchCategory(cat snapshots.Category, text []byte, strict bool, lang string, character int64, limit int, stats *Stats) []hit {
+func (v *View) searchCategory(cat snapshots.Category, text []byte, strict bool, lang string, character int64, limit int, stats *Stats) []int64 {
 	ct := v.g.Tables(cat)
 	if ct == nil {
 		return nil
@@ -127,14 +123,17 @@ func (v *View) searchCategory(cat snapshots.Category, text []byte, strict bool, 
 	}
 	w.run(strict)
 	if overlay == nil {
-		return w.hits
+		return w.ids()
 	}
 	ow := walker{t: overlay, text: text, limit: limit, stats: stats}
 	if w.allow != nil {
-		ow.allow = overlay.Access(character)
+		// Fail closed: an overlay entry nobody listed is seen by nobody.
+		if ow.allow = overlay.Access(character); ow.allow == nil {
+			return w.ids()
+		}
 	}
 	ow.run(strict)
-	return mergeHits(w.hits, ow.hits, limit)
+	return mergeIDs(&w, &ow, limit)
 }
 
 func (w *walker) run(strict bool) {

@@ -18,15 +18,26 @@ const (
 	classContains
 )
 
-// hit is one ranked match: ordering is class, then name length in runes,
-// then ID — which, within one table, is ordinal order within a class.
+// hit is one ranked match in a table. Ordering is class, then name length
+// in runes, then ID — which, within one table, is ordinal order within a
+// class, so lengths are only counted when two tables' hits are merged.
 type hit struct {
 	class uint8
-	runes int32
+	o     uint32
+}
+
+// rankKey is what orders hits of different tables.
+type rankKey struct {
+	class uint8
+	runes int
 	id    int64
 }
 
-func (a hit) less(b hit) bool {
+func keyOf(t *indexer.Table, h hit) rankKey {
+	return rankKey{class: h.class, runes: utf8.RuneCount(t.Name(h.o)), id: t.ID(h.o)}
+}
+
+func (a rankKey) less(b rankKey) bool {
 	if a.class != b.class {
 		return a.class < b.class
 	}
@@ -52,9 +63,21 @@ type walker struct {
 	hits  []hit
 }
 
-func (w *walker) add(class uint8, o uint32, name []byte) bool {
-	w.hits = append(w.hits, hit{class: class, runes: int32(utf8.RuneCount(name)), id: w.t.ID(o)})
+func (w *walker) add(class uint8, o uint32) bool {
+	if w.hits == nil {
+		w.hits = make([]hit, 0, min(w.limit, 64))
+	}
+	w.hits = append(w.hits, hit{class: class, o: o})
 	return len(w.hits) < w.limit
+}
+
+// ids returns the IDs of the walker's hits, in order.
+func (w *walker) ids() []int64 {
+	out := make([]int64, len(w.hits))
+	for i, h := range w.hits {
+		out[i] = w.t.ID(h.o)
+	}
+	return out
 }
 
 // denied reports an ordinal the caller may not see or an overlay replaces.
@@ -72,7 +95,7 @@ func (w *walker) strict() {
 			return true
 		}
 		w.stats.Verified++
-		return w.add(classExact, o, w.t.Name(o))
+		return w.add(classExact, o)
 	})
 }
 
@@ -102,7 +125,7 @@ func (w *walker) contains() {
 			if len(name) == len(w.text) {
 				class = classExact
 			}
-			return w.add(class, o, name)
+			return w.add(class, o)
 		})
 		if !complete {
 			return
@@ -121,7 +144,7 @@ func (w *walker) contains() {
 		if bytes.HasPrefix(name, w.text) || !bytes.Contains(name, w.text) {
 			return true // prefix matches were all taken above
 		}
-		return w.add(classContains, o, name)
+		return w.add(classContains, o)
 	})
 }
 
@@ -222,20 +245,24 @@ func intersectAll(lists []*roaring.Bitmap, from uint32, stats *Stats, fn func(o 
 	return true
 }
 
-// mergeHits merges two ranked hit lists, keeping at most limit.
-func mergeHits(a, b []hit, limit int) []hit {
-	if len(b) == 0 {
-		return a
+// mergeIDs merges the ranked hits of two walkers (a base table and a
+// language overlay) into at most limit IDs.
+func mergeIDs(a, b *walker, limit int) []int64 {
+	if len(b.hits) == 0 {
+		return a.ids()
 	}
-	if len(a) == 0 {
-		return b
+	if len(a.hits) == 0 {
+		return b.ids()
 	}
-	out := make([]hit, 0, min(limit, len(a)+len(b)))
-	for len(out) < limit && (len(a) > 0 || len(b) > 0) {
-		if len(b) == 0 || (len(a) > 0 && a[0].less(b[0])) {
-			out, a = append(out, a[0]), a[1:]
+	out := make([]int64, 0, min(limit, len(a.hits)+len(b.hits)))
+	i, j := 0, 0
+	for len(out) < limit && (i < len(a.hits) || j < len(b.hits)) {
+		if j == len(b.hits) || (i < len(a.hits) && keyOf(a.t, a.hits[i]).less(keyOf(b.t, b.hits[j]))) {
+			out = append(out, a.t.ID(a.hits[i].o))
+			i++
 		} else {
-			out, b = append(out, b[0]), b[1:]
+			out = append(out, b.t.ID(b.hits[j].o))
+			j++
 		}
 	}
 	return out
