@@ -33,7 +33,8 @@ var (
 	flagSDE        = flag.String("sde", "", "SDE fixture to import as the base (default <repo>/snapshots/sde/testdata/sde)")
 	flagPGBin      = flag.String("pgbin", "", "PostgreSQL server binaries (default the newest /usr/lib/postgresql/*/bin)")
 	flagMinTime    = flag.Duration("mintime", 3*time.Second, "each timed scenario repeats whole passes over its queries until this much time has passed")
-	flagMaxPasses  = flag.Int("maxpasses", 50, "at most this many passes per scenario")
+	flagMaxPasses  = flag.Int("maxpasses", 1000, "at most this many passes per scenario")
+	flagRebuild    = flag.Bool("rebuild", true, "build the gds generation even when -work already holds one of the same snapshot (its recorded build time is reported otherwise)")
 	flagHTTP       = flag.String("http", "auto", "auto: measure `gds serve` end to end when it exists; off: never")
 	flagNoCache    = flag.String("http-nocache", "", "gds serve flags that turn its response cache off (default: guessed from serve -h)")
 	flagCPUProfile = flag.String("gds-cpuprofile", "", "write a CPU profile of the gds one-client contains scenario here")
@@ -112,10 +113,15 @@ func TestBench(t *testing.T) {
 
 	// 2. gds full build, in a child process.
 	data := filepath.Join(work, "data")
-	os.RemoveAll(data)
-	logStep(t, "gds build")
 	var build buildOut
-	build.MaxRSS = runHelper(t, "build", helperArgs{Data: data, Snapshot: snapDir, Out: filepath.Join(work, "build.json")}, &build)
+	if gen, d, ok := reusable(data, snapDir); ok && !*flagRebuild {
+		build = buildOut{Duration: d, Generation: gen}
+		logStep(t, "gds build reused (-rebuild=false): %s", gen)
+	} else {
+		os.RemoveAll(data)
+		logStep(t, "gds build")
+		build.MaxRSS = runHelper(t, "build", helperArgs{Data: data, Snapshot: snapDir, Out: filepath.Join(work, "build.json")}, &build)
+	}
 	gTotal, gChar, gTables, gBleve, gRecords := gdsSizes(build.Generation)
 	logStep(t, "gds build %s, generation %s", build.Duration.Round(time.Millisecond), human(gTotal))
 
@@ -271,8 +277,16 @@ func TestBench(t *testing.T) {
 			t.Fatal(err)
 		}
 		incrMake = time.Since(t0)
+		// On a hard-linked copy of the data directory (generation files are
+		// never changed in place), so that -rebuild=false can reuse data.
+		incrData := filepath.Join(work, "data-incremental")
+		os.RemoveAll(incrData)
+		if out, err := exec.Command("cp", "-al", data, incrData).CombinedOutput(); err != nil {
+			t.Fatalf("cp -al: %v\n%s", err, out)
+		}
 		logStep(t, "incremental build")
-		incr.MaxRSS = runHelper(t, "build", helperArgs{Data: data, Snapshot: changed, Out: filepath.Join(work, "incr.json")}, &incr)
+		incr.MaxRSS = runHelper(t, "build", helperArgs{Data: incrData, Snapshot: changed, Out: filepath.Join(work, "incr.json")}, &incr)
+		os.RemoveAll(incrData)
 		incrNote = fmt.Sprintf("%s (incremental=%v, %d records changed)", incr.Duration.Round(time.Millisecond), incr.Incremental, incr.Changed)
 		if *flagWork == "" {
 			os.RemoveAll(changed)
@@ -358,6 +372,10 @@ func TestBench(t *testing.T) {
 		q := summarize(pgByClass[c], 0, 0)
 		p("%-8s %5d | %-40s | %s\n", c, g.Queries, ms(g.P50)+" / "+ms(g.P99)+" / "+ms(g.Max), ms(q.P50)+" / "+ms(q.P99)+" / "+ms(q.Max))
 	}
+	p("\n   slowest gds queries (one client, per-class pass):\n")
+	for _, q := range gs.Slowest {
+		p("   %9s ms  %-7s %-22q strict=%-5v candidates %6d verified %6d hits %3d\n", ms(q.Took), q.Query.Class, q.Query.Text, q.Query.Strict, q.Candidates, q.Verified, q.Hits)
+	}
 	c1, s1 := gs.Contains1, gs.Strict1
 	ratio := 0.0
 	if pgT["contains1"].QPS() > 0 {
@@ -405,6 +423,25 @@ func dropFoldSensitive(qs []Query, folds []foldPair) (kept, dropped []Query) {
 		}
 	}
 	return kept, dropped
+}
+
+// reusable reports the live generation in data when it was built from
+// snap, with its recorded build duration.
+func reusable(data, snap string) (string, time.Duration, bool) {
+	raw, err := os.ReadFile(filepath.Join(data, "CURRENT"))
+	if err != nil {
+		return "", 0, false
+	}
+	gen := filepath.Join(data, "generations", fmt.Sprintf("%06s", strings.TrimSpace(string(raw))))
+	var meta struct {
+		Snapshot      string  `json:"snapshot"`
+		BuildDuration float64 `json:"build_duration"`
+	}
+	raw, err = os.ReadFile(filepath.Join(gen, "generation.json"))
+	if err != nil || json.Unmarshal(raw, &meta) != nil || meta.Snapshot != snap {
+		return "", 0, false
+	}
+	return gen, time.Duration(meta.BuildDuration * float64(time.Second)), true
 }
 
 func classCounts(qs []Query) string {

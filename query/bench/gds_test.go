@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -71,6 +72,16 @@ type searchOut struct {
 	HWM            int64             `json:"hwm"`            // bytes, VmHWM at the end
 	MaxRSS         int64             `json:"max_rss"`        // filled by the parent
 	ByClass        map[string]Timing `json:"by_class"`
+	Slowest        []slowQuery       `json:"slowest"`
+}
+
+// slowQuery is one of the slowest gds queries of the per-class pass.
+type slowQuery struct {
+	Query      Query         `json:"query"`
+	Took       time.Duration `json:"took"`
+	Candidates int           `json:"candidates"`
+	Verified   int           `json:"verified"`
+	Hits       int           `json:"hits"`
 }
 
 // TestBenchHelper is the child side; it does nothing unless re-executed by
@@ -196,12 +207,18 @@ func helperSearch(a helperArgs) (*searchOut, error) {
 	for i, q := range qs {
 		byClass[q.Class] = append(byClass[q.Class], i)
 	}
+	var slow []slowQuery
 	for class, idx := range byClass {
 		out.ByClass[class] = runTimed(len(idx), 1, 0, 1, func(_, i int) error {
-			_, err := search(qs[idx[i]])
+			t0 := time.Now()
+			res, err := search(qs[idx[i]])
+			slow = append(slow, slowQuery{Query: qs[idx[i]], Took: time.Since(t0), Candidates: res.Stats.Candidates,
+				Verified: res.Stats.Verified, Hits: len(res.IDs[snapshots.CategoryCharacter])})
 			return err
 		})
 	}
+	slices.SortFunc(slow, func(a, b slowQuery) int { return int(b.Took - a.Took) })
+	out.Slowest = slow[:min(len(slow), 15)]
 	out.HWM = procStatus(os.Getpid(), "VmHWM") * 1024
 	return out, nil
 }
