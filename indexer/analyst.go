@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,7 +32,7 @@ const MaxAnalystLimit = 1000
 var ErrBadQuery = errors.New("bad query")
 
 // Query runs queryString, in bleve's query string syntax (name:jita,
-// words:navy +id:>=30000000, name:*forge*; see mapping.go for the fields),
+// words:navy -id:1000084, name:*forge*; see mapping.go for the fields),
 // over category's index, or over every category when category is "". Hits
 // come best first (score, then category, then ID), at most limit of them.
 func (g *Generation) Query(ctx context.Context, queryString string, category snapshots.Category, limit int) ([]AnalystHit, error) {
@@ -62,7 +63,6 @@ func (g *Generation) Query(ctx context.Context, queryString string, category sna
 			continue // the snapshot had no records of this category
 		}
 		req := bleve.NewSearchRequestOptions(qs, limit, 0, false)
-		req.Fields = []string{FieldDisplay}
 		res, err := idx.SearchInContext(ctx, req)
 		if err != nil {
 			return nil, fmt.Errorf("query %s: %w", cat, err)
@@ -72,7 +72,7 @@ func (g *Generation) Query(ctx context.Context, queryString string, category sna
 			if err != nil {
 				return nil, fmt.Errorf("query %s: document id %q is not an integer", cat, h.ID)
 			}
-			name, _ := h.Fields[FieldDisplay].(string)
+			name := g.displayName(cat, id)
 			hits = append(hits, AnalystHit{ID: id, Category: cat, Name: name, Score: h.Score})
 		}
 	}
@@ -128,4 +128,22 @@ func OpenReadOnly(dataDir string) (*Generation, error) {
 // over from a crash (Open removes those). Read-only.
 func UnfinishedBuilds(dataDir string) ([]string, error) {
 	return filepath.Glob(filepath.Join(dataDir, generationsIn, "*"+buildingExt))
+}
+
+// displayName is a record's name as the snapshot spells it, from the
+// record store (the bleve index stores nothing).
+func (g *Generation) displayName(cat snapshots.Category, id int64) string {
+	s := g.Store(cat.Kind())
+	if s == nil {
+		return ""
+	}
+	raw, ok := s.Get(id)
+	if !ok {
+		return ""
+	}
+	var rec struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(raw, &rec)
+	return rec.Name
 }

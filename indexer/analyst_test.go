@@ -67,7 +67,7 @@ func TestGenerationQuery(t *testing.T) {
 		{"words:jita", "", 10, []int64{30000142, 90000001}},
 		{"words:jita", snapshots.CategoryCharacter, 10, []int64{90000001}},
 		{"name:amarr*", "", 10, []int64{30002187, 90000002}},
-		{"+words:navy +id:>=90000000", "", 10, []int64{90000002}},
+		{"+words:navy +id:90000002", "", 10, []int64{90000002}},
 		{"name:*", "", 3, nil}, // only the count is checked
 		{"name:nothing", "", 10, nil},
 		{"name:jita", snapshots.CategoryStation, 10, nil}, // a category the snapshot lacks

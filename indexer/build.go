@@ -49,6 +49,7 @@ type builder struct {
 	dir      string
 	meta     Meta
 	progress func(Progress)
+	docs     *documents
 }
 
 // docInfo is what a category needs of one record to build its table and
@@ -76,6 +77,13 @@ func (b *builder) report(p Progress) {
 
 // run builds the generation into b.dir; the caller renames it into place.
 func (b *builder) run() error {
+	m, err := Mapping()
+	if err != nil {
+		return err
+	}
+	if b.docs, err = newDocuments(m); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Join(b.dir, recordsDir), 0o755); err != nil {
 		return err
 	}
@@ -267,8 +275,6 @@ func shardOf(id int64, shards int) int {
 	return int((uint64(id) * 0x9E3779B97F4A7C15 >> 33) % uint64(shards))
 }
 
-func (d docInfo) document() document { return newDocument(d.id, d.name, d.names, d.access) }
-
 // buildBleve indexes every document into fresh shards, several at once.
 func (b *builder) buildBleve(cat snapshots.Category, cdir string, shards int, docs []docInfo) error {
 	parts := make([][]int, shards)
@@ -291,7 +297,7 @@ func (b *builder) buildBleve(cat snapshots.Category, cdir string, shards int, do
 			err := b.indexShard(shardDir(cdir, s), func(batch *bleve.Batch, flush func() error) error {
 				for _, i := range parts[s] {
 					d := docs[i]
-					if err := batch.Index(strconv.FormatInt(d.id, 10), d.document()); err != nil {
+					if err := batch.IndexAdvanced(b.docs.document(d)); err != nil {
 						return err
 					}
 					if batch.Size() >= b.opts.BatchSize {
@@ -359,7 +365,7 @@ func (b *builder) patchBleve(cat snapshots.Category, cdir string, shards int, do
 				if shardOf(id, shards) != s || i < 0 {
 					continue
 				}
-				if err := batch.Index(strconv.FormatInt(id, 10), docs[i].document()); err != nil {
+				if err := batch.IndexAdvanced(b.docs.document(docs[i])); err != nil {
 					return err
 				}
 				if batch.Size() >= b.opts.BatchSize {

@@ -285,10 +285,12 @@ func (m *Manager) run(j *job, req BuildRequest) {
 	}
 	m.job = nil
 	m.mu.Unlock()
-	close(j.done)
+	// Observers hear of the build before anyone waiting on it is released,
+	// so a caller of Build sees its metrics.
 	if m.opts.OnBuild != nil {
 		m.opts.OnBuild(res)
 	}
+	close(j.done)
 }
 
 // build makes a complete, checked generation, or nothing.

@@ -1,7 +1,13 @@
 package indexer
 
 import (
+	"fmt"
 	"strconv"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	bdoc "github.com/blevesearch/bleve/v2/document"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
@@ -20,12 +26,15 @@ import (
 //
 //	name       the name, folded, as one token: name:jita finds "Jita" exactly;
 //	           wildcards and regexps run over it (name:*forge*).
-//	words      the name split into folded words: words:navy.
+//	words      the name split into folded words (the default field): words:navy.
 //	name_XX    the localized name in language XX (de, es, fr, ja, ko, ru, zh)
 //	           as one folded token, where the record has one.
-//	id         the ID as a number: id:>=30000000.
+//	id         the ID in decimal, one token: id:30000142 (exact match only;
+//	           a numeric field costs a dozen terms per document to build).
 //	access     (structures) IDs of characters that may access it: access:90000001.
-//	display    the name as written, stored for output only.
+//
+// Nothing is stored: names for output come from the generation's record
+// store, which keeps the index small and the build fast.
 const (
 	// FoldFilter is the token filter applying Fold.
 	FoldFilter = "gds_fold"
@@ -37,11 +46,10 @@ const (
 
 // Field names of the bleve documents.
 const (
-	FieldName    = "name"
-	FieldWords   = "words"
-	FieldID      = "id"
-	FieldAccess  = "access"
-	FieldDisplay = "display"
+	FieldName   = "name"
+	FieldWords  = "words"
+	FieldID     = "id"
+	FieldAccess = "access"
 )
 
 // LocalizedField is the field holding the name in lang.
@@ -51,9 +59,25 @@ type foldFilter struct{}
 
 func (foldFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 	for _, tok := range in {
-		tok.Term = []byte(Fold(string(tok.Term)))
+		tok.Term = foldBytes(tok.Term)
 	}
 	return in
+}
+
+// foldBytes folds a token, in place when it is ASCII (the common case, and
+// the same result as Fold).
+func foldBytes(b []byte) []byte {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return []byte(Fold(string(b)))
+		}
+	}
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return b
 }
 
 func init() {
@@ -101,22 +125,16 @@ func Mapping() (*mapping.IndexMappingImpl, error) {
 			doc.AddFieldMappingsAt(LocalizedField(lang), exact(false))
 		}
 	}
-	id := mapping.NewNumericFieldMapping()
-	id.Store = false
-	id.DocValues = false
-	doc.AddFieldMappingsAt(FieldID, id)
-	access := mapping.NewKeywordFieldMapping()
-	access.Store = false
-	access.DocValues = false
-	access.IncludeTermVectors = false
-	doc.AddFieldMappingsAt(FieldAccess, access)
-	display := mapping.NewTextFieldMapping()
-	display.Index = false
-	display.Store = true
-	display.DocValues = false
-	display.IncludeTermVectors = false
-	display.IncludeInAll = false
-	doc.AddFieldMappingsAt(FieldDisplay, display)
+	keywordField := func() *mapping.FieldMapping {
+		f := mapping.NewKeywordFieldMapping()
+		f.Store = false
+		f.DocValues = false
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		return f
+	}
+	doc.AddFieldMappingsAt(FieldID, keywordField())
+	doc.AddFieldMappingsAt(FieldAccess, keywordField())
 	m.DefaultMapping = doc
 	m.DefaultAnalyzer = WordsAnalyzer
 	m.DefaultField = FieldWords
@@ -126,22 +144,38 @@ func Mapping() (*mapping.IndexMappingImpl, error) {
 	return m, nil
 }
 
-// document is what is indexed for one named record.
-type document map[string]interface{}
+// documents turns records into bleve documents directly, with the analyzers
+// the mapping names for each field (so queries analyse text the same way),
+// skipping the mapping's reflection over every document.
+type documents struct {
+	exact, words, keyword analysis.Analyzer
+}
 
-func newDocument(id int64, name string, names snapshots.Localized, access []int64) document {
-	d := document{FieldName: name, FieldWords: name, FieldID: float64(id), FieldDisplay: name}
-	for lang, n := range names {
+func newDocuments(m *mapping.IndexMappingImpl) (*documents, error) {
+	d := &documents{
+		exact:   m.AnalyzerNamed(ExactAnalyzer),
+		words:   m.AnalyzerNamed(WordsAnalyzer),
+		keyword: m.AnalyzerNamed(keyword.Name),
+	}
+	if d.exact == nil || d.words == nil || d.keyword == nil {
+		return nil, fmt.Errorf("index mapping lacks an analyzer")
+	}
+	return d, nil
+}
+
+func (ds *documents) document(d docInfo) *bdoc.Document {
+	id := strconv.FormatInt(d.id, 10)
+	doc := bdoc.NewDocument(id)
+	doc.AddField(bdoc.NewTextFieldCustom(FieldID, nil, []byte(id), index.IndexField, ds.keyword))
+	doc.AddField(bdoc.NewTextFieldCustom(FieldName, nil, []byte(d.name), index.IndexField, ds.exact))
+	doc.AddField(bdoc.NewTextFieldCustom(FieldWords, nil, []byte(d.name), index.IndexField, ds.words))
+	for lang, n := range d.names {
 		if lang != "en" {
-			d[LocalizedField(lang)] = n
+			doc.AddField(bdoc.NewTextFieldCustom(LocalizedField(lang), nil, []byte(n), index.IndexField, ds.exact))
 		}
 	}
-	if len(access) > 0 {
-		ids := make([]string, len(access))
-		for i, c := range access {
-			ids[i] = strconv.FormatInt(c, 10)
-		}
-		d[FieldAccess] = ids
+	for i, c := range d.access {
+		doc.AddField(bdoc.NewTextFieldCustom(FieldAccess, []uint64{uint64(i)}, []byte(strconv.FormatInt(c, 10)), index.IndexField, ds.keyword))
 	}
-	return d
+	return doc
 }

@@ -23,8 +23,8 @@ func init() {
 func runQuery(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "query", "--data DIR [--category C] [--limit N] [--json] 'BLEVE QUERY STRING'\n\n"+
 		"Fields: name (whole folded name: name:jita, name:*forge*), words (words: words:navy),\n"+
-		"name_de … name_zh (localized names), id (numeric: id:>=30000000), access (structures:\n"+
-		"characters that may access them). Example: gds query --data .gds-data '+words:navy +id:>=60000000'")
+		"name_de … name_zh (localized names), id (exact: id:30000142), access (structures:\n"+
+		"characters that may access them). Example: gds query --data .gds-data '+words:navy -words:amarr'")
 	data := fs.String("data", "", "data directory holding the index generations")
 	category := fs.String("category", "", "search one category only (e.g. solar_system); default all")
 	limit := fs.Int("limit", admin.DefaultQueryLimit, fmt.Sprintf("most hits to print (1 to %d)", indexer.MaxAnalystLimit))

@@ -73,7 +73,7 @@ func TestQueryBesideServer(t *testing.T) {
 	}
 
 	// Unquoted clauses arrive as separate arguments.
-	out, _, err = runCmd(t, "query", "--data", data, "--json", "+words:jita", "+id:>=90000000")
+	out, _, err = runCmd(t, "query", "--data", data, "--json", "+words:jita", "+id:90000001")
 	res = admin.QueryResponse{}
 	if err != nil || json.Unmarshal([]byte(out), &res) != nil || len(res.Hits) != 1 || res.Hits[0].ID != 90000001 {
 		t.Errorf("two-argument query: %v %s", err, out)
