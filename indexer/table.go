@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -195,7 +196,7 @@ func WriteTable(path string, entries []Entry, mask *roaring.Bitmap) error {
 		}
 	}
 
-	f, err := os.CreateTemp(dirOf(path), ".table-*")
+	f, err := os.CreateTemp(filepath.Dir(path), ".table-*")
 	if err != nil {
 		return err
 	}
@@ -451,33 +452,17 @@ func fromBytes[T int64 | uint64 | uint32](b []byte) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(zero)))
 }
 
-func dirOf(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '/' {
-			return path[:i]
-		}
-	}
-	return "."
-}
-
 // OpenTable maps a table file read-only.
 func OpenTable(path string) (*Table, error) {
-	f, err := os.Open(path)
+	mm, err := mapFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("table %s: %w", path, err)
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	hdrLen := len(tableMagic) + 8 + headerFields*2*8
-	if st.Size() < int64(hdrLen) {
-		return nil, fmt.Errorf("table %s: too short (%d bytes)", path, st.Size())
-	}
-	mm, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return nil, fmt.Errorf("table %s: mmap: %w", path, err)
+	if hdrLen := len(tableMagic) + 8 + headerFields*2*8; len(mm) < hdrLen {
+		if mm != nil {
+			syscall.Munmap(mm)
+		}
+		return nil, fmt.Errorf("table %s: too short (%d bytes)", path, len(mm))
 	}
 	t, err := parseTable(mm)
 	if err != nil {
