@@ -296,8 +296,11 @@ func (m *Manager) run(j *job, req BuildRequest) {
 // build makes a complete, checked generation, or nothing.
 func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 	progress := func(p Progress) { j.progress.Store(&p) }
+	// Every record is decoded, validated and checked against the manifest's
+	// digests and counts while the build streams it; nothing goes live
+	// unless all of it passes, so the files are read once.
 	progress(Progress{Phase: "verify"})
-	snap, err := snapshots.Open(req.Snapshot)
+	snap, err := snapshots.OpenManifest(req.Snapshot)
 	if err != nil {
 		return nil, Meta{}, err
 	}

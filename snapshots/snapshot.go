@@ -76,6 +76,11 @@ func Open(dir string) (*Snapshot, error) {
 	return s, nil
 }
 
+// OpenManifest reads dir's manifest without reading the files: for a
+// consumer that streams every record anyway, since Each checks each file's
+// digest and count when it reaches the file's end.
+func OpenManifest(dir string) (*Snapshot, error) { return openManifest(dir) }
+
 func openManifest(dir string) (*Snapshot, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, ManifestName))
 	if err != nil {
@@ -103,13 +108,20 @@ func openManifest(dir string) (*Snapshot, error) {
 }
 
 func (s *Snapshot) verify(k Kind, fi FileInfo) error {
-	name := filepath.Join(s.Dir, fi.Path)
-	f, err := os.Open(name)
+	return s.read(fi, k, func(Record, Line) error { return nil })
+}
+
+// read streams one file through Decode while its raw bytes feed the
+// digest, then checks digest and record count against the manifest: a file
+// that does not match fails at its end, so a consumer that builds something
+// from the records (and makes it visible only when complete) reads each file
+// once and still uses nothing of a bad snapshot.
+func (s *Snapshot) read(fi FileInfo, k Kind, fn func(rec Record, line Line) error) error {
+	f, err := os.Open(filepath.Join(s.Dir, fi.Path))
 	if err != nil {
 		return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
 	}
 	defer f.Close()
-	// One pass: the raw bytes feed the digest while the records are decoded.
 	h := sha256.New()
 	var r io.Reader = io.TeeReader(f, h)
 	if strings.HasSuffix(fi.Path, ".gz") {
@@ -121,7 +133,16 @@ func (s *Snapshot) verify(k Kind, fi FileInfo) error {
 		r = zr
 	}
 	var records int64
-	if err := Decode(r, k, fi.Path, func(Record, Line) error { records++; return nil }); err != nil {
+	var fnErr error
+	err = Decode(r, k, fi.Path, func(rec Record, line Line) error {
+		records++
+		fnErr = fn(rec, line)
+		return fnErr
+	})
+	if fnErr != nil {
+		return fnErr // the consumer's own error, as it made it
+	}
+	if err != nil {
 		return fmt.Errorf("snapshot %s: %w", s.Dir, err)
 	}
 	// Drain whatever gzip did not need (trailing bytes still count for the digest).
@@ -162,21 +183,7 @@ func (s *Snapshot) Each(k Kind, fn func(rec Record, line Line) error) error {
 	if !ok {
 		return nil
 	}
-	f, err := os.Open(filepath.Join(s.Dir, fi.Path))
-	if err != nil {
-		return fmt.Errorf("snapshot %s: %w", s.Dir, err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(fi.Path, ".gz") {
-		zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
-		if err != nil {
-			return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
-		}
-		defer zr.Close()
-		r = zr
-	}
-	return Decode(r, k, fi.Path, fn)
+	return s.read(fi, k, fn)
 }
 
 // Decode streams JSON Lines records of kind k from r. name is used in
