@@ -10,8 +10,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -27,17 +25,8 @@ import (
 
 const sampleSnapshot = "../../snapshots/sample"
 
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "gds")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	cmd := exec.Command(goTool, "build", "-o", bin, ".")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("go build: %v", err)
-	}
-	return bin
-}
+// buildBinary returns the gds binary, built once for the package's tests.
+func buildBinary(t *testing.T) string { return faultBinary(t) }
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
