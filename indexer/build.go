@@ -89,6 +89,7 @@ func (b *builder) run() error {
 	}
 	b.meta.Counts = map[snapshots.Category]int{}
 	b.meta.Records = map[snapshots.Kind]int{}
+	b.meta.Files = map[snapshots.Kind]string{}
 	b.meta.Languages = map[snapshots.Category][]string{}
 	b.meta.Shards = map[snapshots.Category]int{}
 	b.meta.Incremental = b.prev != nil && !b.full
@@ -98,6 +99,13 @@ func (b *builder) run() error {
 		}
 		if err := b.ctx.Err(); err != nil {
 			return err
+		}
+		b.meta.Files[kind] = b.snap.Manifest.Files[kind].SHA256
+		if b.unchanged(kind) {
+			if err := b.reuse(kind); err != nil {
+				return fmt.Errorf("%s: reuse: %w", kind, err)
+			}
+			continue
 		}
 		docs, ch, err := b.readKind(kind)
 		if err != nil {
@@ -110,6 +118,47 @@ func (b *builder) run() error {
 				return fmt.Errorf("%s: %w", cat, err)
 			}
 		}
+	}
+	return nil
+}
+
+// unchanged reports whether kind's file is the very one the previous
+// generation was built from.
+func (b *builder) unchanged(kind snapshots.Kind) bool {
+	if b.full || b.prev == nil {
+		return false
+	}
+	sum, ok := b.prev.Meta.Files[kind]
+	return ok && sum == b.snap.Manifest.Files[kind].SHA256 && b.prev.Store(kind) != nil
+}
+
+// reuse takes everything built from an unchanged file from the previous
+// generation: its record store and, for a category, its tables and bleve
+// shards. Files that never change once written are hard-linked.
+func (b *builder) reuse(kind snapshots.Kind) error {
+	b.report(Progress{Phase: "reuse", Kind: string(kind)})
+	src, dst := filepath.Join(b.prev.Dir(), recordsDir), filepath.Join(b.dir, recordsDir)
+	names, err := filepath.Glob(filepath.Join(src, string(kind)+".*"))
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := linkOrCopy(name, filepath.Join(dst, filepath.Base(name))); err != nil {
+			return err
+		}
+	}
+	b.meta.Records[kind] = b.prev.Meta.Records[kind]
+	cat, ok := categoryOf(kind)
+	if !ok {
+		return nil
+	}
+	if err := linkTree(filepath.Join(b.prev.Dir(), string(cat)), filepath.Join(b.dir, string(cat))); err != nil {
+		return err
+	}
+	b.meta.Counts[cat] = b.prev.Meta.Counts[cat]
+	b.meta.Shards[cat] = b.prev.Meta.Shards[cat]
+	if langs := b.prev.Meta.Languages[cat]; len(langs) > 0 {
+		b.meta.Languages[cat] = langs
 	}
 	return nil
 }
@@ -449,8 +498,10 @@ func waitPersisted(ctx context.Context, idx bleve.Index) error {
 	}
 }
 
-// linkTree copies a scorch index directory: segment files (*.zap) never
-// change once written, so they are hard-linked; everything else is copied.
+// linkTree copies a directory of a generation: files that never change
+// once written (bleve segments *.zap, tables *.tbl) are hard-linked;
+// everything else (bleve's root.bolt) is copied, since a patched index
+// writes to it.
 func linkTree(src, dst string) error {
 	return filepath.Walk(src, func(path string, info os.FileInfo, err error) error {
 		if err != nil {
@@ -461,13 +512,20 @@ func linkTree(src, dst string) error {
 		if info.IsDir() {
 			return os.MkdirAll(target, 0o755)
 		}
-		if strings.HasSuffix(path, ".zap") {
-			if err := os.Link(path, target); err == nil {
-				return nil
-			}
+		if strings.HasSuffix(path, ".zap") || strings.HasSuffix(path, ".tbl") {
+			return linkOrCopy(path, target)
 		}
 		return copyFile(path, target)
 	})
+}
+
+// linkOrCopy hard-links src to dst, copying where links are not possible
+// (another file system).
+func linkOrCopy(src, dst string) error {
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	return copyFile(src, dst)
 }
 
 func copyFile(src, dst string) error {

@@ -52,6 +52,9 @@ type Meta struct {
 	Counts map[snapshots.Category]int `json:"counts"`
 	// Records holds the records per kind.
 	Records map[snapshots.Kind]int `json:"records"`
+	// Files holds the SHA-256 of each kind's snapshot file, so the next
+	// build can reuse what comes from an unchanged file.
+	Files map[snapshots.Kind]string `json:"files,omitempty"`
 	// Languages lists, per category, the languages with localized names.
 	Languages map[snapshots.Category][]string `json:"languages,omitempty"`
 	// Shards is the number of bleve shards per category.

@@ -252,15 +252,35 @@ func TestIncrementalEqualsFull(t *testing.T) {
 		after[i].(*snapshots.Character).Name = fmt.Sprintf("Renamed %d Ell", i)
 	}
 	after = append(after, characters(2010, func(i int) string { return fmt.Sprintf("Newcomer %d", i) })[2000:]...) // 10 added
-	snapBefore := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: before})
-	snapAfter := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: after})
+	systems := []snapshots.Record{
+		&snapshots.SolarSystem{Entity: indexertest.Named(30000142, "Jita"), ConstellationID: 20000020},
+		&snapshots.SolarSystem{Entity: indexertest.Named(30000144, "Perimeter"), ConstellationID: 20000020},
+	}
+	snapBefore := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: before, snapshots.SolarSystems: systems})
+	snapAfter := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: after, snapshots.SolarSystems: systems})
 
 	inc := open(t, t.TempDir())
 	defer inc.Close()
 	build(t, inc, snapBefore, false)
+	prev := inc.Acquire()
 	r := build(t, inc, snapAfter, false)
 	if !r.Incremental || r.Changed != 60 {
 		t.Fatalf("incremental build: %+v, want incremental with 60 changes", r)
+	}
+	// The unchanged solar systems file was reused, not rebuilt: its files
+	// are the previous generation's (hard links).
+	cur := inc.Acquire()
+	for _, rel := range []string{"records/solar_systems.data", "solar_system/base.tbl"} {
+		a, errA := os.Stat(filepath.Join(prev.Dir(), rel))
+		b, errB := os.Stat(filepath.Join(cur.Dir(), rel))
+		if errA != nil || errB != nil || !os.SameFile(a, b) {
+			t.Errorf("%s was not reused from the previous generation (%v, %v)", rel, errA, errB)
+		}
+	}
+	cur.Release()
+	prev.Release()
+	if got := searchCategory(t, inc, "jita", snapshots.CategorySolarSystem); !reflect.DeepEqual(got, []int64{30000142}) {
+		t.Errorf("reused category answers %v", got)
 	}
 	full := open(t, t.TempDir())
 	defer full.Close()
@@ -276,6 +296,15 @@ func TestIncrementalEqualsFull(t *testing.T) {
 			t.Fatalf("bleve %q: incremental %d hits, full %d", q, len(a), len(b))
 		}
 	}
+}
+
+func searchCategory(t *testing.T, m *indexer.Manager, text string, cat snapshots.Category) []int64 {
+	t.Helper()
+	res, err := query.New(m).Search(context.Background(), query.Request{Text: text, Categories: []snapshots.Category{cat}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.IDs[cat]
 }
 
 func bleveIDs(t *testing.T, m *indexer.Manager, q string) []string {
