@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unicode/utf8"
 	"unsafe"
@@ -41,8 +42,8 @@ type Table struct {
 	offsets []uint32
 	names   []byte
 	slots   []uint32 // ordinal+1, 0 when empty
-	grams   map[uint32]*roaring.Bitmap
-	prefix  map[uint32]*roaring.Bitmap
+	grams   postingLists
+	prefix  postingLists
 	mask    *roaring.Bitmap
 
 	accessKeys []int64
@@ -90,10 +91,51 @@ func (t *Table) ID(o uint32) int64 { return t.ids[o] }
 func (t *Table) Name(o uint32) []byte { return t.names[t.offsets[o]:t.offsets[o+1]] }
 
 // Gram returns the ordinals of names containing the trigram, or nil.
-func (t *Table) Gram(g uint32) *roaring.Bitmap { return t.grams[g] }
+func (t *Table) Gram(g uint32) *roaring.Bitmap { return t.grams.get(g) }
 
 // Prefix returns the ordinals of names whose first trigram is g, or nil.
-func (t *Table) Prefix(g uint32) *roaring.Bitmap { return t.prefix[g] }
+func (t *Table) Prefix(g uint32) *roaring.Bitmap { return t.prefix.get(g) }
+
+// postingLists finds posting lists by trigram in the mapped file. A list is
+// decoded (its container headers built over the mapped bytes) the first
+// time a search asks for it and kept: opening a table costs nothing per
+// list, and rare trigrams never cost heap.
+type postingLists struct {
+	keys    []uint32 // sorted
+	offs    []uint64 // pairs: offset, length into blob
+	blob    []byte
+	decoded []atomic.Pointer[roaring.Bitmap]
+}
+
+func newPostingLists(keys []uint32, offs []uint64, blob []byte) (postingLists, error) {
+	if len(offs) != 2*len(keys) {
+		return postingLists{}, errors.New("posting list index is inconsistent")
+	}
+	for i := range keys {
+		if offs[2*i]+offs[2*i+1] > uint64(len(blob)) {
+			return postingLists{}, fmt.Errorf("posting list %d out of range", i)
+		}
+	}
+	return postingLists{keys: keys, offs: offs, blob: blob, decoded: make([]atomic.Pointer[roaring.Bitmap], len(keys))}, nil
+}
+
+func (p *postingLists) get(g uint32) *roaring.Bitmap {
+	i, ok := slices.BinarySearch(p.keys, g)
+	if !ok {
+		return nil
+	}
+	if bm := p.decoded[i].Load(); bm != nil {
+		return bm
+	}
+	bm := roaring.New()
+	if _, err := bm.FromBuffer(p.blob[p.offs[2*i] : p.offs[2*i]+p.offs[2*i+1]]); err != nil {
+		return nil // checked at open: cannot happen for a table that opened
+	}
+	if !p.decoded[i].CompareAndSwap(nil, bm) {
+		return p.decoded[i].Load()
+	}
+	return bm
+}
 
 // Mask returns the ordinals of the base table an overlay replaces, or nil.
 func (t *Table) Mask() *roaring.Bitmap { return t.mask }
@@ -512,26 +554,11 @@ func parseTable(mm []byte) (*Table, error) {
 		abs[i], abs[i+1] = t.accessOffs[i]+blobOff, t.accessOffs[i+1]
 	}
 	t.accessOffs = abs
-	load := func(keys []uint32, offs []uint64) (map[uint32]*roaring.Bitmap, error) {
-		m := make(map[uint32]*roaring.Bitmap, len(keys))
-		for i, k := range keys {
-			off, l := offs[2*i], offs[2*i+1]
-			if off+l > uint64(len(blob)) {
-				return nil, fmt.Errorf("bitmap %d out of range", i)
-			}
-			bm := roaring.New()
-			if _, err := bm.FromBuffer(blob[off : off+l]); err != nil {
-				return nil, err
-			}
-			m[k] = bm
-		}
-		return m, nil
-	}
 	var err error
-	if t.grams, err = load(fromBytes[uint32](secs[secGramKeys]), fromBytes[uint64](secs[secGramOffs])); err != nil {
+	if t.grams, err = newPostingLists(fromBytes[uint32](secs[secGramKeys]), fromBytes[uint64](secs[secGramOffs]), blob); err != nil {
 		return nil, err
 	}
-	if t.prefix, err = load(fromBytes[uint32](secs[secPrefixKeys]), fromBytes[uint64](secs[secPrefixOffs])); err != nil {
+	if t.prefix, err = newPostingLists(fromBytes[uint32](secs[secPrefixKeys]), fromBytes[uint64](secs[secPrefixOffs]), blob); err != nil {
 		return nil, err
 	}
 	if m := secs[secMask]; len(m) > 0 {

@@ -2,6 +2,7 @@ package query
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"slices"
 	"unicode/utf8"
@@ -46,11 +47,6 @@ func (a rankKey) less(b rankKey) bool {
 	}
 	return a.id < b.id
 }
-
-// leapfrogBudget bounds the element-at-a-time intersection before the walk
-// switches to a container-wise AND of whole posting lists: cheap when the
-// answer comes early, bounded when common trigrams rarely co-occur.
-const leapfrogBudget = 4096
 
 // walker runs one table search and counts its work.
 type walker struct {
@@ -108,11 +104,9 @@ func (w *walker) contains() {
 		return // some trigram of the text occurs in no name
 	}
 	if first := w.t.Prefix(indexer.Gram3(w.text)); first != nil {
-		lists := append([]*roaring.Bitmap{first}, grams[1:]...)
-		if w.allow != nil {
-			lists = append(lists, w.allow)
-		}
-		complete := intersect(lists, w.stats, func(o uint32) bool {
+		// The first trigram is implied by the prefix list.
+		lists := pickLists(append([]gram{{pos: 0, bm: first, card: first.GetCardinality()}}, grams[1:]...), w.allow)
+		complete := w.intersect(lists, func(o uint32) bool {
 			if w.denied(o) {
 				return true
 			}
@@ -131,11 +125,7 @@ func (w *walker) contains() {
 			return
 		}
 	}
-	lists := grams
-	if w.allow != nil {
-		lists = append(lists, w.allow)
-	}
-	intersect(lists, w.stats, func(o uint32) bool {
+	w.intersect(pickLists(grams, w.allow), func(o uint32) bool {
 		if w.denied(o) {
 			return true
 		}
@@ -148,12 +138,19 @@ func (w *walker) contains() {
 	})
 }
 
+// gram is the posting list of one trigram of the text.
+type gram struct {
+	pos  int
+	bm   *roaring.Bitmap
+	card uint64
+}
+
 // gramLists returns the posting list of each distinct trigram of text, the
 // text's first trigram first, or nil when one has no postings.
-func (w *walker) gramLists(text []byte) []*roaring.Bitmap {
+func (w *walker) gramLists(text []byte) []gram {
 	var seen [16]uint32
 	keys := seen[:0]
-	lists := make([]*roaring.Bitmap, 0, len(text)-2)
+	lists := make([]gram, 0, len(text)-2)
 	for i := 0; i+3 <= len(text); i++ {
 		g := indexer.Gram3(text[i:])
 		if slices.Contains(keys, g) {
@@ -164,28 +161,74 @@ func (w *walker) gramLists(text []byte) []*roaring.Bitmap {
 		if bm == nil {
 			return nil
 		}
-		lists = append(lists, bm)
+		lists = append(lists, gram{pos: i, bm: bm, card: bm.GetCardinality()})
 	}
 	return lists
 }
 
+// maxLists is the most posting lists one walk intersects: each further list
+// costs more than it removes, since verification checks the name anyway.
+const maxLists = 3
+
+// pickLists chooses the lists to intersect: the shortest first, then the
+// shortest whose trigrams do not overlap those chosen. Trigrams of one
+// common word are nearly redundant (all of "kirjuun" says little more than
+// "kir"); trigrams from different parts of the text filter independently.
+// The allow list (structure access), when set, always drives the walk too.
+func pickLists(grams []gram, allow *roaring.Bitmap) []*roaring.Bitmap {
+	slices.SortFunc(grams, func(a, b gram) int { return cmp.Compare(a.card, b.card) })
+	var chosen []gram
+	for _, g := range grams {
+		if len(chosen) == maxLists {
+			break
+		}
+		if !slices.ContainsFunc(chosen, func(c gram) bool { return abs(c.pos-g.pos) < 3 }) {
+			chosen = append(chosen, g)
+		}
+	}
+	// A short text may have no second disjoint trigram; an overlapping one
+	// still helps.
+	for _, g := range grams {
+		if len(chosen) >= min(2, len(grams)) {
+			break
+		}
+		if !slices.ContainsFunc(chosen, func(c gram) bool { return c.pos == g.pos }) {
+			chosen = append(chosen, g)
+		}
+	}
+	lists := make([]*roaring.Bitmap, 0, len(chosen)+1)
+	for _, c := range chosen {
+		lists = append(lists, c.bm)
+	}
+	if allow != nil {
+		lists = append(lists, allow)
+	}
+	return lists
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
 // intersect calls fn with each ordinal present in every list, ascending,
 // until fn returns false. It reports whether it saw every ordinal.
-func intersect(lists []*roaring.Bitmap, stats *Stats, fn func(o uint32) bool) bool {
+//
+// It steps through the lists element by element (leapfrogging), which
+// stops early and cheaply when matches come often. Every stepBudget steps
+// it compares what finishing that way would cost (at the match rate seen so
+// far) with one container-wise AND of the whole lists, and switches to the
+// AND when that is cheaper: rare combinations of common trigrams.
+func (w *walker) intersect(lists []*roaring.Bitmap, fn func(o uint32) bool) bool {
+	stats := w.stats
 	for _, l := range lists {
 		if l == nil || l.IsEmpty() {
 			return true
 		}
 	}
-	// Drive the walk from the shortest lists; the longest ones only filter.
-	// Longer texts need not use every trigram: verification checks the
-	// name anyway, and each extra list costs more than it removes.
-	slices.SortFunc(lists, func(a, b *roaring.Bitmap) int {
-		return int(a.GetCardinality()) - int(b.GetCardinality())
-	})
-	if len(lists) > 4 {
-		lists = lists[:4]
-	}
+	slices.SortFunc(lists, func(a, b *roaring.Bitmap) int { return cmp.Compare(a.GetCardinality(), b.GetCardinality()) })
 	if len(lists) == 1 {
 		it := lists[0].Iterator()
 		for it.HasNext() {
@@ -197,18 +240,33 @@ func intersect(lists []*roaring.Bitmap, stats *Stats, fn func(o uint32) bool) bo
 		return true
 	}
 	its := make([]roaring.IntPeekable, len(lists))
+	var total uint64
 	for i, l := range lists {
 		its[i] = l.Iterator()
+		total += l.GetCardinality()
 	}
+	startHits := len(w.hits)
+	want := w.limit - startHits
+	next := stepBudget
 	var cur uint32
-	for steps := 0; ; steps++ {
-		if steps == leapfrogBudget {
-			return intersectAll(lists, cur, stats, fn)
+	for steps := 1; ; steps++ {
+		if steps == next {
+			found := len(w.hits) - startHits
+			// Steps still needed at the rate so far, against the AND's cost
+			// (a leapfrog step costs about as much as andCostRatio elements
+			// of a container-wise AND).
+			if found == 0 || uint64(steps)*uint64(want-found)/uint64(found)*andCostRatio > total {
+				stats.Steps += steps
+				stats.FullIntersections++
+				return intersectAll(lists, cur, stats, fn)
+			}
+			next *= 2
 		}
 		aligned := true
 		for _, it := range its {
 			it.AdvanceIfNeeded(cur)
 			if !it.HasNext() {
+				stats.Steps += steps
 				return true
 			}
 			if v := it.PeekNext(); v > cur {
@@ -221,14 +279,21 @@ func intersect(lists []*roaring.Bitmap, stats *Stats, fn func(o uint32) bool) bo
 		}
 		stats.Candidates++
 		if !fn(cur) {
+			stats.Steps += steps
 			return false
 		}
 		if cur == math.MaxUint32 {
+			stats.Steps += steps
 			return true
 		}
 		cur++
 	}
 }
+
+const (
+	stepBudget   = 2048
+	andCostRatio = 8
+)
 
 // intersectAll finishes an intersection from ordinal from with one
 // container-wise AND of the whole lists.
