@@ -121,3 +121,13 @@ type ErrorBody struct {
 func writeError(c *gin.Context, status int, msg string) {
 	c.AbortWithStatusJSON(status, ErrorBody{Error: msg})
 }
+
+// notReadyRetry is the Retry-After before any generation is live: a first
+// build of a large snapshot takes minutes, so retrying sooner is wasted.
+const notReadyRetry = "30"
+
+// writeNotReady answers a request that needs the index before one is live.
+func writeNotReady(c *gin.Context) {
+	c.Header("Retry-After", notReadyRetry)
+	writeError(c, http.StatusServiceUnavailable, "the index is not ready yet; retry later")
+}

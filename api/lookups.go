@@ -119,18 +119,11 @@ func (s *server) lookupHandler(l lookup) gin.HandlerFunc {
 		if !ok {
 			return
 		}
-		lang, ok := parseLanguage(c)
-		if !ok || !parseDatasource(c) {
-			return
-		}
-		v, ok := s.openView(c)
+		v, lang, ok := s.openLookup(c)
 		if !ok {
 			return
 		}
 		defer v.Close()
-		if s.revalidate(c, v, false, lang) {
-			return
-		}
 		for _, kind := range l.kinds {
 			rec, err := v.Record(kind, id)
 			if errors.Is(err, query.ErrNotFound) {
@@ -149,11 +142,32 @@ func (s *server) lookupHandler(l lookup) gin.HandlerFunc {
 
 // openView pins the live generation for one request; false means an error
 // answer was written.
+// openLookup is the start of every GET lookup: language and datasource
+// parsed, the live generation pinned, and a 304 answered when the client's
+// copy is current (ok is false then, and whenever an answer was written).
+// The caller closes the view.
+func (s *server) openLookup(c *gin.Context) (v *query.View, lang string, ok bool) {
+	if lang, ok = parseLanguage(c); !ok || !parseDatasource(c) {
+		return nil, "", false
+	}
+	if v, ok = s.openView(c); !ok {
+		return nil, "", false
+	}
+	if s.revalidate(c, v, false, lang) {
+		v.Close()
+		return nil, "", false
+	}
+	return v, lang, true
+}
+
 func (s *server) openView(c *gin.Context) (*query.View, bool) {
+	if s.d.Views == nil {
+		writeNotReady(c)
+		return nil, false
+	}
 	v, err := s.d.Views.View()
 	if errors.Is(err, query.ErrNotReady) {
-		c.Header("Retry-After", "10")
-		writeError(c, http.StatusServiceUnavailable, "The index is not ready yet, retry shortly")
+		writeNotReady(c)
 		return nil, false
 	}
 	if err != nil {
@@ -394,18 +408,11 @@ func renderFaction(r *snapshots.Faction, lang string) factionResponse {
 
 // factions answers every faction, as ESI's list route does.
 func (s *server) factions(c *gin.Context) {
-	lang, ok := parseLanguage(c)
-	if !ok || !parseDatasource(c) {
-		return
-	}
-	v, ok := s.openView(c)
+	v, lang, ok := s.openLookup(c)
 	if !ok {
 		return
 	}
 	defer v.Close()
-	if s.revalidate(c, v, false, lang) {
-		return
-	}
 	out := []factionResponse{}
 	err := v.Each(snapshots.Factions, func(rec snapshots.Record) error {
 		out = append(out, renderFaction(rec.(*snapshots.Faction), lang))

@@ -27,10 +27,6 @@ func isStructure(c snapshots.Category) bool { return c == snapshots.CategoryStru
 // date the service's clock will see.
 var searchSince = time.Date(2017, time.January, 1, 0, 0, 0, 0, time.UTC)
 
-// notReadyRetry is the Retry-After of a search before any index is live: a
-// first build takes seconds to minutes.
-const notReadyRetry = "30"
-
 // searchHandler answers both search routes; its cache and gate are shared
 // by them.
 type searchHandler struct {
@@ -122,13 +118,8 @@ func (h *searchHandler) answer(c *gin.Context, req query.Request, private bool) 
 		return
 	}
 	defer h.gate.leave()
-	if h.s.d.Views == nil {
-		h.notReady(c)
-		return
-	}
-	v, err := h.s.d.Views.View()
-	if err != nil {
-		h.notReady(c)
+	v, ok := h.s.openView(c)
+	if !ok {
 		return
 	}
 	defer v.Close()
@@ -188,11 +179,6 @@ func (h *searchHandler) send(c *gin.Context, private bool, gen query.GenerationI
 	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
 }
 
-func (h *searchHandler) notReady(c *gin.Context) {
-	c.Header("Retry-After", notReadyRetry)
-	writeError(c, http.StatusServiceUnavailable, "the search index is not ready yet; retry later")
-}
-
 // searchFailed maps a search error: the client's own (gone, or text the
 // parser should have caught) or the service's.
 func (h *searchHandler) searchFailed(c *gin.Context, err error) {
@@ -200,7 +186,7 @@ func (h *searchHandler) searchFailed(c *gin.Context, err error) {
 	case errors.Is(err, query.ErrTextTooShort):
 		badParam(c, "search", "must be at least %d characters", query.MinTextRunes)
 	case errors.Is(err, query.ErrNotReady):
-		h.notReady(c)
+		writeNotReady(c)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		writeError(c, http.StatusServiceUnavailable, "the search was canceled before it finished")
 	default:
