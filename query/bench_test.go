@@ -103,3 +103,35 @@ func BenchmarkStrict(b *testing.B) {
 	b.Run("hit", func(b *testing.B) { benchSearch(b, s, whole, true) })
 	b.Run("miss", func(b *testing.B) { benchSearch(b, s, []string{"Nobody Byth Atname"}, true) })
 }
+
+// BenchmarkSample searches the committed sample snapshot (what `make run`
+// serves) across all public categories, as a user's first searches would.
+func BenchmarkSample(b *testing.B) {
+	s := query.New(indexertest.Manager(b, "../snapshots/sample"))
+	all := []snapshots.Category{
+		snapshots.CategoryAgent, snapshots.CategoryAlliance, snapshots.CategoryCharacter,
+		snapshots.CategoryConstellation, snapshots.CategoryCorporation, snapshots.CategoryFaction,
+		snapshots.CategoryInventoryType, snapshots.CategoryRegion, snapshots.CategorySolarSystem,
+		snapshots.CategoryStation,
+	}
+	for _, c := range []struct {
+		name   string
+		texts  []string
+		strict bool
+	}{
+		{"contains", []string{"jita", "caldari", "navy", "ani", "trit", "O'm"}, false},
+		{"strict", []string{"Jita", "Tritanium", "Caldari Navy", "The Forge"}, true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			ctx := context.Background()
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.Search(ctx, query.Request{Text: c.texts[i%len(c.texts)], Strict: c.strict, Categories: all}); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
