@@ -212,7 +212,10 @@ func writeFileSync(name string, data []byte) error {
 	return f.Close()
 }
 
-func mapFile(name string) ([]byte, error) {
+func mapFile(name string) ([]byte, error) { return mapFileFlags(name, 0) }
+
+// mapFileFlags maps a file read-only with extra mmap flags.
+func mapFileFlags(name string, flags int) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -225,7 +228,7 @@ func mapFile(name string) ([]byte, error) {
 	if st.Size() == 0 {
 		return nil, nil
 	}
-	return syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	return syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED|flags)
 }
 
 // openStore maps a kind's store in dir.

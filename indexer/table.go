@@ -494,9 +494,11 @@ func fromBytes[T int64 | uint64 | uint32](b []byte) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(zero)))
 }
 
-// OpenTable maps a table file read-only.
+// OpenTable maps a table file read-only. The mapping is populated up
+// front: a search touches names all over the table, and a first touch of
+// each page would otherwise cost a page fault inside a search.
 func OpenTable(path string) (*Table, error) {
-	mm, err := mapFile(path)
+	mm, err := mapFileFlags(path, syscall.MAP_POPULATE)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", path, err)
 	}
