@@ -62,3 +62,39 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQuickKey checks the key read without decoding against the decoder:
+// whenever QuickKey reads a key from a line that decodes, the record's key
+// is that key (unless the line names its key field twice, where JSON takes
+// the last; such a line is decoded in full by an incremental build, since
+// no earlier record has its bytes).
+func FuzzQuickKey(f *testing.F) {
+	f.Add([]byte(`{"id":30000142,"name":"Jita","constellation_id":20000020}`), uint8(0))
+	f.Add([]byte(`{"id":0}`), uint8(0))
+	f.Add([]byte(`{"id":007,"name":"x"}`), uint8(0))
+	f.Add([]byte(`{"character_id":90000001,"roles":["Station_Manager"]}`), uint8(5))
+	f.Add([]byte(`{"seq":3,"path":"/x/","body":{}}`), uint8(3))
+	f.Add([]byte(`{"id":99999999999999999999,"name":"big"}`), uint8(2))
+	f.Fuzz(func(t *testing.T, line []byte, kind uint8) {
+		k := fuzzKinds[int(kind)%len(fuzzKinds)]
+		prefix := keyPrefix(k)
+		key, ok := QuickKey(line, prefix)
+		if !ok {
+			return
+		}
+		if key < 0 {
+			t.Fatalf("QuickKey read a negative key %d from %q", key, line)
+		}
+		field := prefix[1:] // "id": and so on
+		if bytes.Count(line, []byte(field)) != 1 {
+			return
+		}
+		rec := k.New()
+		if err := decodeStrict(line, rec); err != nil {
+			return
+		}
+		if rec.Key() != key {
+			t.Fatalf("QuickKey read %d from %q, the decoder %d", key, line, rec.Key())
+		}
+	})
+}

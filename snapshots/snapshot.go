@@ -1,6 +1,7 @@
 // Package snapshots reads and writes snapshots: the files every other part
 // of the service is built from. A snapshot is a directory holding
-// manifest.json and one JSON Lines file (plain or gzip) per kind of record.
+// manifest.json and one JSON Lines file (plain, gzip or zstd) per kind of
+// record.
 // Reading streams and validates every record; writing is atomic.
 package snapshots
 
@@ -19,6 +20,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // FormatVersion is the snapshot format this code reads and writes.
@@ -37,8 +40,8 @@ type Manifest struct {
 
 // FileInfo describes one file of a snapshot.
 type FileInfo struct {
-	// Path is relative to the snapshot directory: "<kind>.jsonl" or
-	// "<kind>.jsonl.gz".
+	// Path is relative to the snapshot directory: "<kind>.jsonl",
+	// "<kind>.jsonl.gz" or "<kind>.jsonl.zst".
 	Path string `json:"path"`
 	// SHA256 is the hex digest of the file's bytes as stored.
 	SHA256 string `json:"sha256"`
@@ -99,8 +102,8 @@ func openManifest(dir string) (*Snapshot, error) {
 		if k.New() == nil {
 			return nil, fmt.Errorf("snapshot %s: %s: unknown kind %q", dir, ManifestName, k)
 		}
-		if fi.Path != string(k)+".jsonl" && fi.Path != string(k)+".jsonl.gz" {
-			return nil, fmt.Errorf("snapshot %s: %s: file of %s must be %s.jsonl or %s.jsonl.gz, got %q", dir, ManifestName, k, k, k, fi.Path)
+		if fi.Path != string(k)+".jsonl" && fi.Path != string(k)+".jsonl.gz" && fi.Path != string(k)+".jsonl.zst" {
+			return nil, fmt.Errorf("snapshot %s: %s: file of %s must be %s.jsonl, %s.jsonl.gz or %s.jsonl.zst, got %q", dir, ManifestName, k, k, k, k, fi.Path)
 		}
 	}
 	sum := sha256.Sum256(raw)
@@ -108,24 +111,34 @@ func openManifest(dir string) (*Snapshot, error) {
 }
 
 func (s *Snapshot) verify(k Kind, fi FileInfo) error {
-	return s.read(fi, k, func(Record, Line) error { return nil })
+	return s.read(fi, k, nil, func(Record, Line) error { return nil })
 }
 
 // read streams one file through Decode while its raw bytes feed the
 // digest, then checks digest and record count against the manifest: a file
 // that does not match fails at its end, so a consumer that builds something
 // from the records (and makes it visible only when complete) reads each file
-// once and still uses nothing of a bad snapshot.
-func (s *Snapshot) read(fi FileInfo, k Kind, fn func(rec Record, line Line) error) error {
+// once and still uses nothing of a bad snapshot. The digest is computed on
+// another goroutine, beside decompression and decoding.
+func (s *Snapshot) read(fi FileInfo, k Kind, skip func(key int64, raw []byte) bool, fn func(rec Record, line Line) error) error {
 	f, err := os.Open(filepath.Join(s.Dir, fi.Path))
 	if err != nil {
 		return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
 	}
 	defer f.Close()
-	h := sha256.New()
-	var r io.Reader = io.TeeReader(f, h)
-	if strings.HasSuffix(fi.Path, ".gz") {
+	hr := newHashingReader(f)
+	defer hr.Close()
+	var r io.Reader = hr
+	switch {
+	case strings.HasSuffix(fi.Path, ".gz"):
 		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
+		}
+		defer zr.Close()
+		r = zr
+	case strings.HasSuffix(fi.Path, ".zst"):
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
 		if err != nil {
 			return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
 		}
@@ -134,7 +147,7 @@ func (s *Snapshot) read(fi FileInfo, k Kind, fn func(rec Record, line Line) erro
 	}
 	var records int64
 	var fnErr error
-	err = Decode(r, k, fi.Path, func(rec Record, line Line) error {
+	err = decode(r, k, fi.Path, skip, func(rec Record, line Line) error {
 		records++
 		fnErr = fn(rec, line)
 		return fnErr
@@ -145,11 +158,12 @@ func (s *Snapshot) read(fi FileInfo, k Kind, fn func(rec Record, line Line) erro
 	if err != nil {
 		return fmt.Errorf("snapshot %s: %w", s.Dir, err)
 	}
-	// Drain whatever gzip did not need (trailing bytes still count for the digest).
-	if _, err := io.Copy(h, f); err != nil {
+	// Drain whatever the decompressor did not need (trailing bytes still
+	// count for the digest).
+	if _, err := io.Copy(io.Discard, hr); err != nil {
 		return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != fi.SHA256 {
+	if got := hex.EncodeToString(hr.Sum()); got != fi.SHA256 {
 		return fmt.Errorf("snapshot %s: %s: checksum mismatch: manifest says %s, file has %s", s.Dir, fi.Path, fi.SHA256, got)
 	}
 	if records != fi.Records {
@@ -179,16 +193,41 @@ type Line struct {
 // bad record stops the walk with an error naming the file, line and reason.
 // A kind the snapshot does not hold yields no records.
 func (s *Snapshot) Each(k Kind, fn func(rec Record, line Line) error) error {
+	return s.EachWith(k, EachOptions{}, fn)
+}
+
+// EachOptions change how EachWith reads a file.
+type EachOptions struct {
+	// Skip, when set, is offered every line whose key can be read without
+	// decoding it (the line starts {"<key field>":<digits>, as every file
+	// this package writes does). When it returns true the line is neither
+	// decoded nor validated, and fn receives a nil Record with the line:
+	// the caller vouches that it has seen these very bytes validated
+	// before (an incremental build comparing record hashes). Order, count
+	// and digest are checked for every line all the same.
+	Skip func(key int64, raw []byte) bool
+}
+
+// EachWith is Each with options.
+func (s *Snapshot) EachWith(k Kind, opts EachOptions, fn func(rec Record, line Line) error) error {
 	fi, ok := s.Manifest.Files[k]
 	if !ok {
 		return nil
 	}
-	return s.read(fi, k, fn)
+	return s.read(fi, k, opts.Skip, fn)
 }
 
 // Decode streams JSON Lines records of kind k from r. name is used in
 // errors. It is the one parser of snapshot records (and a fuzz target).
 func Decode(r io.Reader, k Kind, name string, fn func(rec Record, line Line) error) error {
+	return decode(r, k, name, nil, fn)
+}
+
+func decode(r io.Reader, k Kind, name string, skip func(int64, []byte) bool, fn func(rec Record, line Line) error) error {
+	if k.New() == nil {
+		return fmt.Errorf("%s: unknown kind %q", name, k)
+	}
+	prefix := keyPrefix(k)
 	br := bufio.NewReaderSize(r, 1<<16)
 	var (
 		lineNo  int64
@@ -215,17 +254,18 @@ func Decode(r io.Reader, k Kind, name string, fn func(rec Record, line Line) err
 		lineNo++
 		line := bytes.TrimSpace(b)
 		if len(line) > 0 {
-			rec := k.New()
-			if rec == nil {
-				return fmt.Errorf("%s: unknown kind %q", name, k)
+			var rec Record
+			key, ok := QuickKey(line, prefix)
+			if !ok || skip == nil || !skip(key, line) {
+				rec = k.New()
+				if derr := decodeStrict(line, rec); derr != nil {
+					return fmt.Errorf("%s line %d: %w", name, lineNo, derr)
+				}
+				if verr := rec.Validate(); verr != nil {
+					return fmt.Errorf("%s line %d: %w", name, lineNo, verr)
+				}
+				key = rec.Key()
 			}
-			if derr := decodeStrict(line, rec); derr != nil {
-				return fmt.Errorf("%s line %d: %w", name, lineNo, derr)
-			}
-			if verr := rec.Validate(); verr != nil {
-				return fmt.Errorf("%s line %d: %w", name, lineNo, verr)
-			}
-			key := rec.Key()
 			if haveKey && key <= lastKey {
 				if key == lastKey {
 					return fmt.Errorf("%s line %d: duplicate id %d", name, lineNo, key)
@@ -241,6 +281,37 @@ func Decode(r io.Reader, k Kind, name string, fn func(rec Record, line Line) err
 			return nil
 		}
 	}
+}
+
+// keyPrefix is how a record of kind k written by this package starts: its
+// key field first.
+func keyPrefix(k Kind) string {
+	switch k {
+	case Roles:
+		return `{"character_id":`
+	case Documents:
+		return `{"seq":`
+	}
+	return `{"id":`
+}
+
+// QuickKey reads the key of a record line that starts with prefix followed
+// by a decimal integer and a comma or closing brace, without decoding the
+// line. ok is false for any other shape (the line must then be decoded).
+func QuickKey(line []byte, prefix string) (key int64, ok bool) {
+	if len(line) <= len(prefix) || string(line[:len(prefix)]) != prefix {
+		return 0, false
+	}
+	digits := line[len(prefix):]
+	n := 0
+	for n < len(digits) && n < 18 && '0' <= digits[n] && digits[n] <= '9' {
+		key = key*10 + int64(digits[n]-'0')
+		n++
+	}
+	if n == 0 || n == len(digits) || (digits[n] != ',' && digits[n] != '}') || (digits[0] == '0' && n > 1) {
+		return 0, false
+	}
+	return key, true
 }
 
 // decodeStrict decodes one JSON object, refusing unknown fields and

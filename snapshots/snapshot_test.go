@@ -58,8 +58,14 @@ func sample() map[Kind][]Record {
 // writeSample writes sample() as a snapshot at dir.
 func writeSample(t *testing.T, dir string, gz bool) map[Kind][]Record {
 	t.Helper()
+	return writeSampleWith(t, dir, CreateOptions{Gzip: gz})
+}
+
+func writeSampleWith(t *testing.T, dir string, opts CreateOptions) map[Kind][]Record {
+	t.Helper()
 	recs := sample()
-	w, err := Create(dir, CreateOptions{Source: "test", Gzip: gz, Created: created})
+	opts.Source, opts.Created = "test", created
+	w, err := Create(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,10 +99,13 @@ func readAll(t *testing.T, s *Snapshot, k Kind) []Record {
 }
 
 func TestRoundTrip(t *testing.T) {
-	for _, gz := range []bool{false, true} {
-		t.Run(fmt.Sprintf("gzip=%v", gz), func(t *testing.T) {
+	for _, enc := range []struct {
+		ext  string
+		opts CreateOptions
+	}{{"", CreateOptions{}}, {".gz", CreateOptions{Gzip: true}}, {".zst", CreateOptions{Zstd: true}}} {
+		t.Run("jsonl"+enc.ext, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "snap")
-			want := writeSample(t, dir, gz)
+			want := writeSampleWith(t, dir, enc.opts)
 			s, err := Open(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -109,10 +118,7 @@ func TestRoundTrip(t *testing.T) {
 			}
 			for _, k := range Kinds {
 				fi := s.Manifest.Files[k]
-				wantPath := string(k) + ".jsonl"
-				if gz {
-					wantPath += ".gz"
-				}
+				wantPath := string(k) + ".jsonl" + enc.ext
 				if fi.Path != wantPath {
 					t.Errorf("%s: path %q, want %q", k, fi.Path, wantPath)
 				}
@@ -308,7 +314,7 @@ func TestOpenRejects(t *testing.T) {
 				fi.Path = "../types.jsonl"
 				m.Files[Types] = fi
 			})
-		}, []string{"manifest.json: ", `file of types must be types.jsonl or types.jsonl.gz, got "../types.jsonl"`}},
+		}, []string{"manifest.json: ", `file of types must be types.jsonl, types.jsonl.gz or types.jsonl.zst, got "../types.jsonl"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

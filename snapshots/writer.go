@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // CreateOptions configure a new snapshot.
@@ -20,6 +22,9 @@ type CreateOptions struct {
 	Source string
 	// Gzip writes .jsonl.gz files instead of plain .jsonl.
 	Gzip bool
+	// Zstd writes .jsonl.zst files (zstd, about twice as fast to read as
+	// gzip); it wins over Gzip.
+	Zstd bool
 	// Created is the creation time recorded in the manifest; zero means now.
 	Created time.Time
 }
@@ -37,7 +42,7 @@ type fileWriter struct {
 	f       *os.File
 	hash    hash.Hash
 	buf     *bufio.Writer
-	gz      *gzip.Writer
+	gz      io.WriteCloser // gzip or zstd, when compressing
 	enc     io.Writer
 	records int64
 	lastKey int64
@@ -104,7 +109,10 @@ func (w *Writer) file(k Kind) (*fileWriter, error) {
 		return nil, fmt.Errorf("unknown snapshot kind %q", k)
 	}
 	name := string(k) + ".jsonl"
-	if w.opts.Gzip {
+	switch {
+	case w.opts.Zstd:
+		name += ".zst"
+	case w.opts.Gzip:
 		name += ".gz"
 	}
 	f, err := os.Create(filepath.Join(w.tmp, name))
@@ -114,9 +122,17 @@ func (w *Writer) file(k Kind) (*fileWriter, error) {
 	fw := &fileWriter{path: name, f: f, hash: sha256.New()}
 	fw.buf = bufio.NewWriterSize(io.MultiWriter(f, fw.hash), 1<<16)
 	fw.enc = fw.buf
-	if w.opts.Gzip {
-		fw.gz, _ = gzip.NewWriterLevel(fw.buf, gzip.BestSpeed)
-		fw.enc = fw.gz
+	switch {
+	case w.opts.Zstd:
+		zw, err := zstd.NewWriter(fw.buf, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(8<<20))
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		fw.gz, fw.enc = zw, zw
+	case w.opts.Gzip:
+		zw, _ := gzip.NewWriterLevel(fw.buf, gzip.BestSpeed)
+		fw.gz, fw.enc = zw, zw
 	}
 	w.files[k] = fw
 	return fw, nil

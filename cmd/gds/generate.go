@@ -31,6 +31,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	fs.Int64Var(&cfg.Structures, "structures", 200, "number of structures")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed: the same flags give the same snapshot")
 	fs.BoolVar(&cfg.Gzip, "gzip", true, "write gzip-compressed files")
+	fs.BoolVar(&cfg.Zstd, "zstd", false, "write zstd-compressed .jsonl.zst files (faster to read than gzip; wins over --gzip)")
 	positional, err := parseFlags(env, fs, args)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -39,6 +40,7 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	full := fs.Bool("full", false, "rebuild every bleve index even if few records changed, and even if the snapshot is already live")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	force := fs.Bool("force", false, "start even if another build seems to be running in --data")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file (go tool pprof)")
 	var lc logConfig
 	addLogFlags(fs, &lc)
 	positional, err := parseFlags(env, fs, args)
@@ -71,6 +73,13 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("index: opening %s: %w", *data, err)
 	}
 	defer mgr.Close()
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
+		defer stop()
+	}
 
 	done := make(chan buildOutcome, 1)
 	go func() {
@@ -90,6 +99,19 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("index: build from %s failed; the live generation is unchanged: %w", *snapshot, out.err)
 	}
 	return printBuild(env.Stdout, out.res, mgr.Live(), *asJSON)
+}
+
+// startCPUProfile profiles the process's CPU into path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // buildOutcome is what Manager.Build returned.

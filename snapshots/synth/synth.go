@@ -30,6 +30,8 @@ type Config struct {
 	Base *snapshots.Snapshot
 	// Gzip writes .jsonl.gz files.
 	Gzip bool
+	// Zstd writes .jsonl.zst files (wins over Gzip).
+	Zstd bool
 	// Progress, when set, is called now and then while a kind is written
 	// (done records so far out of total) and once when it is complete.
 	Progress func(k snapshots.Kind, done, total int64)
@@ -57,7 +59,7 @@ func Generate(ctx context.Context, dir string, cfg Config) (*snapshots.Snapshot,
 	if err != nil {
 		return nil, err
 	}
-	out, err := snapshots.Create(dir, snapshots.CreateOptions{Source: source(&cfg), Gzip: cfg.Gzip, Created: cfg.Created})
+	out, err := snapshots.Create(dir, snapshots.CreateOptions{Source: source(&cfg), Gzip: cfg.Gzip, Zstd: cfg.Zstd, Created: cfg.Created})
 	if err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}
