@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -107,16 +108,8 @@ func (b *builder) run() error {
 			}
 			continue
 		}
-		docs, ch, err := b.readKind(kind)
-		if err != nil {
+		if err := b.buildKind(kind); err != nil {
 			return err
-		}
-		b.meta.Records[kind] = int(b.snap.Count(kind))
-		b.meta.Changed += ch.size()
-		if cat, ok := categoryOf(kind); ok {
-			if err := b.buildCategory(cat, docs, ch); err != nil {
-				return fmt.Errorf("%s: %w", cat, err)
-			}
 		}
 	}
 	return nil
@@ -160,6 +153,12 @@ func (b *builder) reuse(kind snapshots.Kind) error {
 	if langs := b.prev.Meta.Languages[cat]; len(langs) > 0 {
 		b.meta.Languages[cat] = langs
 	}
+	if d, ok := b.prev.Meta.Deltas[cat]; ok {
+		if b.meta.Deltas == nil {
+			b.meta.Deltas = map[snapshots.Category]int{}
+		}
+		b.meta.Deltas[cat] = d
+	}
 	return nil
 }
 
@@ -172,57 +171,128 @@ func categoryOf(k snapshots.Kind) (snapshots.Category, bool) {
 	return "", false
 }
 
-// readKind streams one kind into its store, collecting what the category
-// needs and what changed since the previous generation.
-func (b *builder) readKind(kind snapshots.Kind) ([]docInfo, change, error) {
-	var ch change
-	sw, err := newStoreWriter(filepath.Join(b.dir, recordsDir), string(kind))
+// buildKind builds one kind whose file changed: its store and, for a
+// search category, its tables and bleve index. Against a previous
+// generation it first reads only what changed (lines whose bytes differ
+// from the records indexed before) and patches; when the category cannot
+// be patched (too many changes, localized names) it reads the kind again,
+// whole, and builds it from scratch.
+func (b *builder) buildKind(kind snapshots.Kind) error {
+	cat, searchable := categoryOf(kind)
+	partial := !b.full && b.prev != nil && b.prev.Store(kind) != nil
+	rd, err := b.readKind(kind, partial)
 	if err != nil {
-		return nil, ch, err
+		return err
 	}
+	if searchable && rd.partial {
+		done, err := b.patchCategory(cat, rd)
+		if err != nil {
+			return fmt.Errorf("%s: %w", cat, err)
+		}
+		if !done {
+			b.report(Progress{Phase: "read", Kind: string(kind)})
+			if rd, err = b.readKind(kind, false); err != nil {
+				return err
+			}
+		}
+	}
+	b.meta.Records[kind] = int(b.snap.Count(kind))
+	b.meta.Changed += rd.ch.size()
+	if searchable && !rd.partial {
+		if err := b.buildCategory(cat, rd.docs, rd.ch); err != nil {
+			return fmt.Errorf("%s: %w", cat, err)
+		}
+	}
+	return nil
+}
+
+// readResult is what reading one kind's file yields.
+type readResult struct {
+	// docs holds what the category needs of every record, or, when
+	// partial, of the new and changed records only.
+	docs    []docInfo
+	ch      change
+	partial bool
+}
+
+// maxStoreDelta is the largest delta file, relative to the base file, an
+// incremental build keeps adding to; past it the store is written whole.
+const maxStoreDelta = 0.25
+
+// readKind streams one kind into its store, collecting what the category
+// needs and what changed since the previous generation. When partial, lines
+// byte-identical to the previous generation's records are not decoded, and
+// only new and changed records are collected.
+func (b *builder) readKind(kind snapshots.Kind, partial bool) (readResult, error) {
+	rd := readResult{partial: partial}
+	dir := filepath.Join(b.dir, recordsDir)
 	var prev *Store
 	if b.prev != nil {
 		prev = b.prev.Store(kind)
 	}
-	pi := 0
+	var sw *storeWriter
+	var err error
+	if partial && !prev.fnv && prev.DeltaShare() < maxStoreDelta {
+		sw, err = newDeltaStoreWriter(dir, string(kind), prev, filepath.Join(b.prev.Dir(), recordsDir))
+	} else {
+		sw, err = newStoreWriter(dir, string(kind), prev)
+	}
+	if err != nil {
+		return rd, err
+	}
 	total := b.snap.Count(kind)
-	var docs []docInfo
 	_, searchable := categoryOf(kind)
-	if searchable {
-		docs = make([]docInfo, 0, total)
+	if searchable && !partial {
+		rd.docs = make([]docInfo, 0, total)
+	}
+	pi := 0
+	advance := func(key int64) {
+		for prev != nil && pi < prev.Len() && prev.Key(pi) < key {
+			rd.ch.deletes = append(rd.ch.deletes, prev.Key(pi))
+			pi++
+		}
+	}
+	var opts snapshots.EachOptions
+	if partial {
+		opts.Skip = func(key int64, raw []byte) bool {
+			advance(key)
+			return pi < prev.Len() && prev.Key(pi) == key && prev.Hash(pi) == prev.HashOf(raw)
+		}
 	}
 	var n int64
-	err = b.snap.Each(kind, func(rec snapshots.Record, line snapshots.Line) error {
-		if err := sw.add(line.Key, line.Raw); err != nil {
-			return err
-		}
-		switch r := rec.(type) {
-		case *snapshots.Structure:
-			sw.group(groupCorporation, r.CorporationID)
-		case *snapshots.Document:
-			sw.group(groupPath, HashPath(r.Path))
-		}
-		if prev != nil {
-			for pi < prev.Len() && prev.Key(pi) < line.Key {
-				ch.deletes = append(ch.deletes, prev.Key(pi))
+	err = b.snap.EachWith(kind, opts, func(rec snapshots.Record, line snapshots.Line) error {
+		advance(line.Key)
+		known := prev != nil && pi < prev.Len() && prev.Key(pi) == line.Key
+		if rec == nil { // skipped: the previous generation's record, unchanged
+			if err := sw.keep(pi, line.Raw); err != nil {
+				return err
+			}
+			pi++
+		} else {
+			changed := !known || prev.Hash(pi) != prev.HashOf(line.Raw)
+			if known {
 				pi++
 			}
-			if pi < prev.Len() && prev.Key(pi) == line.Key {
-				if prev.Hash(pi) != sw.hashes[len(sw.hashes)-1] {
-					ch.upserts = append(ch.upserts, line.Key)
+			if changed && prev != nil {
+				rd.ch.upserts = append(rd.ch.upserts, line.Key)
+			}
+			if err := sw.add(line.Key, line.Raw); err != nil {
+				return err
+			}
+			switch r := rec.(type) {
+			case *snapshots.Structure:
+				sw.group(groupCorporation, r.CorporationID)
+			case *snapshots.Document:
+				sw.group(groupPath, HashPath(r.Path))
+			}
+			if searchable && (!partial || changed) {
+				named := rec.(snapshots.Named)
+				d := docInfo{id: line.Key, name: baseName(named), names: named.LocalizedNames()}
+				if s, ok := rec.(*snapshots.Structure); ok {
+					d.access = s.Access
 				}
-				pi++
-			} else {
-				ch.upserts = append(ch.upserts, line.Key)
+				rd.docs = append(rd.docs, d)
 			}
-		}
-		if searchable {
-			named := rec.(snapshots.Named)
-			d := docInfo{id: line.Key, name: baseName(named), names: named.LocalizedNames()}
-			if s, ok := rec.(*snapshots.Structure); ok {
-				d.access = s.Access
-			}
-			docs = append(docs, d)
 		}
 		if n++; n%100000 == 0 {
 			b.report(Progress{Phase: "read", Kind: string(kind), Done: n, Total: total})
@@ -234,15 +304,14 @@ func (b *builder) readKind(kind snapshots.Kind) ([]docInfo, change, error) {
 	})
 	if err != nil {
 		sw.f.Close()
-		return nil, ch, err
+		return rd, err
 	}
-	if prev != nil {
-		for ; pi < prev.Len(); pi++ {
-			ch.deletes = append(ch.deletes, prev.Key(pi))
-		}
+	advance(math.MaxInt64)
+	if prev != nil && pi < prev.Len() && prev.Key(pi) == math.MaxInt64 {
+		rd.ch.deletes = append(rd.ch.deletes, math.MaxInt64)
 	}
 	b.report(Progress{Phase: "read", Kind: string(kind), Done: n, Total: total})
-	return docs, ch, sw.close()
+	return rd, sw.close()
 }
 
 // baseName is the name searched when no language is asked for: the English
@@ -271,8 +340,11 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch chang
 	shards := (len(docs) + b.opts.ShardSize - 1) / b.opts.ShardSize
 	shards = max(shards, 1)
 	b.meta.Shards[cat] = shards
+	if err := os.Remove(filepath.Join(cdir, deltaTable)); err != nil && !os.IsNotExist(err) {
+		return err
+	}
 	if b.canPatch(cat, shards, len(docs), ch) {
-		return b.patchBleve(cat, cdir, shards, docs, ch)
+		return b.patchBleve(cat, cdir, shards, upsertDocs(docs, ch), ch.deletes)
 	}
 	b.meta.Incremental = false
 	return b.buildBleve(cat, cdir, shards, docs)
@@ -386,50 +458,78 @@ func (b *builder) canPatch(cat snapshots.Category, shards, n int, ch change) boo
 	return float64(ch.size()) <= b.opts.MaxIncrementalShare*float64(max(n, 1))
 }
 
-// patchBleve copies the previous shards (hard links for the immutable
-// segment files) and applies the changed records.
-func (b *builder) patchBleve(cat snapshots.Category, cdir string, shards int, docs []docInfo, ch change) error {
-	byID := make(map[int64]int, len(ch.upserts))
+// upsertDocs picks the new and changed records' docs out of all of them.
+func upsertDocs(docs []docInfo, ch change) []docInfo {
+	want := make(map[int64]bool, len(ch.upserts))
 	for _, id := range ch.upserts {
-		byID[id] = -1
+		want[id] = true
 	}
-	for i, d := range docs {
-		if _, ok := byID[d.id]; ok {
-			byID[d.id] = i
+	out := make([]docInfo, 0, len(ch.upserts))
+	for _, d := range docs {
+		if want[d.id] {
+			out = append(out, d)
 		}
 	}
+	return out
+}
+
+// patchBleve copies the previous shards (hard links for the immutable
+// segment files) and applies the changed records, several shards at once.
+func (b *builder) patchBleve(cat snapshots.Category, cdir string, shards int, upserts []docInfo, deletes []int64) error {
 	prevDir := filepath.Join(b.prev.Dir(), string(cat))
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+		sem   = make(chan struct{}, max(1, min(shards, runtime.GOMAXPROCS(0))))
+	)
 	for s := 0; s < shards; s++ {
-		src, dst := shardDir(prevDir, s), shardDir(cdir, s)
-		if err := linkTree(src, dst); err != nil {
-			return fmt.Errorf("copy shard %d: %w", s, err)
-		}
-		err := b.indexShard(dst, func(batch *bleve.Batch, flush func() error) error {
-			for _, id := range ch.deletes {
-				if shardOf(id, shards) == s {
-					batch.Delete(strconv.FormatInt(id, 10))
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(s int) {
+			defer func() { <-sem; wg.Done() }()
+			err := b.patchShard(shardDir(prevDir, s), shardDir(cdir, s), s, shards, upserts, deletes)
+			if err != nil {
+				mu.Lock()
+				if first == nil {
+					first = fmt.Errorf("shard %d: %w", s, err)
 				}
+				mu.Unlock()
 			}
-			for id, i := range byID {
-				if shardOf(id, shards) != s || i < 0 {
-					continue
-				}
-				if err := batch.IndexAdvanced(b.docs.document(docs[i])); err != nil {
+		}(s)
+	}
+	wg.Wait()
+	return first
+}
+
+func (b *builder) patchShard(src, dst string, s, shards int, upserts []docInfo, deletes []int64) error {
+	if err := os.RemoveAll(dst); err != nil {
+		return err
+	}
+	if err := linkTree(src, dst); err != nil {
+		return fmt.Errorf("copy: %w", err)
+	}
+	return b.indexShard(dst, func(batch *bleve.Batch, flush func() error) error {
+		for _, id := range deletes {
+			if shardOf(id, shards) == s {
+				batch.Delete(strconv.FormatInt(id, 10))
+			}
+		}
+		for _, d := range upserts {
+			if shardOf(d.id, shards) != s {
+				continue
+			}
+			if err := batch.IndexAdvanced(b.docs.document(d)); err != nil {
+				return err
+			}
+			if batch.Size() >= b.opts.BatchSize {
+				if err := flush(); err != nil {
 					return err
 				}
-				if batch.Size() >= b.opts.BatchSize {
-					if err := flush(); err != nil {
-						return err
-					}
-				}
 			}
-			return nil
-		})
-		if err != nil {
-			return err
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // indexShard opens (or creates) a shard for writing, lets fill add to

@@ -59,6 +59,10 @@ type Meta struct {
 	Languages map[snapshots.Category][]string `json:"languages,omitempty"`
 	// Shards is the number of bleve shards per category.
 	Shards map[snapshots.Category]int `json:"shards"`
+	// Deltas holds, per category patched by an incremental build, the
+	// names in its delta table (delta.tbl: records added or changed since
+	// its base table was written, which hides their old base entries).
+	Deltas map[snapshots.Category]int `json:"deltas,omitempty"`
 	// Incremental is set when the build reused the previous generation's
 	// bleve indexes and applied only the changed records.
 	Incremental bool `json:"incremental"`
@@ -102,10 +106,16 @@ type Generation struct {
 }
 
 // CategoryTables is the search side of one category: the base table (the
-// default names) and, per language, an overlay of the names that differ.
+// default names) and, per language, an overlay of the names that differ;
+// or, after an incremental build, the base table of an earlier generation
+// and a delta of what changed since. A category never has both.
 type CategoryTables struct {
 	Base     *Table
 	Overlays map[string]*Table
+	// Delta, when set, holds records added or changed since Base was
+	// written; its Mask names the Base ordinals it hides (changed or
+	// removed records).
+	Delta *Table
 }
 
 // Dir is the generation's directory.
@@ -146,7 +156,12 @@ func (g *Generation) close() {
 			_ = idx.Close()
 		}
 		for _, ct := range g.tables {
-			_ = ct.Base.Close()
+			if ct.Base != nil {
+				_ = ct.Base.Close()
+			}
+			if ct.Delta != nil {
+				_ = ct.Delta.Close()
+			}
 			for _, t := range ct.Overlays {
 				_ = t.Close()
 			}
@@ -200,8 +215,15 @@ func openGeneration(dir string) (*Generation, error) {
 		if ct.Base, err = OpenTable(filepath.Join(cdir, "base.tbl")); err != nil {
 			return fail(err)
 		}
-		if ct.Base.Len() != count {
-			return fail(fmt.Errorf("%s: table has %d names, meta says %d", cat, ct.Base.Len(), count))
+		names := ct.Base.Len()
+		if _, ok := meta.Deltas[cat]; ok {
+			if ct.Delta, err = OpenTable(filepath.Join(cdir, deltaTable)); err != nil {
+				return fail(err)
+			}
+			names += ct.Delta.Len() - ct.Delta.masked()
+		}
+		if names != count {
+			return fail(fmt.Errorf("%s: tables hold %d names, meta says %d", cat, names, count))
 		}
 		for _, lang := range meta.Languages[cat] {
 			t, err := OpenTable(filepath.Join(cdir, lang+".tbl"))

@@ -5,28 +5,49 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"syscall"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // Store holds one kind's records as the snapshot had them (raw JSON, in
 // key order), memory-mapped, for lookups by key without holding millions of
 // records in the heap. A record's hash lets the next build see what changed.
 //
-// Files: <kind>.data (the records, one per line) and <kind>.idx (magic,
-// count, then keys, offsets (count+1) and hashes).
+// Files:
+//
+//	<kind>.data   records, one per line: the base, written by a full build
+//	              and shared (hard-linked) by the incremental builds after it
+//	<kind>.delta  records added or changed since the base was written
+//	              (incremental builds only; rewritten by each)
+//	<kind>.idx    "GDSSTO02", count n, base size, then keys (n), starts (n;
+//	              positions in base+delta taken as one), lengths (n, uint32,
+//	              padded to 8 bytes) and hashes (n, xxhash64 of the line)
+//	<kind>.by-<group>  sorted (group key, position) pairs
+//
+// Stores written before the delta file existed ("GDSSTO01": keys, n+1
+// offsets, FNV-64a hashes, no delta) are still read.
 type Store struct {
-	keys   []int64
-	offs   []uint64
-	hashes []uint64
-	data   []byte
-	groups map[string][]int64 // name → sorted (group key, position) pairs
-	maps   [][]byte
+	keys     []int64
+	starts   []uint64
+	lens     []uint32
+	hashes   []uint64
+	base     []byte
+	delta    []byte
+	baseSize uint64
+	fnv      bool               // hashes are FNV-64a (a GDSSTO01 store)
+	groups   map[string][]int64 // name → sorted (group key, position) pairs
+	maps     [][]byte
 }
 
-const storeMagic = "GDSSTO01"
+const (
+	storeMagicV1 = "GDSSTO01"
+	storeMagic   = "GDSSTO02"
+)
 
 // Len is the number of records.
 func (s *Store) Len() int { return len(s.keys) }
@@ -37,8 +58,35 @@ func (s *Store) Key(i int) int64 { return s.keys[i] }
 // Hash returns the hash of the record at position i.
 func (s *Store) Hash(i int) uint64 { return s.hashes[i] }
 
-// Raw returns the record at position i. It aliases the mapped file.
-func (s *Store) Raw(i int) []byte { return s.data[s.offs[i] : s.offs[i+1]-1] } // without its newline
+// HashOf hashes raw the way this store's hashes were made, so a build can
+// compare a line with the record it replaces.
+func (s *Store) HashOf(raw []byte) uint64 {
+	if s.fnv {
+		h := fnv.New64a()
+		h.Write(raw)
+		return h.Sum64()
+	}
+	return HashRecord(raw)
+}
+
+// Raw returns the record at position i, without its newline. It aliases
+// the mapped file.
+func (s *Store) Raw(i int) []byte {
+	start, n := s.starts[i], uint64(s.lens[i])
+	if start < s.baseSize {
+		return s.base[start : start+n]
+	}
+	start -= s.baseSize
+	return s.delta[start : start+n]
+}
+
+// inDelta reports whether the record at position i lives in the delta file.
+func (s *Store) inDelta(i int) bool { return s.starts[i] >= s.baseSize }
+
+// DeltaShare is the size of the delta file relative to the base file.
+func (s *Store) DeltaShare() float64 {
+	return float64(len(s.delta)) / float64(max(s.baseSize, 1))
+}
 
 // Find returns the position of key.
 func (s *Store) Find(key int64) (int, bool) { return slices.BinarySearch(s.keys, key) }
@@ -73,6 +121,21 @@ func (s *Store) Group(name string, key int64) []int {
 	return out
 }
 
+// groupKeys returns, by position, each record's key in the named group.
+func (s *Store) groupKeys(name string) ([]int64, bool) {
+	pairs, ok := s.groups[name]
+	if !ok {
+		return nil, false
+	}
+	out := make([]int64, s.Len())
+	for j := 0; j+1 < len(pairs); j += 2 {
+		if p := pairs[j+1]; p >= 0 && int(p) < len(out) {
+			out[p] = pairs[j]
+		}
+	}
+	return out, true
+}
+
 // Close unmaps the store's files.
 func (s *Store) Close() error {
 	var first error
@@ -85,12 +148,8 @@ func (s *Store) Close() error {
 	return first
 }
 
-// HashRecord is the hash stored per record: FNV-64a of its raw line.
-func HashRecord(raw []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(raw)
-	return h.Sum64()
-}
+// HashRecord is the hash stored per record: xxhash64 of its raw line.
+func HashRecord(raw []byte) uint64 { return xxhash.Sum64(raw) }
 
 // HashPath is the group key of a document path.
 func HashPath(path string) int64 {
@@ -99,31 +158,94 @@ func HashPath(path string) int64 {
 	return int64(h.Sum64() >> 1)
 }
 
-// storeWriter writes a Store.
+// storeWriter writes a Store. A full writer puts every record in a new
+// base file; a delta writer (newDeltaStoreWriter) hard-links the previous
+// store's base and writes only records that are not in it to a delta file.
 type storeWriter struct {
 	dir, kind string
-	f         *os.File
+	f         *os.File // the file new records go to: base or delta
 	w         *bufio.Writer
 	keys      []int64
-	offs      []uint64
+	starts    []uint64
+	lens      []uint32
 	hashes    []uint64
-	size      uint64
+	size      uint64 // bytes written to f
+	baseSize  uint64 // of a delta writer's shared base; 0 for a full writer
+	delta     bool
+	prev      *Store // the previous store, when records are kept from it
+	prevGroup map[string][]int64
 	groups    map[string][]int64
 }
 
-func newStoreWriter(dir, kind string) (*storeWriter, error) {
-	f, err := os.Create(filepath.Join(dir, kind+".data"))
+// newStoreWriter starts a store written whole. prev, when set, is the
+// previous generation's store, which keep takes unchanged records from.
+func newStoreWriter(dir, kind string, prev *Store) (*storeWriter, error) {
+	if err := os.Remove(filepath.Join(dir, kind+".delta")); err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	f, err := createFresh(filepath.Join(dir, kind+".data"))
 	if err != nil {
 		return nil, err
 	}
-	return &storeWriter{dir: dir, kind: kind, f: f, w: bufio.NewWriterSize(f, 1<<20), groups: map[string][]int64{}}, nil
+	sw := &storeWriter{dir: dir, kind: kind, f: f, w: bufio.NewWriterSize(f, 1<<20), groups: map[string][]int64{}}
+	sw.from(prev)
+	return sw, nil
 }
 
-// add appends a record; keys arrive ascending (the snapshot guarantees it).
+// newDeltaStoreWriter starts a store that shares prev's base file (linked
+// into dir) and writes the rest to a delta file.
+func newDeltaStoreWriter(dir, kind string, prev *Store, prevDir string) (*storeWriter, error) {
+	base := filepath.Join(dir, kind+".data")
+	if err := os.Remove(base); err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	if err := linkOrCopy(filepath.Join(prevDir, kind+".data"), base); err != nil {
+		return nil, err
+	}
+	f, err := createFresh(filepath.Join(dir, kind+".delta"))
+	if err != nil {
+		return nil, err
+	}
+	sw := &storeWriter{dir: dir, kind: kind, f: f, w: bufio.NewWriterSize(f, 1<<20), groups: map[string][]int64{},
+		baseSize: prev.baseSize, delta: true}
+	sw.from(prev)
+	return sw, nil
+}
+
+func (sw *storeWriter) from(prev *Store) {
+	if prev == nil {
+		return
+	}
+	sw.prev, sw.prevGroup = prev, map[string][]int64{}
+	for name := range prev.groups {
+		sw.prevGroup[name], _ = prev.groupKeys(name)
+	}
+}
+
+// createFresh creates name as a new file, first removing whatever is there:
+// a path in a build directory may be a hard link to a live generation's
+// file, which truncating would destroy.
+func createFresh(name string) (*os.File, error) {
+	if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	return os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+}
+
+// add appends a new or changed record; keys arrive ascending (the snapshot
+// guarantees it).
 func (sw *storeWriter) add(key int64, raw []byte) error {
+	return sw.addHashed(key, raw, HashRecord(raw))
+}
+
+func (sw *storeWriter) addHashed(key int64, raw []byte, hash uint64) error {
+	if len(raw) > math.MaxUint32 {
+		return fmt.Errorf("record %d is too large (%d bytes)", key, len(raw))
+	}
 	sw.keys = append(sw.keys, key)
-	sw.offs = append(sw.offs, sw.size)
-	sw.hashes = append(sw.hashes, HashRecord(raw))
+	sw.starts = append(sw.starts, sw.baseSize+sw.size)
+	sw.lens = append(sw.lens, uint32(len(raw)))
+	sw.hashes = append(sw.hashes, hash)
 	n, err := sw.w.Write(raw)
 	sw.size += uint64(n)
 	if err != nil {
@@ -133,6 +255,33 @@ func (sw *storeWriter) add(key int64, raw []byte) error {
 		return err
 	}
 	sw.size++
+	return nil
+}
+
+// keep carries the previous store's record at position pi over unchanged;
+// raw is its line (the same bytes). A delta writer leaves a record of the
+// shared base where it is and copies one of the previous delta; a full
+// writer writes it again. Its group keys come along.
+func (sw *storeWriter) keep(pi int, raw []byte) error {
+	p := sw.prev
+	var err error
+	switch {
+	case !sw.delta:
+		err = sw.add(p.keys[pi], raw) // hashed anew: p may use the old hash
+	case p.inDelta(pi):
+		err = sw.addHashed(p.keys[pi], raw, p.hashes[pi])
+	default:
+		sw.keys = append(sw.keys, p.keys[pi])
+		sw.starts = append(sw.starts, p.starts[pi])
+		sw.lens = append(sw.lens, p.lens[pi])
+		sw.hashes = append(sw.hashes, p.hashes[pi])
+	}
+	if err != nil {
+		return err
+	}
+	for name, keys := range sw.prevGroup {
+		sw.group(name, keys[pi])
+	}
 	return nil
 }
 
@@ -153,14 +302,21 @@ func (sw *storeWriter) close() error {
 	if err := sw.f.Close(); err != nil {
 		return err
 	}
-	// Offsets point at record starts; the extra last one ends the data.
-	offs := make([]uint64, 0, len(sw.offs)+1)
-	offs = append(offs, sw.offs...)
-	offs = append(offs, sw.size)
-	idx := []byte(storeMagic)
-	idx = binary.LittleEndian.AppendUint64(idx, uint64(len(sw.keys)))
+	base := sw.baseSize
+	if !sw.delta {
+		base = sw.size
+	}
+	n := len(sw.keys)
+	idx := make([]byte, 0, 24+8*n*3+int(pad8(uint64(4*n))))
+	idx = append(idx, storeMagic...)
+	idx = binary.LittleEndian.AppendUint64(idx, uint64(n))
+	idx = binary.LittleEndian.AppendUint64(idx, base)
 	idx = append(idx, asBytes(sw.keys)...)
-	idx = append(idx, asBytes(offs)...)
+	idx = append(idx, asBytes(sw.starts)...)
+	idx = append(idx, asBytes(sw.lens)...)
+	for len(idx)%8 != 0 {
+		idx = append(idx, 0)
+	}
 	idx = append(idx, asBytes(sw.hashes)...)
 	if err := writeFileSync(filepath.Join(sw.dir, sw.kind+".idx"), idx); err != nil {
 		return err
@@ -197,7 +353,7 @@ func sortPairs(p []int64) {
 }
 
 func writeFileSync(name string, data []byte) error {
-	f, err := os.Create(name)
+	f, err := createFresh(name)
 	if err != nil {
 		return err
 	}
@@ -245,20 +401,18 @@ func openStore(dir, kind string, groups ...string) (*Store, error) {
 	if idx != nil {
 		s.maps = append(s.maps, idx)
 	}
-	if len(idx) < 16 || string(idx[:8]) != storeMagic {
+	if len(idx) < 16 || (string(idx[:8]) != storeMagic && string(idx[:8]) != storeMagicV1) {
 		return fail(fmt.Errorf("bad index file"))
 	}
 	n := int(binary.LittleEndian.Uint64(idx[8:]))
-	need := 16 + 8*n + 8*(n+1) + 8*n
-	if len(idx) != need {
-		return fail(fmt.Errorf("index file is %d bytes, want %d", len(idx), need))
+	if string(idx[:8]) == storeMagicV1 {
+		err = s.parseV1(idx, n)
+	} else {
+		err = s.parseV2(idx, n)
 	}
-	p := 16
-	s.keys = fromBytes[int64](idx[p : p+8*n])
-	p += 8 * n
-	s.offs = fromBytes[uint64](idx[p : p+8*(n+1)])
-	p += 8 * (n + 1)
-	s.hashes = fromBytes[uint64](idx[p : p+8*n])
+	if err != nil {
+		return fail(err)
+	}
 	data, err := mapFile(filepath.Join(dir, kind+".data"))
 	if err != nil {
 		return fail(err)
@@ -266,10 +420,25 @@ func openStore(dir, kind string, groups ...string) (*Store, error) {
 	if data != nil {
 		s.maps = append(s.maps, data)
 	}
-	if uint64(len(data)) != s.offs[n] {
-		return fail(fmt.Errorf("data file is %d bytes, index says %d", len(data), s.offs[n]))
+	if uint64(len(data)) != s.baseSize {
+		return fail(fmt.Errorf("data file is %d bytes, index says %d", len(data), s.baseSize))
 	}
-	s.data = data
+	s.base = data
+	delta, err := mapFile(filepath.Join(dir, kind+".delta"))
+	if err != nil && !os.IsNotExist(err) {
+		return fail(err)
+	}
+	if delta != nil {
+		s.maps = append(s.maps, delta)
+	}
+	s.delta = delta
+	total := s.baseSize + uint64(len(delta))
+	for i, start := range s.starts {
+		end := start + uint64(s.lens[i])
+		if end > total || (start < s.baseSize && end > s.baseSize) {
+			return fail(fmt.Errorf("record %d lies outside the data files", i))
+		}
+	}
 	for _, g := range groups {
 		m, err := mapFile(filepath.Join(dir, kind+".by-"+g))
 		if err != nil {
@@ -284,4 +453,47 @@ func openStore(dir, kind string, groups ...string) (*Store, error) {
 		s.groups[g] = fromBytes[int64](m)
 	}
 	return s, nil
+}
+
+func (s *Store) parseV2(idx []byte, n int) error {
+	need := 24 + 8*n + 8*n + int(pad8(uint64(4*n))) + 8*n
+	if len(idx) < 24 || len(idx) != need {
+		return fmt.Errorf("index file is %d bytes, want %d", len(idx), need)
+	}
+	s.baseSize = binary.LittleEndian.Uint64(idx[16:])
+	p := 24
+	s.keys = fromBytes[int64](idx[p : p+8*n])
+	p += 8 * n
+	s.starts = fromBytes[uint64](idx[p : p+8*n])
+	p += 8 * n
+	s.lens = fromBytes[uint32](idx[p : p+4*n])
+	p += int(pad8(uint64(4 * n)))
+	s.hashes = fromBytes[uint64](idx[p : p+8*n])
+	return nil
+}
+
+// parseV1 reads a GDSSTO01 index: keys, n+1 offsets (each record ends with
+// a newline just before the next offset), FNV-64a hashes.
+func (s *Store) parseV1(idx []byte, n int) error {
+	need := 16 + 8*n + 8*(n+1) + 8*n
+	if len(idx) != need {
+		return fmt.Errorf("index file is %d bytes, want %d", len(idx), need)
+	}
+	p := 16
+	s.keys = fromBytes[int64](idx[p : p+8*n])
+	p += 8 * n
+	offs := fromBytes[uint64](idx[p : p+8*(n+1)])
+	p += 8 * (n + 1)
+	s.hashes = fromBytes[uint64](idx[p : p+8*n])
+	s.starts = offs[:n]
+	s.lens = make([]uint32, n)
+	for i := range n {
+		if offs[i+1] <= offs[i] {
+			return fmt.Errorf("record %d has no bytes", i)
+		}
+		s.lens[i] = uint32(offs[i+1] - offs[i] - 1)
+	}
+	s.baseSize = offs[n]
+	s.fnv = true
+	return nil
 }

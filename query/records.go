@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/RoaringBitmap/roaring/v2"
+
 	"gds/indexer"
 	"gds/snapshots"
 )
@@ -164,8 +166,11 @@ func (v *View) IDs(names []string, lang string) map[snapshots.Category][]Named {
 		for _, name := range names {
 			folded := []byte(indexer.Fold(strings.TrimSpace(name)))
 			seen := map[int64]bool{}
-			add := func(t *indexer.Table) {
+			add := func(t *indexer.Table, hidden *roaring.Bitmap) {
 				t.Exact(folded, func(o uint32) bool {
+					if hidden != nil && hidden.Contains(o) {
+						return true // an old name, replaced in the delta
+					}
 					id := t.ID(o)
 					if !seen[id] {
 						seen[id] = true
@@ -174,9 +179,14 @@ func (v *View) IDs(names []string, lang string) map[snapshots.Category][]Named {
 					return true
 				})
 			}
-			add(ct.Base)
+			if ct.Delta != nil {
+				add(ct.Base, ct.Delta.Mask())
+				add(ct.Delta, nil)
+			} else {
+				add(ct.Base, nil)
+			}
 			if t := ct.Overlays[lang]; t != nil {
-				add(t)
+				add(t, nil)
 			}
 		}
 	}

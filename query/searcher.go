@@ -118,6 +118,9 @@ func (v *View) searchCategory(cat snapshots.Category, text []byte, strict bool, 
 		}
 	}
 	overlay := ct.Overlays[lang]
+	if overlay == nil {
+		overlay = ct.Delta // records changed since the base table: merged the same way
+	}
 	if overlay != nil {
 		w.deny = overlay.Mask()
 	}

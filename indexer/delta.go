@@ -1,0 +1,168 @@
+package indexer
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"gds/snapshots"
+)
+
+// An incremental build patches a category instead of rebuilding it: the
+// previous generation's base table is hard-linked, and a delta table holds
+// the records added or changed since that base was written, its mask hiding
+// their old base entries (and removed records). Searches walk both and
+// merge, as they do a language overlay. Each incremental build rewrites the
+// delta (previous delta + this build's changes), so it grows with the
+// changes since the last full table, never with the number of builds; past
+// maxTableDelta of the base the tables are written whole again, from the
+// folded names already in them (no record is decoded for that).
+const (
+	deltaTable = "delta.tbl"
+	baseTable  = "base.tbl"
+	// maxTableDelta is the largest delta (its names plus hidden base
+	// names), relative to the base, that an incremental build writes.
+	maxTableDelta = 0.10
+)
+
+// masked is the number of base ordinals an overlay or delta hides.
+func (t *Table) masked() int {
+	if t.mask == nil {
+		return 0
+	}
+	return int(t.mask.GetCardinality())
+}
+
+// entries returns the table's names as builder entries, in ordinal order,
+// leaving out the ordinals in skip (may be nil) and IDs drop reports.
+func (t *Table) entries(skip *roaring.Bitmap, drop func(id int64) bool) []Entry {
+	access := make(map[uint32][]int64)
+	for i, c := range t.accessKeys {
+		if bm := t.Access(c); bm != nil {
+			it := bm.Iterator()
+			for it.HasNext() {
+				o := it.Next()
+				access[o] = append(access[o], c)
+			}
+		}
+		_ = i
+	}
+	out := make([]Entry, 0, t.n)
+	for o := 0; o < t.n; o++ {
+		if skip != nil && skip.Contains(uint32(o)) {
+			continue
+		}
+		id := t.ids[o]
+		if drop != nil && drop(id) {
+			continue
+		}
+		out = append(out, Entry{ID: id, Folded: string(t.Name(uint32(o))), Access: access[uint32(o)]})
+	}
+	return out
+}
+
+// patchCategory applies an incremental read (new and changed records
+// only) to a category: delta tables and patched bleve shards, side by side.
+// It reports false, having written nothing, when the category must be
+// rebuilt from every record instead.
+func (b *builder) patchCategory(cat snapshots.Category, rd readResult) (bool, error) {
+	n := int(b.snap.Count(cat.Kind()))
+	shards := max(1, (n+b.opts.ShardSize-1)/b.opts.ShardSize)
+	prev := b.prev.Tables(cat)
+	if prev == nil || len(prev.Overlays) > 0 || len(b.prev.Meta.Languages[cat]) > 0 || !b.canPatch(cat, shards, n, rd.ch) {
+		return false, nil
+	}
+	for _, d := range rd.docs {
+		for lang, name := range d.names {
+			if lang != "en" && name != d.name {
+				return false, nil // a localized name: overlays are built from every record
+			}
+		}
+	}
+	cdir := filepath.Join(b.dir, string(cat))
+	if err := os.MkdirAll(cdir, 0o755); err != nil {
+		return false, err
+	}
+	b.report(Progress{Phase: "tables", Kind: string(cat), Total: int64(len(rd.docs))})
+	var (
+		wg       sync.WaitGroup
+		bleveErr error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		bleveErr = b.patchBleve(cat, cdir, shards, rd.docs, rd.ch.deletes)
+	}()
+	delta, err := patchTables(prev, filepath.Join(b.prev.Dir(), string(cat)), cdir, rd.docs, rd.ch, n)
+	wg.Wait()
+	if err != nil {
+		return false, err
+	}
+	if bleveErr != nil {
+		return false, bleveErr
+	}
+	b.meta.Counts[cat] = n
+	b.meta.Shards[cat] = shards
+	if delta >= 0 {
+		if b.meta.Deltas == nil {
+			b.meta.Deltas = map[snapshots.Category]int{}
+		}
+		b.meta.Deltas[cat] = delta
+	}
+	return true, nil
+}
+
+// patchTables writes a category's tables into cdir from the previous
+// generation's (prev, in prevDir) and the changes: the base hard-linked
+// plus a new delta, or, when the delta would pass maxTableDelta, a new
+// base alone. It returns the delta's size, or -1 when it wrote no delta.
+func patchTables(prev *CategoryTables, prevDir, cdir string, upserts []docInfo, ch change, want int) (int, error) {
+	changed := make(map[int64]struct{}, ch.size())
+	for _, id := range ch.upserts {
+		changed[id] = struct{}{}
+	}
+	for _, id := range ch.deletes {
+		changed[id] = struct{}{}
+	}
+	isChanged := func(id int64) bool { _, ok := changed[id]; return ok }
+	base := prev.Base
+	mask := roaring.New()
+	if prev.Delta != nil && prev.Delta.mask != nil {
+		mask = prev.Delta.mask.Clone()
+	}
+	if len(changed) > 0 {
+		for o, id := range base.ids {
+			if _, ok := changed[id]; ok {
+				mask.Add(uint32(o))
+			}
+		}
+	}
+	var entries []Entry
+	if prev.Delta != nil {
+		entries = prev.Delta.entries(nil, isChanged)
+	}
+	for _, d := range upserts {
+		entries = append(entries, Entry{ID: d.id, Folded: Fold(d.name), Access: d.access})
+	}
+	if got := base.Len() - int(mask.GetCardinality()) + len(entries); got != want {
+		return -1, fmt.Errorf("patched tables would hold %d names, the snapshot has %d", got, want)
+	}
+	if float64(len(entries))+float64(mask.GetCardinality()) > maxTableDelta*float64(max(base.Len(), 1)) {
+		all := append(base.entries(mask, nil), entries...)
+		if err := os.Remove(filepath.Join(cdir, deltaTable)); err != nil && !os.IsNotExist(err) {
+			return -1, err
+		}
+		return -1, WriteTable(filepath.Join(cdir, baseTable), all, nil)
+	}
+	dst := filepath.Join(cdir, baseTable)
+	if err := os.Remove(dst); err != nil && !os.IsNotExist(err) {
+		return -1, err
+	}
+	if err := linkOrCopy(filepath.Join(prevDir, baseTable), dst); err != nil {
+		return -1, err
+	}
+	return len(entries), WriteTable(filepath.Join(cdir, deltaTable), entries, mask)
+}
