@@ -581,3 +581,32 @@ func (t *Table) Close() error {
 	t.mm = nil
 	return err
 }
+
+// GramBytes returns the posting list of trigram g as stored: a roaring
+// bitmap in the portable serialization format
+// (https://github.com/RoaringBitmap/RoaringFormatSpec), aliasing the mapped
+// file, or nil. Callers that read containers in place use it instead of
+// Gram.
+func (t *Table) GramBytes(g uint32) []byte { return t.grams.bytes(g) }
+
+// PrefixBytes is Prefix as stored (see GramBytes), or nil.
+func (t *Table) PrefixBytes(g uint32) []byte { return t.prefix.bytes(g) }
+
+// AccessBytes is Access as stored (see GramBytes), or nil.
+func (t *Table) AccessBytes(character int64) []byte {
+	i, ok := slices.BinarySearch(t.accessKeys, character)
+	if !ok {
+		return nil
+	}
+	off, n := t.accessOffs[2*i], t.accessOffs[2*i+1]
+	return t.mm[off : off+n : off+n]
+}
+
+func (p *postingLists) bytes(g uint32) []byte {
+	i, ok := slices.BinarySearch(p.keys, g)
+	if !ok {
+		return nil
+	}
+	off, n := p.offs[2*i], p.offs[2*i+1]
+	return p.blob[off : off+n : off+n]
+}

@@ -3,6 +3,7 @@ package query_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gds/indexer/indexertest"
@@ -52,7 +53,7 @@ func benchSearch(b *testing.B, s *query.Searcher, texts []string, strict bool) {
 	b.Helper()
 	ctx := context.Background()
 	cats := []snapshots.Category{snapshots.CategoryCharacter}
-	hits, i := 0, 0
+	hits, cands, i := 0, 0, 0
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -61,21 +62,30 @@ func benchSearch(b *testing.B, s *query.Searcher, texts []string, strict bool) {
 			b.Fatal(err)
 		}
 		hits += len(res.IDs[snapshots.CategoryCharacter])
+		cands += res.Stats.Candidates
 		i++
 	}
 	b.ReportMetric(float64(hits)/float64(max(i, 1)), "hits/op")
+	b.ReportMetric(float64(cands)/float64(max(i, 1)), "candidates/op")
 }
 
 // BenchmarkContains: very common 3-letter texts (the 500 cap stops the
 // walk early), 5-letter texts from real names, texts with punctuation and
-// spaces, and texts that match nothing.
+// spaces, texts that match nothing, and rare combinations of common words
+// (one name's first word and another's last: every trigram is common, few
+// or no names have both; the hard case of a trigram index).
 func BenchmarkContains(b *testing.B) {
 	s, names := benchSearcher(b)
-	var five []string
-	for _, n := range names {
+	var five, rare []string
+	for i, n := range names {
 		r := []rune(n)
 		if len(r) >= 8 && len(five) < 256 {
 			five = append(five, string(r[2:7]))
+		}
+		first, _, ok1 := strings.Cut(n, " ")
+		_, last, ok2 := strings.Cut(names[(i*7919+13)%len(names)], " ")
+		if ok1 && ok2 && len(rare) < 256 && !strings.Contains(last, " ") {
+			rare = append(rare, first+" "+last)
 		}
 	}
 	cases := []struct {
@@ -86,6 +96,7 @@ func BenchmarkContains(b *testing.B) {
 		{"letters5", five},
 		{"punct", []string{"O'm", "p An", "-Ka"}},
 		{"nomatch5", []string{"qzxvk", "jjjwq", "xqzpt"}},
+		{"rare", rare},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) { benchSearch(b, s, c.texts, false) })

@@ -54,11 +54,9 @@ type Stats struct {
 	Candidates int
 	// Verified counts names compared against the text.
 	Verified int
-	// Steps counts the element-at-a-time intersection steps.
+	// Steps counts container intersections: one posting list's part of
+	// one 65,536-ordinal block intersected with the other lists' parts.
 	Steps int
-	// FullIntersections counts walks that switched to intersecting whole
-	// posting lists because stepping would have cost more.
-	FullIntersections int
 	// Matches counts IDs returned over all categories.
 	Matches int
 	// Duration is the wall time of the search.

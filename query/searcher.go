@@ -116,6 +116,7 @@ func (v *View) searchCategory(cat snapshots.Category, text []byte, strict bool, 
 		if w.allow = ct.Base.Access(character); w.allow == nil {
 			return nil
 		}
+		w.allowRaw = ct.Base.AccessBytes(character)
 	}
 	overlay := ct.Overlays[lang]
 	if overlay == nil {
@@ -134,6 +135,7 @@ func (v *View) searchCategory(cat snapshots.Category, text []byte, strict bool, 
 		if ow.allow = overlay.Access(character); ow.allow == nil {
 			return w.ids()
 		}
+		ow.allowRaw = overlay.AccessBytes(character)
 	}
 	ow.run(strict)
 	return mergeIDs(&w, &ow, limit)

@@ -2,8 +2,7 @@ package query
 
 import (
 	"bytes"
-	"cmp"
-	"math"
+	"math/bits"
 	"slices"
 	"unicode/utf8"
 
@@ -57,6 +56,8 @@ type walker struct {
 	deny  *roaring.Bitmap // ordinals replaced by a language overlay
 	stats *Stats
 	hits  []hit
+	// allowRaw is allow as stored, intersected with the trigram lists.
+	allowRaw []byte
 }
 
 func (w *walker) add(class uint8, o uint32) bool {
@@ -77,8 +78,8 @@ func (w *walker) ids() []int64 {
 }
 
 // denied reports an ordinal the caller may not see or an overlay replaces.
-// The allow list is also handed to intersect to drive the walk, but
-// intersect may drop long lists, so it is always checked here too.
+// The allow list is also intersected with the trigram lists; it is checked
+// here too so that access never depends on how a walk picks its lists.
 func (w *walker) denied(o uint32) bool {
 	return (w.deny != nil && w.deny.Contains(o)) || (w.allow != nil && !w.allow.Contains(o))
 }
@@ -99,14 +100,27 @@ func (w *walker) strict() {
 // start with the text's first trigram), then, if the limit is not reached,
 // the other names containing the text.
 func (w *walker) contains() {
-	grams := w.gramLists(w.text)
+	s := scratchPool.Get().(*blockScratch)
+	defer scratchPool.Put(s)
+	grams := w.gramLists(s, w.text)
 	if grams == nil {
 		return // some trigram of the text occurs in no name
 	}
-	if first := w.t.Prefix(indexer.Gram3(w.text)); first != nil {
+	var allow rlist
+	if w.allow != nil && !allow.parse(w.allowRaw) {
+		return
+	}
+	if b := w.t.PrefixBytes(indexer.Gram3(w.text)); b != nil {
+		var first rlist
+		if !first.parse(b) {
+			return
+		}
 		// The first trigram is implied by the prefix list.
-		lists := pickLists(append([]gram{{pos: 0, bm: first, card: first.GetCardinality()}}, grams[1:]...), w.allow)
-		complete := w.intersect(lists, func(o uint32) bool {
+		lists := append(append(s.phase[:0], first), grams[1:]...)
+		if w.allow != nil {
+			lists = append(lists, allow)
+		}
+		complete := w.intersect(s, lists, func(o uint32) bool {
 			if w.denied(o) {
 				return true
 			}
@@ -125,7 +139,11 @@ func (w *walker) contains() {
 			return
 		}
 	}
-	w.intersect(pickLists(grams, w.allow), func(o uint32) bool {
+	lists := append(s.phase[:0], grams...)
+	if w.allow != nil {
+		lists = append(lists, allow)
+	}
+	w.intersect(s, lists, func(o uint32) bool {
 		if w.denied(o) {
 			return true
 		}
@@ -138,173 +156,172 @@ func (w *walker) contains() {
 	})
 }
 
-// gram is the posting list of one trigram of the text.
-type gram struct {
-	pos  int
-	bm   *roaring.Bitmap
-	card uint64
-}
+// maxLists is the most trigram lists one walk intersects: the rarest of a
+// long text's trigrams; any subset finds every match, as names are
+// verified.
+const maxLists = 16
 
-// gramLists returns the posting list of each distinct trigram of text, the
-// text's first trigram first, or nil when one has no postings.
-func (w *walker) gramLists(text []byte) []gram {
-	var seen [16]uint32
+// gramLists returns the posting list of each distinct trigram of text (at
+// most maxLists of them, the shortest), the text's first trigram first, or
+// nil when one has no postings.
+func (w *walker) gramLists(s *blockScratch, text []byte) []rlist {
+	var seen [64]uint32
 	keys := seen[:0]
-	lists := make([]gram, 0, len(text)-2)
+	lists := s.grams[:0]
 	for i := 0; i+3 <= len(text); i++ {
 		g := indexer.Gram3(text[i:])
 		if slices.Contains(keys, g) {
 			continue
 		}
-		keys = append(keys, g)
-		bm := w.t.Gram(g)
-		if bm == nil {
+		if len(keys) < len(seen) {
+			keys = append(keys, g)
+		}
+		var l rlist
+		if !l.parse(w.t.GramBytes(g)) {
 			return nil
 		}
-		lists = append(lists, gram{pos: i, bm: bm, card: bm.GetCardinality()})
+		switch {
+		case len(lists) < cap(lists):
+			lists = append(lists, l)
+		default:
+			// Keep the first trigram (the prefix phase replaces it) and the
+			// shortest of the others.
+			j := 1
+			for k := 2; k < len(lists); k++ {
+				if lists[k].card > lists[j].card {
+					j = k
+				}
+			}
+			if l.card < lists[j].card {
+				lists[j] = l
+			}
+		}
 	}
 	return lists
-}
-
-// maxLists is the most posting lists one walk intersects: each further list
-// costs more than it removes, since verification checks the name anyway.
-const maxLists = 3
-
-// pickLists chooses the lists to intersect: the shortest first, then the
-// shortest whose trigrams do not overlap those chosen. Trigrams of one
-// common word are nearly redundant (all of "kirjuun" says little more than
-// "kir"); trigrams from different parts of the text filter independently.
-// The allow list (structure access), when set, always drives the walk too.
-func pickLists(grams []gram, allow *roaring.Bitmap) []*roaring.Bitmap {
-	slices.SortFunc(grams, func(a, b gram) int { return cmp.Compare(a.card, b.card) })
-	var chosen []gram
-	for _, g := range grams {
-		if len(chosen) == maxLists {
-			break
-		}
-		if !slices.ContainsFunc(chosen, func(c gram) bool { return abs(c.pos-g.pos) < 3 }) {
-			chosen = append(chosen, g)
-		}
-	}
-	// A short text may have no second disjoint trigram; an overlapping one
-	// still helps.
-	for _, g := range grams {
-		if len(chosen) >= min(2, len(grams)) {
-			break
-		}
-		if !slices.ContainsFunc(chosen, func(c gram) bool { return c.pos == g.pos }) {
-			chosen = append(chosen, g)
-		}
-	}
-	lists := make([]*roaring.Bitmap, 0, len(chosen)+1)
-	for _, c := range chosen {
-		lists = append(lists, c.bm)
-	}
-	if allow != nil {
-		lists = append(lists, allow)
-	}
-	return lists
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // intersect calls fn with each ordinal present in every list, ascending,
 // until fn returns false. It reports whether it saw every ordinal.
 //
-// It steps through the lists element by element (leapfrogging), which
-// stops early and cheaply when matches come often. Every stepBudget steps
-// it compares what finishing that way would cost (at the match rate seen so
-// far) with one container-wise AND of the whole lists, and switches to the
-// AND when that is cheaper: rare combinations of common trigrams.
-func (w *walker) intersect(lists []*roaring.Bitmap, fn func(o uint32) bool) bool {
-	stats := w.stats
-	for _, l := range lists {
-		if l == nil || l.IsEmpty() {
-			return true
-		}
-	}
-	slices.SortFunc(lists, func(a, b *roaring.Bitmap) int { return cmp.Compare(a.GetCardinality(), b.GetCardinality()) })
-	if len(lists) == 1 {
-		it := lists[0].Iterator()
-		for it.HasNext() {
-			stats.Candidates++
-			if !fn(it.Next()) {
-				return false
-			}
-		}
+// It goes one 65,536-ordinal block at a time: blocks some list lacks are
+// skipped from the headers alone; in the others the containers of all
+// lists are intersected, the smallest first, and fn sees what remains
+// before the next block is read.
+func (w *walker) intersect(s *blockScratch, lists []rlist, fn func(o uint32) bool) bool {
+	if len(lists) == 0 {
 		return true
 	}
-	its := make([]roaring.IntPeekable, len(lists))
-	var total uint64
-	for i, l := range lists {
-		its[i] = l.Iterator()
-		total += l.GetCardinality()
+	for i := range lists {
+		lists[i].at = 0
 	}
-	startHits := len(w.hits)
-	want := w.limit - startHits
-	next := stepBudget
-	var cur uint32
-	for steps := 1; ; steps++ {
-		if steps == next {
-			found := len(w.hits) - startHits
-			// Steps still needed at the rate so far, against the AND's cost
-			// (a leapfrog step costs about as much as andCostRatio elements
-			// of a container-wise AND).
-			if found == 0 || uint64(steps)*uint64(want-found)/uint64(found)*andCostRatio > total {
-				stats.Steps += steps
-				stats.FullIntersections++
-				return intersectAll(lists, cur, stats, fn)
-			}
-			next *= 2
-		}
+	key := 0
+	for {
 		aligned := true
-		for _, it := range its {
-			it.AdvanceIfNeeded(cur)
-			if !it.HasNext() {
-				stats.Steps += steps
+		for i := range lists {
+			l := &lists[i]
+			for l.at < l.n && int(l.key(l.at)) < key {
+				l.at++
+			}
+			if l.at == l.n {
 				return true
 			}
-			if v := it.PeekNext(); v > cur {
-				cur, aligned = v, false
+			if k := int(l.key(l.at)); k > key {
+				key, aligned = k, false
 				break
 			}
 		}
 		if !aligned {
 			continue
 		}
-		stats.Candidates++
-		if !fn(cur) {
-			stats.Steps += steps
+		if !w.block(s, lists, uint32(key)<<16, fn) {
 			return false
 		}
-		if cur == math.MaxUint32 {
-			stats.Steps += steps
+		if key++; key > 0xffff {
 			return true
 		}
-		cur++
 	}
 }
 
-const (
-	stepBudget   = 2048
-	andCostRatio = 8
-)
-
-// intersectAll finishes an intersection from ordinal from with one
-// container-wise AND of the whole lists.
-func intersectAll(lists []*roaring.Bitmap, from uint32, stats *Stats, fn func(o uint32) bool) bool {
-	and := roaring.FastAnd(lists...)
-	it := and.Iterator()
-	it.AdvanceIfNeeded(from)
-	for it.HasNext() {
-		stats.Candidates++
-		if !fn(it.Next()) {
+// block intersects the lists' containers of the block starting at ordinal
+// hi (every list's cursor is on it) and calls fn with what remains.
+func (w *walker) block(s *blockScratch, lists []rlist, hi uint32, fn func(o uint32) bool) bool {
+	cs := s.ctrs[:len(lists)]
+	for i := range lists {
+		c := lists[i].container(lists[i].at)
+		j := i
+		for ; j > 0 && cs[j-1].card > c.card; j-- {
+			cs[j] = cs[j-1]
+		}
+		cs[j] = c
+	}
+	if len(cs) == 1 {
+		return w.emitContainer(cs[0], hi, fn)
+	}
+	r := blockSet{s: s}
+	rest := cs[1:]
+	if cs[0].kind == kindBitmap && cs[1].kind == kindBitmap {
+		r.loadAnd(cs[0], cs[1])
+		rest = cs[2:]
+	} else {
+		r.load(cs[0])
+	}
+	w.stats.Steps += len(cs) - 1
+	for _, c := range rest {
+		if r.n == 0 {
+			return true
+		}
+		r.and(c)
+	}
+	if r.bitmap {
+		for i, word := range s.bits {
+			for word != 0 {
+				w.stats.Candidates++
+				if !fn(hi | uint32(i<<6|bits.TrailingZeros64(word))) {
+					return false
+				}
+				word &= word - 1
+			}
+		}
+		return true
+	}
+	for _, v := range s.arr[:r.n] {
+		w.stats.Candidates++
+		if !fn(hi | uint32(v)) {
 			return false
+		}
+	}
+	return true
+}
+
+// emitContainer calls fn with every ordinal of one container.
+func (w *walker) emitContainer(c ctr, hi uint32, fn func(o uint32) bool) bool {
+	switch c.kind {
+	case kindArray:
+		for _, v := range c.array() {
+			w.stats.Candidates++
+			if !fn(hi | uint32(v)) {
+				return false
+			}
+		}
+	case kindBitmap:
+		for i, word := range c.bitmap() {
+			for word != 0 {
+				w.stats.Candidates++
+				if !fn(hi | uint32(i<<6|bits.TrailingZeros64(word))) {
+					return false
+				}
+				word &= word - 1
+			}
+		}
+	default:
+		runs := c.runs()
+		for i := 0; i < len(runs); i += 2 {
+			for v, end := uint32(runs[i]), uint32(runs[i])+uint32(runs[i+1]); v <= end; v++ {
+				w.stats.Candidates++
+				if !fn(hi | v) {
+					return false
+				}
+			}
 		}
 	}
 	return true

@@ -39,6 +39,9 @@ var (
 	flagNoCache    = flag.String("http-nocache", "", "gds serve flags that turn its response cache off (default: guessed from serve -h)")
 	flagCPUProfile = flag.String("gds-cpuprofile", "", "write a CPU profile of the gds one-client contains scenario here")
 	flagIncr       = flag.Bool("incremental", true, "also time an incremental reindex after 1% of the names change")
+	flagGDSOnly    = flag.Bool("gds-only", false, "only the gds in-process search scenarios, on the data and queries.json already in -work (no generation, build, PostgreSQL or HTTP)")
+	flagGDSResults = flag.String("gds-results", "", "file of every query's gds result IDs: written when missing, otherwise every result must equal it (order and content)")
+	flagGDSTexts   = flag.String("gds-texts", "", "with -gds-only: only time these contains texts (comma-separated), printing each one's work and latency")
 )
 
 func repoRoot(t *testing.T) string {
@@ -57,6 +60,10 @@ func logStep(t *testing.T, format string, args ...any) {
 func TestBench(t *testing.T) {
 	if os.Getenv(helperEnv) != "" {
 		t.Skip("child process")
+	}
+	if *flagGDSOnly {
+		gdsOnly(t)
+		return
 	}
 	ctx := context.Background()
 	root := repoRoot(t)
@@ -193,7 +200,7 @@ func TestBench(t *testing.T) {
 	logStep(t, "gds search")
 	var gs searchOut
 	gs.MaxRSS = runHelper(t, "search", helperArgs{Data: data, Queries: qfile, MinTime: *flagMinTime,
-		MaxPasses: *flagMaxPasses, CPUProfile: *flagCPUProfile, Out: filepath.Join(work, "search.json")}, &gs)
+		MaxPasses: *flagMaxPasses, CPUProfile: *flagCPUProfile, Results: *flagGDSResults, Out: filepath.Join(work, "search.json")}, &gs)
 	if len(gs.Mismatches) > 0 {
 		for i, m := range gs.Mismatches {
 			if i == 30 {

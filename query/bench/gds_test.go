@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -38,6 +39,8 @@ type helperArgs struct {
 	MinTime    time.Duration `json:"min_time,omitempty"`
 	MaxPasses  int           `json:"max_passes,omitempty"`
 	CPUProfile string        `json:"cpu_profile,omitempty"`
+	Results    string        `json:"results,omitempty"` // file of every query's IDs: written when missing, else compared
+	Texts      []string      `json:"texts,omitempty"`   // role texts: contains texts timed one by one
 	Out        string        `json:"out"`
 }
 
@@ -67,6 +70,8 @@ type searchOut struct {
 	BytesPerQ      float64           `json:"bytes_per_query"`
 	CandidatesPerQ float64           `json:"candidates_per_query"`
 	VerifiedPerQ   float64           `json:"verified_per_query"`
+	StepsPerQ      float64           `json:"steps_per_query"`
+	ResultsNote    string            `json:"results_note,omitempty"`
 	OpenTime       time.Duration     `json:"open_time"`
 	RSSAfterOpen   int64             `json:"rss_after_open"` // bytes
 	HWM            int64             `json:"hwm"`            // bytes, VmHWM at the end
@@ -102,6 +107,8 @@ func TestBenchHelper(t *testing.T) {
 		out, err = helperBuild(args)
 	case "search":
 		out, err = helperSearch(args)
+	case "texts":
+		out, err = helperTexts(args)
 	default:
 		err = fmt.Errorf("unknown helper role %q", role)
 	}
@@ -159,25 +166,36 @@ func helperSearch(a helperArgs) (*searchOut, error) {
 	}
 	// Same hit counts first; nothing is timed when they differ.
 	var stats query.Stats
-	for _, q := range qs {
+	results := make([][]int64, len(qs))
+	for i, q := range qs {
 		res, err := search(q)
 		if err != nil {
 			return nil, fmt.Errorf("%q: %w", q.Text, err)
 		}
+		results[i] = res.IDs[snapshots.CategoryCharacter]
 		if got := len(res.IDs[snapshots.CategoryCharacter]); got != q.Want {
 			out.Mismatches = append(out.Mismatches, Mismatch{Query: q, Got: got})
 		}
 		if !q.Strict {
 			stats.Candidates += res.Stats.Candidates
 			stats.Verified += res.Stats.Verified
+			stats.Steps += res.Stats.Steps
 		}
 	}
 	if len(out.Mismatches) > 0 {
 		return out, nil
 	}
+	if a.Results != "" {
+		note, err := checkResults(a.Results, qs, results)
+		if err != nil {
+			return nil, err
+		}
+		out.ResultsNote = note
+	}
 	contains, strict := split(qs)
 	out.CandidatesPerQ = float64(stats.Candidates) / float64(max(1, len(contains)))
 	out.VerifiedPerQ = float64(stats.Verified) / float64(max(1, len(contains)))
+	out.StepsPerQ = float64(stats.Steps) / float64(max(1, len(contains)))
 	run := func(idx []int, clients int, profile string) Timing {
 		if profile != "" {
 			f, err := os.Create(profile)
@@ -271,4 +289,149 @@ func gdsSizes(gen string) (total, character, tables, bleve, records int64) {
 		bleve += dirSize(d)
 	}
 	return
+}
+
+// checkResults writes every query's result IDs to file when it does not
+// exist, and otherwise fails unless every result equals the recorded one.
+func checkResults(file string, qs []Query, results [][]int64) (string, error) {
+	type rec struct {
+		Text   string  `json:"text"`
+		Strict bool    `json:"strict"`
+		IDs    []int64 `json:"ids"`
+	}
+	raw, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		recs := make([]rec, len(qs))
+		for i, q := range qs {
+			recs[i] = rec{Text: q.Text, Strict: q.Strict, IDs: results[i]}
+		}
+		raw, _ := json.Marshal(recs)
+		if err := os.WriteFile(file, raw, 0o644); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("results of %d queries recorded in %s", len(qs), file), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var recs []rec
+	if err := json.Unmarshal(raw, &recs); err != nil {
+		return "", fmt.Errorf("%s: %w", file, err)
+	}
+	if len(recs) != len(qs) {
+		return "", fmt.Errorf("%s holds %d queries, the query set %d", file, len(recs), len(qs))
+	}
+	for i, q := range qs {
+		if recs[i].Text != q.Text || recs[i].Strict != q.Strict {
+			return "", fmt.Errorf("%s: query %d is %q, the query set's %q", file, i, recs[i].Text, q.Text)
+		}
+		if !slices.Equal(recs[i].IDs, results[i]) {
+			return "", fmt.Errorf("%q (strict %v): results differ from %s (%d IDs, recorded %d)", q.Text, q.Strict, file, len(results[i]), len(recs[i].IDs))
+		}
+	}
+	return fmt.Sprintf("results of all %d queries equal those in %s", len(qs), file), nil
+}
+
+// textTiming is the work and latency of one text timed on its own.
+type textTiming struct {
+	Text   string        `json:"text"`
+	Stats  query.Stats   `json:"stats"`
+	Hits   int           `json:"hits"`
+	Runs   int           `json:"runs"`
+	Median time.Duration `json:"median"`
+	Min    time.Duration `json:"min"`
+}
+
+// helperTexts times each of a.Texts (contains) repeatedly on its own.
+func helperTexts(a helperArgs) ([]textTiming, error) {
+	m, err := openManager(a.Data)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	s := query.New(m)
+	ctx := context.Background()
+	cats := []snapshots.Category{snapshots.CategoryCharacter}
+	var out []textTiming
+	for _, text := range a.Texts {
+		req := query.Request{Text: text, Categories: cats}
+		res, err := s.Search(ctx, req)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", text, err)
+		}
+		tt := textTiming{Text: text, Stats: res.Stats, Hits: len(res.IDs[snapshots.CategoryCharacter])}
+		var lat []time.Duration
+		start := time.Now()
+		for len(lat) < 5 || (time.Since(start) < a.MinTime && len(lat) < 100_000) {
+			t0 := time.Now()
+			if _, err := s.Search(ctx, req); err != nil {
+				return nil, err
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		slices.Sort(lat)
+		tt.Runs, tt.Median, tt.Min = len(lat), lat[len(lat)/2], lat[0]
+		out = append(out, tt)
+	}
+	return out, nil
+}
+
+// gdsOnly runs only the gds in-process search scenarios (or, with
+// -gds-texts, times single texts) on the data directory and query set a
+// previous full run left in -work.
+func gdsOnly(t *testing.T) {
+	work := *flagWork
+	if work == "" {
+		t.Fatal("-gds-only needs -work with data/ and queries.json from a full run")
+	}
+	work, _ = filepath.Abs(work)
+	data, qfile := filepath.Join(work, "data"), filepath.Join(work, "queries.json")
+	if *flagGDSTexts != "" {
+		var tts []textTiming
+		runHelper(t, "texts", helperArgs{Data: data, Texts: strings.Split(*flagGDSTexts, ","), MinTime: *flagMinTime,
+			Out: filepath.Join(work, "texts.json")}, &tts)
+		for _, tt := range tts {
+			fmt.Printf("%-24q median %8s ms  min %8s ms  (%d runs)  hits %3d candidates %6d verified %6d steps %6d\n",
+				tt.Text, ms(tt.Median), ms(tt.Min), tt.Runs, tt.Hits, tt.Stats.Candidates, tt.Stats.Verified, tt.Stats.Steps)
+		}
+		return
+	}
+	var gs searchOut
+	gs.MaxRSS = runHelper(t, "search", helperArgs{Data: data, Queries: qfile, MinTime: *flagMinTime,
+		MaxPasses: *flagMaxPasses, CPUProfile: *flagCPUProfile, Results: *flagGDSResults, Out: filepath.Join(work, "search-gds-only.json")}, &gs)
+	if len(gs.Mismatches) > 0 {
+		for _, m := range gs.Mismatches {
+			t.Errorf("hit count differs for %q (strict %v): gds %d, want %d", m.Query.Text, m.Query.Strict, m.Got, m.Query.Want)
+		}
+		t.FailNow()
+	}
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("\n== gds in-process only (%s), GOMAXPROCS %d\n", data, runtime.GOMAXPROCS(0))
+	if gs.ResultsNote != "" {
+		p("   %s\n", gs.ResultsNote)
+	}
+	p("%-9s %-2s | %8s %8s %8s %8s %10s\n", "mode", "cl", "p50 ms", "p95 ms", "p99 ms", "max ms", "q/s")
+	for _, r := range []struct {
+		k string
+		t Timing
+	}{{"contains1", gs.Contains1}, {"contains2", gs.Contains2}, {"strict1", gs.Strict1}, {"strict2", gs.Strict2}} {
+		p("%-9s %-2s | %8s %8s %8s %8s %10.0f\n", r.k[:len(r.k)-1], r.k[len(r.k)-1:], ms(r.t.P50), ms(r.t.P95), ms(r.t.P99), ms(r.t.Max), r.t.QPS())
+	}
+	p("\n   contains work per query: %.0f candidates, %.0f verified, %.0f steps, %.1f allocs, %.0f bytes\n",
+		gs.CandidatesPerQ, gs.VerifiedPerQ, gs.StepsPerQ, gs.AllocsPerQ, gs.BytesPerQ)
+	classes := make([]string, 0, len(gs.ByClass))
+	for c := range gs.ByClass {
+		classes = append(classes, c)
+	}
+	slices.Sort(classes)
+	for _, c := range classes {
+		g := gs.ByClass[c]
+		p("   %-8s %5d | p50/p99/max %s / %s / %s ms\n", c, g.Queries, ms(g.P50), ms(g.P99), ms(g.Max))
+	}
+	p("\n   slowest (one client, per-class pass):\n")
+	for _, q := range gs.Slowest {
+		p("   %9s ms  %-7s %-22q candidates %6d verified %6d hits %3d\n", ms(q.Took), q.Query.Class, q.Query.Text, q.Candidates, q.Verified, q.Hits)
+	}
+	fmt.Print(b.String())
 }

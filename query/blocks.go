@@ -1,0 +1,406 @@
+package query
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"sync"
+	"unsafe"
+)
+
+// Posting lists are read in place from the table's mapped file, in the
+// roaring portable serialization format
+// (https://github.com/RoaringBitmap/RoaringFormatSpec): a header of
+// (key, cardinality-1) pairs, then one container per 65,536-ordinal block
+// (the key is the block: ordinal>>16), each a sorted array of up to 4,096
+// 16-bit values, a 65,536-bit bitmap, or a list of runs. Intersections go
+// block by block, so a search that has its results after a few blocks
+// never reads the rest of its lists, and each block intersects the
+// containers of every list of the text, smallest first.
+
+const (
+	cookieNoRuns = 12346
+	cookieRuns   = 12347
+	noOffsets    = 4    // fewer containers than this (with runs): no offset header
+	arrayMax     = 4096 // the largest array container
+	bitmapWords  = 1024 // 65,536 bits
+)
+
+// Container kinds.
+const (
+	kindArray uint8 = iota
+	kindBitmap
+	kindRun
+)
+
+// rlist is one serialized posting list read in place.
+type rlist struct {
+	b     []byte
+	n     int                   // containers
+	desc  int                   // byte offset of the (key, card-1) pairs
+	offs  int                   // byte offset of the container offsets, or -1
+	runs  int                   // byte offset of the is-run bitset, or -1
+	small [noOffsets - 1]uint32 // container offsets when there is no offset header
+	card  uint64
+	at    int // walk cursor: the first container not passed yet
+}
+
+// parse reads b's header and checks that every container lies within b.
+func (l *rlist) parse(b []byte) bool {
+	*l = rlist{b: b, offs: -1, runs: -1}
+	if len(b) < 4 {
+		return false
+	}
+	cookie := binary.LittleEndian.Uint32(b)
+	switch {
+	case cookie&0xffff == cookieRuns:
+		l.n = int(cookie>>16) + 1
+		l.runs = 4
+		l.desc = 4 + (l.n+7)/8
+		if l.n >= noOffsets {
+			l.offs = l.desc + 4*l.n
+		}
+	case cookie == cookieNoRuns:
+		if len(b) < 8 {
+			return false
+		}
+		l.n = int(binary.LittleEndian.Uint32(b[4:]))
+		if l.n > 1<<16 {
+			return false
+		}
+		l.desc = 8
+		l.offs = 8 + 4*l.n
+	default:
+		return false
+	}
+	start := l.desc + 4*l.n
+	if l.offs >= 0 {
+		start += 4 * l.n
+	}
+	if start > len(b) {
+		return false
+	}
+	prev := -1
+	for i := 0; i < l.n; i++ {
+		if k := int(l.key(i)); k <= prev {
+			return false
+		} else {
+			prev = k
+		}
+		card := l.cardAt(i)
+		l.card += uint64(card)
+		var off int
+		if l.offs >= 0 {
+			off = int(binary.LittleEndian.Uint32(b[l.offs+4*i:]))
+		} else {
+			off = start
+			l.small[i] = uint32(off)
+		}
+		var size int
+		switch {
+		case l.isRun(i):
+			if off+2 > len(b) {
+				return false
+			}
+			size = 2 + 4*int(binary.LittleEndian.Uint16(b[off:]))
+		case card > arrayMax:
+			size = 8 * bitmapWords
+		default:
+			size = 2 * card
+		}
+		if off < 0 || off+size > len(b) {
+			return false
+		}
+		start = off + size
+	}
+	return l.n > 0
+}
+
+func (l *rlist) key(i int) uint16 { return binary.LittleEndian.Uint16(l.b[l.desc+4*i:]) }
+
+func (l *rlist) cardAt(i int) int { return int(binary.LittleEndian.Uint16(l.b[l.desc+4*i+2:])) + 1 }
+
+func (l *rlist) isRun(i int) bool { return l.runs >= 0 && l.b[l.runs+i/8]&(1<<(i%8)) != 0 }
+
+// container returns container i, checked by parse.
+func (l *rlist) container(i int) ctr {
+	var off int
+	if l.offs >= 0 {
+		off = int(binary.LittleEndian.Uint32(l.b[l.offs+4*i:]))
+	} else {
+		off = int(l.small[i])
+	}
+	c := ctr{card: l.cardAt(i)}
+	switch {
+	case l.isRun(i):
+		c.kind = kindRun
+		c.n = int(binary.LittleEndian.Uint16(l.b[off:]))
+		c.p = unsafe.Pointer(unsafe.SliceData(l.b[off+2:]))
+	case c.card > arrayMax:
+		c.kind = kindBitmap
+		c.p = unsafe.Pointer(unsafe.SliceData(l.b[off:]))
+	default:
+		c.kind = kindArray
+		c.p = unsafe.Pointer(unsafe.SliceData(l.b[off:]))
+	}
+	return c
+}
+
+// ctr is one container of a list, in place. Containers may be unaligned in
+// the mapped file, which the hardware this runs on (amd64, arm64) allows for
+// plain loads.
+type ctr struct {
+	p    unsafe.Pointer
+	card int
+	n    int // runs, for kindRun
+	kind uint8
+}
+
+func (c ctr) array() []uint16 { return unsafe.Slice((*uint16)(c.p), c.card) }
+
+func (c ctr) bitmap() *[bitmapWords]uint64 { return (*[bitmapWords]uint64)(c.p) }
+
+// runs returns (start, length-1) pairs.
+func (c ctr) runs() []uint16 { return unsafe.Slice((*uint16)(c.p), 2*c.n) }
+
+// blockScratch is a walk's working memory, pooled so searches allocate
+// nothing.
+type blockScratch struct {
+	arr   [arrayMax]uint16
+	bits  [bitmapWords]uint64
+	grams [maxLists]rlist
+	phase [maxLists + 2]rlist
+	ctrs  [maxLists + 2]ctr
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(blockScratch) }}
+
+// blockSet is the intersection of one block so far: an array of up to
+// arrayMax values or a bitmap.
+type blockSet struct {
+	s      *blockScratch
+	n      int // cardinality
+	bitmap bool
+}
+
+// load makes c the set.
+func (r *blockSet) load(c ctr) {
+	r.n = c.card
+	switch c.kind {
+	case kindArray:
+		r.bitmap = false
+		copy(r.s.arr[:c.card], c.array())
+	case kindBitmap:
+		r.bitmap = true
+		r.s.bits = *c.bitmap()
+	default:
+		runs := c.runs()
+		if c.card <= arrayMax {
+			r.bitmap = false
+			k := 0
+			for i := 0; i < len(runs); i += 2 {
+				for v, end := uint32(runs[i]), uint32(runs[i])+uint32(runs[i+1]); v <= end; v++ {
+					r.s.arr[k] = uint16(v)
+					k++
+				}
+			}
+			return
+		}
+		r.bitmap = true
+		clear(r.s.bits[:])
+		for i := 0; i < len(runs); i += 2 {
+			setRange(&r.s.bits, uint32(runs[i]), uint32(runs[i])+uint32(runs[i+1]))
+		}
+	}
+}
+
+// loadAnd makes a ∩ b the set, for two bitmap containers, without copying
+// a first.
+func (r *blockSet) loadAnd(a, b ctr) {
+	x, y := a.bitmap(), b.bitmap()
+	n := 0
+	for i := range r.s.bits {
+		w := x[i] & y[i]
+		r.s.bits[i] = w
+		n += bits.OnesCount64(w)
+	}
+	r.n, r.bitmap = n, true
+	r.shrink()
+}
+
+// and intersects the set with c.
+func (r *blockSet) and(c ctr) {
+	if r.bitmap {
+		switch c.kind {
+		case kindBitmap:
+			y := c.bitmap()
+			n := 0
+			for i := range r.s.bits {
+				w := r.s.bits[i] & y[i]
+				r.s.bits[i] = w
+				n += bits.OnesCount64(w)
+			}
+			r.n = n
+			r.shrink()
+		case kindArray:
+			k := 0
+			for _, v := range c.array() {
+				if r.s.bits[v>>6]&(1<<(v&63)) != 0 {
+					r.s.arr[k] = v
+					k++
+				}
+			}
+			r.n, r.bitmap = k, false
+		default:
+			runs := c.runs()
+			from := uint32(0)
+			for i := 0; i < len(runs); i += 2 {
+				if start := uint32(runs[i]); start > from {
+					clearRange(&r.s.bits, from, start-1)
+				}
+				from = uint32(runs[i]) + uint32(runs[i+1]) + 1
+			}
+			if from <= 0xffff {
+				clearRange(&r.s.bits, from, 0xffff)
+			}
+			n := 0
+			for _, w := range r.s.bits {
+				n += bits.OnesCount64(w)
+			}
+			r.n = n
+			r.shrink()
+		}
+		return
+	}
+	a := r.s.arr[:r.n]
+	k := 0
+	switch c.kind {
+	case kindBitmap:
+		y := c.bitmap()
+		for _, v := range a {
+			if y[v>>6]&(1<<(v&63)) != 0 {
+				a[k] = v
+				k++
+			}
+		}
+	case kindArray:
+		b := c.array()
+		if len(b) > 16*len(a) {
+			// Gallop: few values against a long array.
+			j := 0
+			for _, v := range a {
+				j = advance(b, j, v)
+				if j == len(b) {
+					break
+				}
+				if b[j] == v {
+					a[k] = v
+					k++
+				}
+			}
+		} else {
+			i, j := 0, 0
+			for i < len(a) && j < len(b) {
+				switch x, y := a[i], b[j]; {
+				case x < y:
+					i++
+				case x > y:
+					j++
+				default:
+					a[k] = x
+					k++
+					i++
+					j++
+				}
+			}
+		}
+	default:
+		runs := c.runs()
+		j := 0
+		for _, v := range a {
+			for j < len(runs) && uint32(runs[j])+uint32(runs[j+1]) < uint32(v) {
+				j += 2
+			}
+			if j == len(runs) {
+				break
+			}
+			if runs[j] <= v {
+				a[k] = v
+				k++
+			}
+		}
+	}
+	r.n = k
+}
+
+// shrink turns a sparse bitmap set into an array, so that intersecting it
+// with the next containers costs a probe per value rather than a pass over
+// 1,024 words.
+func (r *blockSet) shrink() {
+	if !r.bitmap || r.n > arrayMax/4 {
+		return
+	}
+	k := 0
+	for i, w := range r.s.bits {
+		for w != 0 {
+			r.s.arr[k] = uint16(i<<6 | bits.TrailingZeros64(w))
+			k++
+			w &= w - 1
+		}
+	}
+	r.bitmap = false
+}
+
+// advance returns the first index at or after j where b[index] >= v.
+func advance(b []uint16, j int, v uint16) int {
+	if j >= len(b) || b[j] >= v {
+		return j
+	}
+	step := 1
+	lo := j
+	hi := j + 1
+	for hi < len(b) && b[hi] < v {
+		lo = hi
+		step *= 2
+		hi = j + step
+	}
+	hi = min(hi, len(b))
+	for lo+1 < hi {
+		m := int(uint(lo+hi) >> 1)
+		if b[m] < v {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
+}
+
+// setRange sets bits lo..hi (inclusive).
+func setRange(b *[bitmapWords]uint64, lo, hi uint32) {
+	fw, lw := lo>>6, hi>>6
+	first, last := ^uint64(0)<<(lo&63), ^uint64(0)>>(63-hi&63)
+	if fw == lw {
+		b[fw] |= first & last
+		return
+	}
+	b[fw] |= first
+	for w := fw + 1; w < lw; w++ {
+		b[w] = ^uint64(0)
+	}
+	b[lw] |= last
+}
+
+// clearRange clears bits lo..hi (inclusive).
+func clearRange(b *[bitmapWords]uint64, lo, hi uint32) {
+	fw, lw := lo>>6, hi>>6
+	first, last := ^uint64(0)<<(lo&63), ^uint64(0)>>(63-hi&63)
+	if fw == lw {
+		b[fw] &^= first & last
+		return
+	}
+	b[fw] &^= first
+	for w := fw + 1; w < lw; w++ {
+		b[w] = 0
+	}
+	b[lw] &^= last
+}

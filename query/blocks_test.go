@@ -1,0 +1,219 @@
+package query
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"gds/indexer"
+)
+
+// randomBitmap returns a bitmap over a few blocks whose containers are of
+// every kind: sparse (arrays), dense (bitmaps) and runs.
+func randomBitmap(rng *rand.Rand, blocks int) *roaring.Bitmap {
+	bm := roaring.New()
+	for b := 0; b < blocks; b++ {
+		if rng.IntN(5) == 0 {
+			continue // a block this list lacks
+		}
+		hi := uint32(b) << 16
+		switch rng.IntN(5) {
+		case 0: // sparse
+			for i, n := 0, 1+rng.IntN(300); i < n; i++ {
+				bm.Add(hi | uint32(rng.IntN(1<<16)))
+			}
+		case 1: // near the array/bitmap boundary
+			for i, n := 0, 3000+rng.IntN(3000); i < n; i++ {
+				bm.Add(hi | uint32(rng.IntN(1<<16)))
+			}
+		case 2: // dense
+			for i, n := 0, 10000+rng.IntN(40000); i < n; i++ {
+				bm.Add(hi | uint32(rng.IntN(1<<16)))
+			}
+		case 3: // runs
+			for i, n := 0, 1+rng.IntN(20); i < n; i++ {
+				lo := uint64(hi) | uint64(rng.IntN(1<<16))
+				bm.AddRange(lo, min(lo+1+uint64(rng.IntN(5000)), uint64(hi)+1<<16))
+			}
+		default: // the whole block, or all but a few
+			bm.AddRange(uint64(hi), uint64(hi)+1<<16)
+			for i, n := 0, rng.IntN(4); i < n; i++ {
+				bm.Remove(hi | uint32(rng.IntN(1<<16)))
+			}
+		}
+	}
+	bm.RunOptimize()
+	return bm
+}
+
+func TestIntersectBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	s := new(blockScratch)
+	for round := 0; round < 300; round++ {
+		n := 1 + rng.IntN(5)
+		bms := make([]*roaring.Bitmap, n)
+		lists := make([]rlist, n)
+		for i := range bms {
+			bms[i] = randomBitmap(rng, 1+rng.IntN(4))
+			if bms[i].IsEmpty() {
+				bms[i].Add(uint32(rng.IntN(1 << 18)))
+			}
+			raw, err := bms[i].ToBytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Unaligned, as containers may be in the mapped file.
+			raw = append([]byte{0}, raw...)[1:]
+			if !lists[i].parse(raw) {
+				t.Fatalf("round %d: list %d does not parse", round, i)
+			}
+			if lists[i].card != bms[i].GetCardinality() {
+				t.Fatalf("round %d: cardinality %d, want %d", round, lists[i].card, bms[i].GetCardinality())
+			}
+		}
+		want := roaring.FastAnd(bms...).ToArray()
+		if n == 1 {
+			want = bms[0].ToArray()
+		}
+		limit := len(want) + 1
+		if rng.IntN(3) == 0 && len(want) > 0 {
+			limit = 1 + rng.IntN(len(want))
+		}
+		var stats Stats
+		w := walker{stats: &stats}
+		var got []uint32
+		complete := w.intersect(s, lists, func(o uint32) bool {
+			got = append(got, o)
+			return len(got) < limit
+		})
+		if complete != (limit > len(want)) {
+			t.Fatalf("round %d: complete %v with limit %d and %d ordinals", round, complete, limit, len(want))
+		}
+		want = want[:min(limit, len(want))]
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("round %d (%d lists, limit %d): got %d ordinals, want %d; first difference at %d",
+				round, n, limit, len(got), len(want), firstDiff(got, want))
+		}
+	}
+}
+
+func firstDiff(a, b []uint32) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// TestContainsManyBlocks checks contains against brute force on a table of
+// several 65,536-ordinal blocks, with names that make posting lists of
+// every container kind, and limits that stop the walk mid-block.
+func TestContainsManyBlocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 200,000-name table")
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	syl := []string{"ka", "ri", "ki", "jun", "sa", "to", "mi", "ra", "an", "el", "o'", "-", " ", "ß", "é", "σ"}
+	word := func() string {
+		var b strings.Builder
+		for i, n := 0, 1+rng.IntN(3); i < n; i++ {
+			b.WriteString(syl[rng.IntN(len(syl))])
+		}
+		return b.String()
+	}
+	const n = 200_000
+	entries := make([]indexer.Entry, n)
+	names := make([]string, n)
+	for i := range entries {
+		var name string
+		switch rng.IntN(4) {
+		case 0: // long runs of ordinals sharing trigrams
+			name = fmt.Sprintf("pilot %06d", i)
+		default:
+			name = word() + " " + word()
+			if rng.IntN(3) == 0 {
+				name += " " + word()
+			}
+		}
+		name = indexer.Fold(name)
+		names[i] = name
+		entries[i] = indexer.Entry{ID: int64(1_000_000 + i), Folded: name}
+	}
+	path := filepath.Join(t.TempDir(), "t.tbl")
+	if err := indexer.WriteTable(path, entries, nil); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := indexer.OpenTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+
+	texts := []string{"pil", "pilot 0", "ot 1999", "kari", "ri ki", "jun sa", "o'ka", "-ri", "ssé", "kaka kaka", "a k", "zzz", "ilot 12345"}
+	// Long texts have more trigrams than a walk intersects.
+	byLen := slices.Clone(names)
+	slices.SortFunc(byLen, func(a, b string) int { return len(b) - len(a) })
+	texts = append(texts, byLen[:5]...)
+	for len(texts) < 120 {
+		r := []rune(names[rng.IntN(n)])
+		l := 3 + rng.IntN(8)
+		if l > len(r) {
+			continue
+		}
+		at := rng.IntN(len(r) - l + 1)
+		texts = append(texts, string(r[at:at+l]))
+	}
+	type ranked struct {
+		class uint8
+		runes int
+		id    int64
+	}
+	for _, text := range texts {
+		var all []ranked
+		for i, name := range names {
+			var class uint8
+			switch {
+			case name == text:
+				class = classExact
+			case strings.HasPrefix(name, text):
+				class = classPrefix
+			case strings.Contains(name, text):
+				class = classContains
+			default:
+				continue
+			}
+			all = append(all, ranked{class, utf8.RuneCountInString(name), int64(1_000_000 + i)})
+		}
+		sort.Slice(all, func(i, j int) bool {
+			a, b := all[i], all[j]
+			if a.class != b.class {
+				return a.class < b.class
+			}
+			if a.runes != b.runes {
+				return a.runes < b.runes
+			}
+			return a.id < b.id
+		})
+		for _, limit := range []int{MaxResults, 7, 100_000} {
+			var stats Stats
+			w := walker{t: tbl, text: []byte(text), limit: limit, stats: &stats}
+			w.contains()
+			got := w.ids()
+			want := make([]int64, 0, limit)
+			for _, r := range all[:min(limit, len(all))] {
+				want = append(want, r.id)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%q limit %d: got %d IDs, want %d (%d match)", text, limit, len(got), len(want), len(all))
+			}
+		}
+	}
+}
