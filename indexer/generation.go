@@ -24,8 +24,8 @@ import (
 //
 //	<data>/CURRENT                          the live generation's number
 //	<data>/generations/<n>/generation.json  Meta, written last
-//	<data>/generations/<n>/records/         a Store per kind
-//	<data>/generations/<n>/<category>/      base.tbl, <lang>.tbl, bleve-<shard>/
+//	<data>/generations/<n>/records/         a Store per kind (<kind>.data, .delta, .idx, .by-*)
+//	<data>/generations/<n>/<category>/      base.tbl, <lang>.tbl or delta.tbl, bleve-<shard>/
 //	<data>/generations/<n>.building/        a build in progress (removed on start)
 const (
 	currentFile   = "CURRENT"

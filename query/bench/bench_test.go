@@ -102,7 +102,7 @@ func TestBench(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(base, "manifest.json")); err != nil {
 		gdsRun(t, gds, "import-sde", sde, "--out", base)
 	}
-	snapDir := filepath.Join(work, fmt.Sprintf("snap-%d-%d", n, *flagSeed))
+	snapDir := filepath.Join(work, fmt.Sprintf("snap-%d-%d-zstd", n, *flagSeed))
 	var genTime time.Duration
 	if _, err := os.Stat(filepath.Join(snapDir, "manifest.json")); err != nil {
 		logStep(t, "generating %d players", n)
@@ -110,7 +110,7 @@ func TestBench(t *testing.T) {
 		gdsRun(t, gds, "generate", "--from", base, "--seed", fmt.Sprint(*flagSeed),
 			"--characters", fmt.Sprint(n), "--corporations", fmt.Sprint(max(100, n/50)),
 			"--alliances", fmt.Sprint(max(10, n/1000)), "--structures", fmt.Sprint(max(200, min(n/100, 100_000))),
-			"--out", snapDir)
+			"--zstd", "--out", snapDir)
 		genTime = time.Since(t0)
 	}
 	snap, err := snapshots.Open(snapDir)
@@ -279,7 +279,7 @@ func TestBench(t *testing.T) {
 	if *flagIncr {
 		logStep(t, "incremental: renaming 1%% of the characters")
 		t0 := time.Now()
-		changed := filepath.Join(work, fmt.Sprintf("snap-%d-%d-renamed", n, *flagSeed))
+		changed := filepath.Join(work, fmt.Sprintf("snap-%d-%d-zstd-renamed", n, *flagSeed))
 		if err := renameOnePercent(snap, changed); err != nil {
 			t.Fatal(err)
 		}
@@ -505,7 +505,7 @@ func (s *copySource) Err() error             { return nil }
 // renameOnePercent writes a copy of snap where every hundredth character
 // has a changed name.
 func renameOnePercent(snap *snapshots.Snapshot, dir string) error {
-	w, err := snapshots.Create(dir, snapshots.CreateOptions{Source: snap.Manifest.Source + " (1% renamed)", Gzip: true, Created: snap.Manifest.Created})
+	w, err := snapshots.Create(dir, snapshots.CreateOptions{Source: snap.Manifest.Source + " (1% renamed)", Zstd: true, Created: snap.Manifest.Created})
 	if err != nil {
 		return err
 	}
