@@ -74,6 +74,9 @@ type Limits struct {
 	// MaxConcurrentSearches answers 503 with Retry-After beyond this many
 	// searches at once. Default 4 × GOMAXPROCS.
 	MaxConcurrentSearches int
+	// SearchQueueWait is how long a search beyond MaxConcurrentSearches
+	// waits for a slot before the 503. Default 50 ms; negative: no wait.
+	SearchQueueWait time.Duration
 }
 
 // server is the API's state.

@@ -40,7 +40,7 @@ func (s *server) searchRoutes() []Route {
 	h := &searchHandler{
 		s:     s,
 		cache: newResponseCache(s.d.Limits.CacheBytes),
-		gate:  newGate(s.d.Limits.MaxConcurrentSearches),
+		gate:  newGate(s.d.Limits.MaxConcurrentSearches, s.d.Limits.SearchQueueWait),
 	}
 	return []Route{{
 		Method:  http.MethodGet,

@@ -382,6 +382,36 @@ func TestConcurrencyCap(t *testing.T) {
 	}
 }
 
+// A search arriving while every slot is taken waits up to the queue wait
+// and runs as soon as a slot frees.
+func TestConcurrencyCapQueues(t *testing.T) {
+	gv := &gatedViews{entered: make(chan struct{}), release: make(chan struct{})}
+	ts := newTestServer(t, searchRecords(), func(d *Deps) {
+		d.Limits.MaxConcurrentSearches = 1
+		d.Limits.SearchQueueWait = time.Minute
+		gv.Views = d.Views
+		d.Views = gv
+	})
+	first := make(chan int)
+	go func() {
+		first <- ts.do(http.MethodGet, "/v2/search/?search=jita&categories=character", nil).Code
+	}()
+	<-gv.entered
+	second := make(chan int)
+	go func() {
+		second <- ts.do(http.MethodGet, "/v2/search/?search=amarr&categories=character", nil).Code
+	}()
+	select {
+	case code := <-second:
+		t.Fatalf("second search answered %d while the only slot was taken", code)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(gv.release)
+	if a, b := <-first, <-second; a != http.StatusOK || b != http.StatusOK {
+		t.Errorf("first %d, queued second %d; want 200 and 200", a, b)
+	}
+}
+
 // gatedViews wraps the real Views and holds the first View call until
 // release, so a test can keep a search in flight.
 type gatedViews struct {

@@ -115,6 +115,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		},
 		Limits: api.Limits{
 			MaxConcurrentSearches: cfg.MaxConcurrentSearches,
+			SearchQueueWait:       cfg.SearchQueueWait,
 			ErrorLimit:            cfg.ErrorLimit,
 			CacheBytes:            cfg.CacheBytes,
 		},

@@ -335,7 +335,7 @@ func TestBench(t *testing.T) {
 		if !cached {
 			m, label = hr.Uncached, "cache off"
 		}
-		for _, k := range []string{"contains1", "contains2", "strict1", "strict2"} {
+		for _, k := range []string{"contains1", "contains2", fmt.Sprintf("contains%d", httpConns), "strict1", "strict2"} {
 			tm, ok := m[k]
 			if !ok || !hr.Available {
 				why := hr.Why
@@ -349,7 +349,7 @@ func TestBench(t *testing.T) {
 		}
 	}
 	if hr.Available {
-		p("   HTTP: Go client, keep-alive, loopback; cache-off flags %q; %d count mismatches; server peak RSS %s\n", hr.CacheFlag, hr.Mismatches, human(hr.RSS))
+		p("   HTTP: Go client (one request at a time per connection; %d connections in the contains%d rows), keep-alive, loopback; cache-off flags %q; %d count mismatches; server peak RSS %s\n", httpConns, httpConns, hr.CacheFlag, hr.Mismatches, human(hr.RSS))
 	}
 	p("\n%-34s | %-30s | %s\n", "", "gds", "PostgreSQL")
 	genNote := "reused"
