@@ -41,12 +41,13 @@ type rlist struct {
 	runs  int                   // byte offset of the is-run bitset, or -1
 	small [noOffsets - 1]uint32 // container offsets when there is no offset header
 	card  uint64
+	pos   int // where its trigram is in the text
 	at    int // walk cursor: the first container not passed yet
 }
 
 // parse reads b's header and checks that every container lies within b.
 func (l *rlist) parse(b []byte) bool {
-	*l = rlist{b: b, offs: -1, runs: -1}
+	*l = rlist{b: b, offs: -1, runs: -1, pos: noPos}
 	if len(b) < 4 {
 		return false
 	}
@@ -152,6 +153,7 @@ type ctr struct {
 	p    unsafe.Pointer
 	card int
 	n    int // runs, for kindRun
+	pos  int // of the list's trigram in the text
 	kind uint8
 }
 
@@ -165,21 +167,33 @@ func (c ctr) runs() []uint16 { return unsafe.Slice((*uint16)(c.p), 2*c.n) }
 // blockScratch is a walk's working memory, pooled so searches allocate
 // nothing.
 type blockScratch struct {
-	arr   [arrayMax]uint16
+	arr   [2][arrayMax]uint16
 	bits  [bitmapWords]uint64
+	marks [bitmapWords]uint64 // all zero between uses
 	grams [maxLists]rlist
 	phase [maxLists + 2]rlist
 	ctrs  [maxLists + 2]ctr
+	batch [emitBatch]uint32
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(blockScratch) }}
 
+// gallopRatio: an array this many times longer than the set is searched
+// (galloping) rather than read through.
+const gallopRatio = 32
+
 // blockSet is the intersection of one block so far: an array of up to
-// arrayMax values or a bitmap.
+// arrayMax values (arr) or a bitmap (s.bits).
 type blockSet struct {
 	s      *blockScratch
+	arr    *[arrayMax]uint16
+	other  *[arrayMax]uint16
 	n      int // cardinality
 	bitmap bool
+}
+
+func newBlockSet(s *blockScratch) blockSet {
+	return blockSet{s: s, arr: &s.arr[0], other: &s.arr[1]}
 }
 
 // load makes c the set.
@@ -188,7 +202,7 @@ func (r *blockSet) load(c ctr) {
 	switch c.kind {
 	case kindArray:
 		r.bitmap = false
-		copy(r.s.arr[:c.card], c.array())
+		copy(r.arr[:c.card], c.array())
 	case kindBitmap:
 		r.bitmap = true
 		r.s.bits = *c.bitmap()
@@ -199,7 +213,7 @@ func (r *blockSet) load(c ctr) {
 			k := 0
 			for i := 0; i < len(runs); i += 2 {
 				for v, end := uint32(runs[i]), uint32(runs[i])+uint32(runs[i+1]); v <= end; v++ {
-					r.s.arr[k] = uint16(v)
+					r.arr[k] = uint16(v)
 					k++
 				}
 			}
@@ -227,7 +241,10 @@ func (r *blockSet) loadAnd(a, b ctr) {
 	r.shrink()
 }
 
-// and intersects the set with c.
+// and intersects the set with c. The loops over values keep a value by
+// adding its membership bit to the output index rather than by branching:
+// membership is unpredictable, a mispredicted branch costs more than the
+// store.
 func (r *blockSet) and(c ctr) {
 	if r.bitmap {
 		switch c.kind {
@@ -242,12 +259,12 @@ func (r *blockSet) and(c ctr) {
 			r.n = n
 			r.shrink()
 		case kindArray:
+			b := c.array()
+			out := r.arr[:len(b)]
 			k := 0
-			for _, v := range c.array() {
-				if r.s.bits[v>>6]&(1<<(v&63)) != 0 {
-					r.s.arr[k] = v
-					k++
-				}
+			for _, v := range b {
+				out[k] = v
+				k += int(r.s.bits[v>>6] >> (v & 63) & 1)
 			}
 			r.n, r.bitmap = k, false
 		default:
@@ -271,21 +288,19 @@ func (r *blockSet) and(c ctr) {
 		}
 		return
 	}
-	a := r.s.arr[:r.n]
+	a := r.arr[:r.n]
 	k := 0
 	switch c.kind {
 	case kindBitmap:
 		y := c.bitmap()
 		for _, v := range a {
-			if y[v>>6]&(1<<(v&63)) != 0 {
-				a[k] = v
-				k++
-			}
+			a[k] = v
+			k += int(y[v>>6] >> (v & 63) & 1)
 		}
 	case kindArray:
 		b := c.array()
-		if len(b) > 16*len(a) {
-			// Gallop: few values against a long array.
+		if len(b) > gallopRatio*len(a) {
+			// Few values against a long array: search for each.
 			j := 0
 			for _, v := range a {
 				j = advance(b, j, v)
@@ -297,22 +312,22 @@ func (r *blockSet) and(c ctr) {
 					k++
 				}
 			}
-		} else {
-			i, j := 0, 0
-			for i < len(a) && j < len(b) {
-				switch x, y := a[i], b[j]; {
-				case x < y:
-					i++
-				case x > y:
-					j++
-				default:
-					a[k] = x
-					k++
-					i++
-					j++
-				}
-			}
+			break
 		}
+		// Mark the set's values in a bitmap and keep c's marked values.
+		m := &r.s.marks
+		for _, v := range a {
+			m[v>>6] |= 1 << (v & 63)
+		}
+		out := r.other[:len(b)]
+		for _, v := range b {
+			out[k] = v
+			k += int(m[v>>6] >> (v & 63) & 1)
+		}
+		for _, v := range a {
+			m[v>>6] = 0
+		}
+		r.arr, r.other = r.other, r.arr
 	default:
 		runs := c.runs()
 		j := 0
@@ -342,7 +357,7 @@ func (r *blockSet) shrink() {
 	k := 0
 	for i, w := range r.s.bits {
 		for w != 0 {
-			r.s.arr[k] = uint16(i<<6 | bits.TrailingZeros64(w))
+			r.arr[k] = uint16(i<<6 | bits.TrailingZeros64(w))
 			k++
 			w &= w - 1
 		}

@@ -58,6 +58,7 @@ type walker struct {
 	hits  []hit
 	// allowRaw is allow as stored, intersected with the trigram lists.
 	allowRaw []byte
+	touch    byte // keeps flush's reads
 }
 
 func (w *walker) add(class uint8, o uint32) bool {
@@ -110,11 +111,13 @@ func (w *walker) contains() {
 	if w.allow != nil && !allow.parse(w.allowRaw) {
 		return
 	}
+	allow.pos = noPos
 	if b := w.t.PrefixBytes(indexer.Gram3(w.text)); b != nil {
 		var first rlist
 		if !first.parse(b) {
 			return
 		}
+		first.pos = 0
 		// The first trigram is implied by the prefix list.
 		lists := append(append(s.phase[:0], first), grams[1:]...)
 		if w.allow != nil {
@@ -180,6 +183,7 @@ func (w *walker) gramLists(s *blockScratch, text []byte) []rlist {
 		if !l.parse(w.t.GramBytes(g)) {
 			return nil
 		}
+		l.pos = i
 		switch {
 		case len(lists) < cap(lists):
 			lists = append(lists, l)
@@ -244,10 +248,17 @@ func (w *walker) intersect(s *blockScratch, lists []rlist, fn func(o uint32) boo
 
 // block intersects the lists' containers of the block starting at ordinal
 // hi (every list's cursor is on it) and calls fn with what remains.
+//
+// The smallest container goes first, then, smallest first, those whose
+// trigrams do not overlap any taken so far (trigrams of one word say
+// little more than one of them: "kirjuun" than "kir"; trigrams of
+// different parts of the text filter independently), then the others.
+// Once the set is empty the rest is skipped.
 func (w *walker) block(s *blockScratch, lists []rlist, hi uint32, fn func(o uint32) bool) bool {
 	cs := s.ctrs[:len(lists)]
 	for i := range lists {
 		c := lists[i].container(lists[i].at)
+		c.pos = lists[i].pos
 		j := i
 		for ; j > 0 && cs[j-1].card > c.card; j-- {
 			cs[j] = cs[j-1]
@@ -255,76 +266,137 @@ func (w *walker) block(s *blockScratch, lists []rlist, hi uint32, fn func(o uint
 		cs[j] = c
 	}
 	if len(cs) == 1 {
-		return w.emitContainer(cs[0], hi, fn)
+		return w.emitContainer(s, cs[0], hi, fn)
 	}
-	r := blockSet{s: s}
+	// Move the non-overlapping containers forward, keeping card order.
+	for done := 1; done < len(cs); {
+		j := done
+		for ; j < len(cs) && overlaps(cs[:done], cs[j].pos); j++ {
+		}
+		if j == len(cs) {
+			break
+		}
+		c := cs[j]
+		copy(cs[done+1:j+1], cs[done:j])
+		cs[done] = c
+		done++
+	}
+	r := newBlockSet(s)
 	rest := cs[1:]
 	if cs[0].kind == kindBitmap && cs[1].kind == kindBitmap {
 		r.loadAnd(cs[0], cs[1])
 		rest = cs[2:]
+		w.stats.Steps++
 	} else {
 		r.load(cs[0])
 	}
-	w.stats.Steps += len(cs) - 1
 	for _, c := range rest {
 		if r.n == 0 {
 			return true
 		}
+		w.stats.Steps++
 		r.and(c)
 	}
 	if r.bitmap {
-		for i, word := range s.bits {
-			for word != 0 {
-				w.stats.Candidates++
-				if !fn(hi | uint32(i<<6|bits.TrailingZeros64(word))) {
-					return false
-				}
-				word &= word - 1
+		return w.emitBitmap(s, &s.bits, hi, fn)
+	}
+	return w.emitArray(s, r.arr[:r.n], hi, fn)
+}
+
+// noPos is the text position of a list that overlaps no trigram.
+const noPos = -1 << 20
+
+// overlaps reports whether a trigram at pos shares a byte of the text with
+// one of cs.
+func overlaps(cs []ctr, pos int) bool {
+	for _, c := range cs {
+		if c.pos-pos < 3 && pos-c.pos < 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// emitBatch is how many candidates are fetched together before any is
+// verified.
+const emitBatch = 16
+
+// flush calls fn with the candidates in s.batch[:n]. It first reads the
+// start of each one's name: those loads do not depend on one another, so
+// their cache misses overlap, where verifying one name after another would
+// wait for each in turn.
+func (w *walker) flush(s *blockScratch, n int, fn func(o uint32) bool) bool {
+	if w.t != nil { // nil in tests of intersect alone
+		var touch byte
+		for _, o := range s.batch[:n] {
+			if name := w.t.Name(o); len(name) > 0 {
+				touch += name[0]
 			}
 		}
-		return true
+		w.touch += touch
 	}
-	for _, v := range s.arr[:r.n] {
+	for _, o := range s.batch[:n] {
 		w.stats.Candidates++
-		if !fn(hi | uint32(v)) {
+		if !fn(o) {
 			return false
 		}
 	}
 	return true
 }
 
-// emitContainer calls fn with every ordinal of one container.
-func (w *walker) emitContainer(c ctr, hi uint32, fn func(o uint32) bool) bool {
-	switch c.kind {
-	case kindArray:
-		for _, v := range c.array() {
-			w.stats.Candidates++
-			if !fn(hi | uint32(v)) {
-				return false
-			}
+func (w *walker) emitArray(s *blockScratch, vals []uint16, hi uint32, fn func(o uint32) bool) bool {
+	for len(vals) > 0 {
+		n := min(len(vals), emitBatch)
+		for i, v := range vals[:n] {
+			s.batch[i] = hi | uint32(v)
 		}
-	case kindBitmap:
-		for i, word := range c.bitmap() {
-			for word != 0 {
-				w.stats.Candidates++
-				if !fn(hi | uint32(i<<6|bits.TrailingZeros64(word))) {
+		if !w.flush(s, n, fn) {
+			return false
+		}
+		vals = vals[n:]
+	}
+	return true
+}
+
+func (w *walker) emitBitmap(s *blockScratch, b *[bitmapWords]uint64, hi uint32, fn func(o uint32) bool) bool {
+	n := 0
+	for i, word := range b {
+		for word != 0 {
+			s.batch[n] = hi | uint32(i<<6|bits.TrailingZeros64(word))
+			word &= word - 1
+			if n++; n == emitBatch {
+				if !w.flush(s, n, fn) {
 					return false
 				}
-				word &= word - 1
-			}
-		}
-	default:
-		runs := c.runs()
-		for i := 0; i < len(runs); i += 2 {
-			for v, end := uint32(runs[i]), uint32(runs[i])+uint32(runs[i+1]); v <= end; v++ {
-				w.stats.Candidates++
-				if !fn(hi | v) {
-					return false
-				}
+				n = 0
 			}
 		}
 	}
-	return true
+	return w.flush(s, n, fn)
+}
+
+// emitContainer calls fn with every ordinal of one container.
+func (w *walker) emitContainer(s *blockScratch, c ctr, hi uint32, fn func(o uint32) bool) bool {
+	switch c.kind {
+	case kindArray:
+		return w.emitArray(s, c.array(), hi, fn)
+	case kindBitmap:
+		return w.emitBitmap(s, c.bitmap(), hi, fn)
+	}
+	runs := c.runs()
+	n := 0
+	for i := 0; i < len(runs); i += 2 {
+		for v, end := uint32(runs[i]), uint32(runs[i])+uint32(runs[i+1]); v <= end; v++ {
+			s.batch[n] = hi | v
+			if n++; n == emitBatch {
+				if !w.flush(s, n, fn) {
+					return false
+				}
+				n = 0
+			}
+		}
+	}
+	return w.flush(s, n, fn)
 }
 
 // mergeIDs merges the ranked hits of two walkers (a base table and a
