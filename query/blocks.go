@@ -43,6 +43,8 @@ type rlist struct {
 	card  uint64
 	pos   int // where its trigram is in the text
 	at    int // walk cursor: the first container not passed yet
+	// Ordinals intersected with the list so far in the walk, and kept.
+	tried, kept int
 }
 
 // parse reads b's header and checks that every container lies within b.
@@ -154,6 +156,7 @@ type ctr struct {
 	card int
 	n    int // runs, for kindRun
 	pos  int // of the list's trigram in the text
+	list int // index of the list in the walk
 	kind uint8
 }
 

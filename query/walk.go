@@ -59,6 +59,7 @@ type walker struct {
 	// allowRaw is allow as stored, intersected with the trigram lists.
 	allowRaw []byte
 	touch    byte // keeps flush's reads
+	blocks   int  // blocks intersected in the current walk
 }
 
 func (w *walker) add(class uint8, o uint32) bool {
@@ -205,7 +206,8 @@ func (w *walker) gramLists(s *blockScratch, text []byte) []rlist {
 }
 
 // intersect calls fn with each ordinal present in every list, ascending,
-// until fn returns false. It reports whether it saw every ordinal.
+// until fn returns false, and with some present in only some of them (see
+// keptNum): fn verifies. It reports whether it saw every ordinal.
 //
 // It goes one 65,536-ordinal block at a time: blocks some list lacks are
 // skipped from the headers alone; in the others the containers of all
@@ -216,8 +218,9 @@ func (w *walker) intersect(s *blockScratch, lists []rlist, fn func(o uint32) boo
 		return true
 	}
 	for i := range lists {
-		lists[i].at = 0
+		lists[i].at, lists[i].tried, lists[i].kept = 0, 0, 0
 	}
+	w.blocks = 0
 	key := 0
 	for {
 		aligned := true
@@ -258,7 +261,7 @@ func (w *walker) block(s *blockScratch, lists []rlist, hi uint32, fn func(o uint
 	cs := s.ctrs[:len(lists)]
 	for i := range lists {
 		c := lists[i].container(lists[i].at)
-		c.pos = lists[i].pos
+		c.pos, c.list = lists[i].pos, i
 		j := i
 		for ; j > 0 && cs[j-1].card > c.card; j-- {
 			cs[j] = cs[j-1]
@@ -290,18 +293,39 @@ func (w *walker) block(s *blockScratch, lists []rlist, hi uint32, fn func(o uint
 	} else {
 		r.load(cs[0])
 	}
+	w.blocks++
+	recheck := w.blocks%recheckEvery == 0
 	for _, c := range rest {
 		if r.n == 0 {
 			return true
 		}
+		l := &lists[c.list]
+		if !recheck && l.tried >= minTried && l.kept*keptDen > l.tried*keptNum {
+			continue // it has kept nearly everything so far
+		}
 		w.stats.Steps++
+		n := r.n
 		r.and(c)
+		l.tried += n
+		l.kept += r.n
 	}
 	if r.bitmap {
 		return w.emitBitmap(s, &s.bits, hi, fn)
 	}
 	return w.emitArray(s, r.arr[:r.n], hi, fn)
 }
+
+// A list that has kept more than keptNum/keptDen of the ordinals it was
+// intersected with (at least minTried of them) is skipped in later blocks,
+// but for one in recheckEvery: the lists taken before it imply it (often
+// trigrams of one word), so intersecting it costs more than verifying the
+// few names it would remove. Any subset of the lists finds every match.
+const (
+	keptNum      = 7
+	keptDen      = 8
+	minTried     = 32
+	recheckEvery = 8
+)
 
 // noPos is the text position of a list that overlaps no trigram.
 const noPos = -1 << 20
