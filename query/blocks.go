@@ -177,6 +177,7 @@ type blockScratch struct {
 	phase [maxLists + 2]rlist
 	ctrs  [maxLists + 2]ctr
 	batch [emitBatch]uint32
+	hits  [2][MaxResults]hit // of a base table and of its overlay
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(blockScratch) }}

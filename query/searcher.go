@@ -107,7 +107,9 @@ func (v *View) searchCategory(cat snapshots.Category, text []byte, strict bool, 
 	if ct == nil {
 		return nil
 	}
-	w := walker{t: ct.Base, text: text, limit: limit, stats: stats}
+	s := scratchPool.Get().(*blockScratch)
+	defer scratchPool.Put(s)
+	w := walker{t: ct.Base, text: text, limit: limit, stats: stats, s: s, hits: s.hits[0][:0]}
 	if cat == snapshots.CategoryStructure {
 		// Only structures the caller may access; a public search sees none.
 		if character == 0 {
@@ -129,7 +131,7 @@ func (v *View) searchCategory(cat snapshots.Category, text []byte, strict bool, 
 	if overlay == nil {
 		return w.ids()
 	}
-	ow := walker{t: overlay, text: text, limit: limit, stats: stats}
+	ow := walker{t: overlay, text: text, limit: limit, stats: stats, s: s, hits: s.hits[1][:0]}
 	if w.allow != nil {
 		// Fail closed: an overlay entry nobody listed is seen by nobody.
 		if ow.allow = overlay.Access(character); ow.allow == nil {

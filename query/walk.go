@@ -58,8 +58,11 @@ type walker struct {
 	hits  []hit
 	// allowRaw is allow as stored, intersected with the trigram lists.
 	allowRaw []byte
-	touch    byte // keeps flush's reads
-	blocks   int  // blocks intersected in the current walk
+	// s is working memory; hits may be in it too (both pooled, so that a
+	// search allocates little more than its answer).
+	s      *blockScratch
+	touch  byte // keeps flush's reads
+	blocks int  // blocks intersected in the current walk
 }
 
 func (w *walker) add(class uint8, o uint32) bool {
@@ -102,8 +105,11 @@ func (w *walker) strict() {
 // start with the text's first trigram), then, if the limit is not reached,
 // the other names containing the text.
 func (w *walker) contains() {
-	s := scratchPool.Get().(*blockScratch)
-	defer scratchPool.Put(s)
+	s := w.s
+	if s == nil {
+		s = scratchPool.Get().(*blockScratch)
+		defer scratchPool.Put(s)
+	}
 	grams := w.gramLists(s, w.text)
 	if grams == nil {
 		return // some trigram of the text occurs in no name
