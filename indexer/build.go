@@ -18,6 +18,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/rs/zerolog"
 
 	"gds/snapshots"
 )
@@ -51,6 +52,7 @@ type builder struct {
 	meta     Meta
 	progress func(Progress)
 	docs     *documents
+	log      zerolog.Logger
 }
 
 // docInfo is what a category needs of one record to build its table and
@@ -180,10 +182,15 @@ func categoryOf(k snapshots.Kind) (snapshots.Category, bool) {
 func (b *builder) buildKind(kind snapshots.Kind) error {
 	cat, searchable := categoryOf(kind)
 	partial := !b.full && b.prev != nil && b.prev.Store(kind) != nil
+	start := time.Now()
+	defer func() {
+		b.log.Debug().Str("kind", string(kind)).Dur("took", time.Since(start)).Msg("kind built")
+	}()
 	rd, err := b.readKind(kind, partial)
 	if err != nil {
 		return err
 	}
+	b.log.Debug().Str("kind", string(kind)).Bool("partial", rd.partial).Int("changed", rd.ch.size()).Dur("read", time.Since(start)).Msg("kind read")
 	if searchable && rd.partial {
 		done, err := b.patchCategory(cat, rd)
 		if err != nil {
@@ -241,6 +248,7 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool) (readResult, error
 		return rd, err
 	}
 	total := b.snap.Count(kind)
+	sw.reserve(int(total))
 	_, searchable := categoryOf(kind)
 	if searchable && !partial {
 		rd.docs = make([]docInfo, 0, total)

@@ -330,7 +330,7 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 	m.mu.Unlock()
 	final := generationDir(m.opts.DataDir, id)
 	started := m.now()
-	b := &builder{ctx: m.ctx, opts: m.opts, snap: snap, prev: prev, full: req.Full, dir: tmp, progress: progress}
+	b := &builder{ctx: m.ctx, opts: m.opts, snap: snap, prev: prev, full: req.Full, dir: tmp, progress: progress, log: m.log}
 	b.meta = Meta{ID: id, Snapshot: req.Snapshot, SnapshotHash: snap.Hash,
 		SnapshotSource: snap.Manifest.Source, SnapshotCreated: snap.Manifest.Created}
 	if err := b.run(); err != nil {
@@ -348,10 +348,12 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 		_ = os.RemoveAll(tmp)
 		return nil, Meta{}, err
 	}
+	opened := m.now()
 	gen, err := openGeneration(final)
 	if err == nil {
 		err = check(gen, snap)
 	}
+	m.log.Debug().Uint64("generation", id).Dur("open", m.now().Sub(opened)).Msg("generation opened and checked")
 	if err != nil {
 		if gen != nil {
 			gen.remove = true

@@ -232,6 +232,14 @@ func createFresh(name string) (*os.File, error) {
 	return os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 }
 
+// reserve makes room for n records.
+func (sw *storeWriter) reserve(n int) {
+	sw.keys = slices.Grow(sw.keys, n)
+	sw.starts = slices.Grow(sw.starts, n)
+	sw.lens = slices.Grow(sw.lens, n)
+	sw.hashes = slices.Grow(sw.hashes, n)
+}
+
 // add appends a new or changed record; keys arrive ascending (the snapshot
 // guarantees it).
 func (sw *storeWriter) add(key int64, raw []byte) error {

@@ -138,7 +138,7 @@ func (s *Snapshot) read(fi FileInfo, k Kind, skip func(key int64, raw []byte) bo
 		defer zr.Close()
 		r = zr
 	case strings.HasSuffix(fi.Path, ".zst"):
-		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20))
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(2), zstd.WithDecoderMaxWindow(64<<20))
 		if err != nil {
 			return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
 		}

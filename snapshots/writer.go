@@ -124,7 +124,7 @@ func (w *Writer) file(k Kind) (*fileWriter, error) {
 	fw.enc = fw.buf
 	switch {
 	case w.opts.Zstd:
-		zw, err := zstd.NewWriter(fw.buf, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(8<<20))
+		zw, err := zstd.NewWriter(fw.buf, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(256<<10))
 		if err != nil {
 			f.Close()
 			return nil, err
