@@ -352,15 +352,15 @@ func overlaps(cs []ctr, pos int) bool {
 const emitBatch = 16
 
 // flush calls fn with the candidates in s.batch[:n]. It first reads the
-// start of each one's name: those loads do not depend on one another, so
-// their cache misses overlap, where verifying one name after another would
-// wait for each in turn.
+// start of each one's name, and its ID (needed for the answer): those loads
+// do not depend on one another, so their cache misses overlap, where
+// verifying one name after another would wait for each in turn.
 func (w *walker) flush(s *blockScratch, n int, fn func(o uint32) bool) bool {
 	if w.t != nil { // nil in tests of intersect alone
 		var touch byte
 		for _, o := range s.batch[:n] {
 			if name := w.t.Name(o); len(name) > 0 {
-				touch += name[0]
+				touch += name[0] + byte(w.t.ID(o))
 			}
 		}
 		w.touch += touch
