@@ -186,8 +186,20 @@ func (b *builder) buildKind(kind snapshots.Kind) error {
 	defer func() {
 		b.log.Debug().Str("kind", string(kind)).Dur("took", time.Since(start)).Msg("kind built")
 	}()
-	rd, err := b.readKind(kind, partial)
+	// A category built from scratch (no previous generation to patch)
+	// gets its bleve shards built while the file is read.
+	var feed *bleveFeed
+	if searchable && (b.full || b.prev == nil || b.prev.Tables(cat) == nil) {
+		var err error
+		if feed, err = b.startBleve(cat, b.snap.Count(kind)); err != nil {
+			return err
+		}
+	}
+	rd, err := b.readKind(kind, partial, feed)
 	if err != nil {
+		if feed != nil {
+			feed.abort()
+		}
 		return err
 	}
 	b.log.Debug().Str("kind", string(kind)).Bool("partial", rd.partial).Int("changed", rd.ch.size()).Dur("read", time.Since(start)).Msg("kind read")
@@ -198,7 +210,7 @@ func (b *builder) buildKind(kind snapshots.Kind) error {
 		}
 		if !done {
 			b.report(Progress{Phase: "read", Kind: string(kind)})
-			if rd, err = b.readKind(kind, false); err != nil {
+			if rd, err = b.readKind(kind, false, nil); err != nil {
 				return err
 			}
 		}
@@ -206,7 +218,7 @@ func (b *builder) buildKind(kind snapshots.Kind) error {
 	b.meta.Records[kind] = int(b.snap.Count(kind))
 	b.meta.Changed += rd.ch.size()
 	if searchable && !rd.partial {
-		if err := b.buildCategory(cat, rd.docs, rd.ch); err != nil {
+		if err := b.buildCategory(cat, rd.docs, rd.ch, feed); err != nil {
 			return fmt.Errorf("%s: %w", cat, err)
 		}
 	}
@@ -230,7 +242,7 @@ const maxStoreDelta = 0.25
 // needs and what changed since the previous generation. When partial, lines
 // byte-identical to the previous generation's records are not decoded, and
 // only new and changed records are collected.
-func (b *builder) readKind(kind snapshots.Kind, partial bool) (readResult, error) {
+func (b *builder) readKind(kind snapshots.Kind, partial bool, feed *bleveFeed) (readResult, error) {
 	rd := readResult{partial: partial}
 	dir := filepath.Join(b.dir, recordsDir)
 	var prev *Store
@@ -300,6 +312,11 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool) (readResult, error
 					d.access = s.Access
 				}
 				rd.docs = append(rd.docs, d)
+				if feed != nil {
+					if err := feed.add(d); err != nil {
+						return err
+					}
+				}
 			}
 		}
 		if n++; n%100000 == 0 {
@@ -331,15 +348,46 @@ func baseName(n snapshots.Named) string {
 	return n.DisplayName()
 }
 
-func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch change) error {
+// buildCategory writes a category's tables and bleve shards from all its
+// records. feed, when set, has been building the shards during the read:
+// the tables are written while it finishes.
+func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch change, feed *bleveFeed) error {
 	cdir := filepath.Join(b.dir, string(cat))
 	if err := os.MkdirAll(cdir, 0o755); err != nil {
+		if feed != nil {
+			feed.abort()
+		}
 		return err
 	}
 	b.report(Progress{Phase: "tables", Kind: string(cat), Total: int64(len(docs))})
+	var (
+		shardsBuilt int
+		feedErr     error
+		wg          sync.WaitGroup
+	)
+	if feed != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			shardsBuilt, feedErr = feed.finish()
+		}()
+	}
 	langs, err := writeTables(cdir, docs)
+	wg.Wait()
 	if err != nil {
 		return err
+	}
+	if feed != nil {
+		if feedErr != nil {
+			return feedErr
+		}
+		b.meta.Counts[cat] = len(docs)
+		if len(langs) > 0 {
+			b.meta.Languages[cat] = langs
+		}
+		b.meta.Shards[cat] = shardsBuilt
+		b.meta.Incremental = false
+		return nil
 	}
 	b.meta.Counts[cat] = len(docs)
 	if len(langs) > 0 {
@@ -423,7 +471,7 @@ func (b *builder) buildBleve(cat snapshots.Category, cdir string, shards int, do
 		sem <- struct{}{}
 		go func(s int) {
 			defer func() { <-sem; wg.Done() }()
-			err := b.indexShard(shardDir(cdir, s), func(batch *bleve.Batch, flush func() error) error {
+			err := b.indexShard(b.ctx, shardDir(cdir, s), func(batch *bleve.Batch, flush func() error) error {
 				for _, i := range parts[s] {
 					d := docs[i]
 					if err := batch.IndexAdvanced(b.docs.document(d)); err != nil {
@@ -517,7 +565,7 @@ func (b *builder) patchShard(src, dst string, s, shards int, upserts []docInfo, 
 	if err := linkTree(src, dst); err != nil {
 		return fmt.Errorf("copy: %w", err)
 	}
-	return b.indexShard(dst, func(batch *bleve.Batch, flush func() error) error {
+	return b.indexShard(b.ctx, dst, func(batch *bleve.Batch, flush func() error) error {
 		for _, id := range deletes {
 			if shardOf(id, shards) == s {
 				batch.Delete(strconv.FormatInt(id, 10))
@@ -542,7 +590,7 @@ func (b *builder) patchShard(src, dst string, s, shards int, upserts []docInfo, 
 
 // indexShard opens (or creates) a shard for writing, lets fill add to
 // batches, and closes it once everything is persisted.
-func (b *builder) indexShard(dir string, fill func(batch *bleve.Batch, flush func() error) error) error {
+func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *bleve.Batch, flush func() error) error) error {
 	cfg := map[string]interface{}{"unsafe_batch": true}
 	var idx bleve.Index
 	var err error
@@ -560,7 +608,7 @@ func (b *builder) indexShard(dir string, fill func(batch *bleve.Batch, flush fun
 	}
 	batch := idx.NewBatch()
 	flush := func() error {
-		if err := b.ctx.Err(); err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if err := idx.Batch(batch); err != nil {
@@ -579,7 +627,7 @@ func (b *builder) indexShard(dir string, fill func(batch *bleve.Batch, flush fun
 			return err
 		}
 	}
-	if err := waitPersisted(b.ctx, idx); err != nil {
+	if err := waitPersisted(ctx, idx); err != nil {
 		idx.Close()
 		return err
 	}

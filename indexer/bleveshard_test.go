@@ -1,0 +1,93 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime/debug"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+)
+
+// shardDocs makes n documents with generated two- and three-word names.
+func shardDocs(n int) []docInfo {
+	rng := rand.New(rand.NewPCG(1, 2))
+	syl := []string{"ka", "ri", "jun", "an", "el", "tha", "mo", "ve", "sa", "or", "ni", "qu"}
+	word := func() string {
+		w := ""
+		for range 2 + rng.IntN(3) {
+			w += syl[rng.IntN(len(syl))]
+		}
+		return w
+	}
+	docs := make([]docInfo, n)
+	for i := range docs {
+		name := word() + " " + word()
+		if rng.IntN(3) == 0 {
+			name += " " + word()
+		}
+		docs[i] = docInfo{id: int64(90000000 + i), name: name}
+	}
+	return docs
+}
+
+// BenchmarkBleveShard times building one bleve shard from pre-built
+// documents, the bulk of a full build's time:
+//
+//	go test -run '^$' -bench BleveShard -benchtime 1x ./indexer
+func BenchmarkBleveShard(b *testing.B) {
+	const n = 200_000
+	docs := shardDocs(n)
+	m, err := Mapping()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ds, err := newDocuments(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bd := &builder{ctx: context.Background(), opts: Options{BatchSize: 10_000}, docs: ds}
+	for _, c := range []struct {
+		batch, gogc int
+	}{{10_000, 100}, {50_000, 100}, {10_000, 400}} {
+		b.Run(fmt.Sprintf("batch%d-gogc%d", c.batch, c.gogc), func(b *testing.B) {
+			defer debug.SetGCPercent(debug.SetGCPercent(c.gogc))
+			bd.opts.BatchSize = c.batch
+			cpu0 := cpuNow()
+			for b.Loop() {
+				dir := filepath.Join(b.TempDir(), "shard")
+				err := bd.indexShard(context.Background(), dir, func(batch *bleve.Batch, flush func() error) error {
+					for _, d := range docs {
+						if err := batch.IndexAdvanced(ds.document(d)); err != nil {
+							return err
+						}
+						if batch.Size() >= bd.opts.BatchSize {
+							if err := flush(); err != nil {
+								return err
+							}
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+			b.ReportMetric(cpuSince(cpu0)/float64(b.N*n)*1e6, "cpu-µs/doc")
+		})
+	}
+}
+
+// cpuNow is the process's user+system CPU time in seconds.
+func cpuNow() float64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+func cpuSince(t0 float64) float64 { return cpuNow() - t0 }
