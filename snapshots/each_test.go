@@ -4,10 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // writeRaw writes lines as kind k's plain file of a snapshot at dir with a
@@ -129,3 +132,52 @@ func join(keys []int64) string {
 }
 
 func itoa(k int64) string { raw, _ := json.Marshal(k); return string(raw) }
+
+// A read that stops early (a bad record, or the consumer's own error)
+// stops the goroutine hashing the file.
+func TestEarlyStopLeavesNoGoroutine(t *testing.T) {
+	lines := make([]string, 20000)
+	for i := range lines {
+		lines[i] = `{"id":` + itoa(int64(i+1)) + `,"name":"Faction with a long enough name to fill the buffers"}`
+	}
+	s := writeRaw(t, t.TempDir(), Factions, lines)
+	before := runtime.NumGoroutine()
+	for range 20 {
+		stop := errors.New("enough")
+		err := s.Each(Factions, func(rec Record, line Line) error {
+			if line.Number == 3 {
+				return stop
+			}
+			return nil
+		})
+		if !errors.Is(err, stop) {
+			t.Fatalf("Each = %v, want the consumer's error", err)
+		}
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after 20 stopped reads, %d before", n, before)
+	}
+}
+
+func TestCorruptZstdNamesTheFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "snap")
+	writeSampleWith(t, dir, CreateOptions{Zstd: true})
+	path := filepath.Join(dir, "types.jsonl.zst")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(raw) / 2; i < len(raw); i++ {
+		raw[i] ^= 0x5a
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "types.jsonl.zst") {
+		t.Fatalf("Open = %v, want an error naming types.jsonl.zst", err)
+	}
+}
