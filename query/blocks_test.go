@@ -224,3 +224,98 @@ func TestContainsManyBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeIDs checks that merging the walks of a base table and an
+// overlay (disjoint IDs) ranks as one walk over all names would.
+func TestMergeIDs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	syl := []string{"ka", "ri", "ki", "jun", "sa", "to", "é", "σ", " "}
+	names := map[int64]string{}
+	var ea, eb []indexer.Entry
+	for i := 0; i < 4000; i++ {
+		var b strings.Builder
+		for k, n := 0, 2+rng.IntN(5); k < n; k++ {
+			b.WriteString(syl[rng.IntN(len(syl))])
+		}
+		name := strings.TrimSpace(b.String())
+		if len(name) < 3 {
+			continue
+		}
+		id := int64(1 + rng.IntN(1_000_000))
+		if _, dup := names[id]; dup {
+			continue
+		}
+		names[id] = name
+		if rng.IntN(4) == 0 {
+			eb = append(eb, indexer.Entry{ID: id, Folded: name})
+		} else {
+			ea = append(ea, indexer.Entry{ID: id, Folded: name})
+		}
+	}
+	dir := t.TempDir()
+	open := func(name string, entries []indexer.Entry) *indexer.Table {
+		path := filepath.Join(dir, name)
+		if err := indexer.WriteTable(path, entries, nil); err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := indexer.OpenTable(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tbl.Close() })
+		return tbl
+	}
+	ta, tb := open("a.tbl", ea), open("b.tbl", eb)
+	for _, text := range []string{"kar", "ri ki", "jun", "saka", "σka", "éto", "kaka"} {
+		type ranked struct {
+			class uint8
+			runes int
+			id    int64
+		}
+		var all []ranked
+		for id, name := range names {
+			switch {
+			case name == text:
+				all = append(all, ranked{classExact, utf8.RuneCountInString(name), id})
+			case strings.HasPrefix(name, text):
+				all = append(all, ranked{classPrefix, utf8.RuneCountInString(name), id})
+			case strings.Contains(name, text):
+				all = append(all, ranked{classContains, utf8.RuneCountInString(name), id})
+			}
+		}
+		slices.SortFunc(all, func(a, b ranked) int {
+			if a.class != b.class {
+				return int(a.class) - int(b.class)
+			}
+			if a.runes != b.runes {
+				return a.runes - b.runes
+			}
+			return cmpID(a.id, b.id)
+		})
+		for _, limit := range []int{MaxResults, 20} {
+			var stats Stats
+			wa := walker{t: ta, text: []byte(text), limit: limit, stats: &stats}
+			wb := walker{t: tb, text: []byte(text), limit: limit, stats: &stats}
+			wa.contains()
+			wb.contains()
+			got := mergeIDs(&wa, &wb, limit)
+			want := []int64{}
+			for _, r := range all[:min(limit, len(all))] {
+				want = append(want, r.id)
+			}
+			if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Fatalf("%q limit %d: got %v, want %v", text, limit, got, want)
+			}
+		}
+	}
+}
+
+func cmpID(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -440,13 +440,31 @@ func mergeIDs(a, b *walker, limit int) []int64 {
 	}
 	out := make([]int64, 0, min(limit, len(a.hits)+len(b.hits)))
 	i, j := 0, 0
+	// Keys cost a name and an ID read each: only computed when the classes
+	// tie, and once per hit.
+	var ka, kb rankKey
+	haveA, haveB := false, false
 	for len(out) < limit && (i < len(a.hits) || j < len(b.hits)) {
-		if j == len(b.hits) || (i < len(a.hits) && keyOf(a.t, a.hits[i]).less(keyOf(b.t, b.hits[j]))) {
+		takeA := j == len(b.hits)
+		if !takeA && i < len(a.hits) {
+			if ha, hb := a.hits[i], b.hits[j]; ha.class != hb.class {
+				takeA = ha.class < hb.class
+			} else {
+				if !haveA {
+					ka, haveA = keyOf(a.t, ha), true
+				}
+				if !haveB {
+					kb, haveB = keyOf(b.t, hb), true
+				}
+				takeA = ka.less(kb)
+			}
+		}
+		if takeA {
 			out = append(out, a.t.ID(a.hits[i].o))
-			i++
+			i, haveA = i+1, false
 		} else {
 			out = append(out, b.t.ID(b.hits[j].o))
-			j++
+			j, haveB = j+1, false
 		}
 	}
 	return out
