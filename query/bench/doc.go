@@ -16,4 +16,19 @@
 // times both in-process (gds through query.Searcher, PostgreSQL through pgx
 // prepared statements) and, when `gds serve` exists, gds over HTTP. It
 // prints one table; it never asserts timings.
+//
+// The snapshot is written as zstd (.jsonl.zst). gds over HTTP is measured
+// with 1 and 2 sequential Go clients and with 16 concurrent keep-alive
+// connections, with the response cache on and off. Flags (after -args):
+//
+//	-work DIR          keep and reuse generated data, the generation and queries.json
+//	-rebuild=false     reuse a generation of the same snapshot in -work
+//	-incremental=false skip the incremental reindex (1% of names renamed)
+//	-gds-only          only the gds in-process search scenarios on the data in -work
+//	                   (no build, PostgreSQL or HTTP); also reports each query's
+//	                   fastest of 5 passes, which is steadier on a busy machine
+//	-gds-results FILE  every query's result IDs: written when missing, otherwise
+//	                   each run fails on any difference (a guard for search changes)
+//	-gds-texts "a,b"   with -gds-only: time only these texts and print their work
+//	-gds-cpuprofile F  CPU profile of the one-client contains scenario
 package bench
