@@ -155,6 +155,9 @@ func (b *builder) reuse(kind snapshots.Kind) error {
 	if langs := b.prev.Meta.Languages[cat]; len(langs) > 0 {
 		b.meta.Languages[cat] = langs
 	}
+	if bounds, ok := b.prev.Meta.ShardBounds[cat]; ok {
+		b.setBounds(cat, bounds)
+	}
 	if d, ok := b.prev.Meta.Deltas[cat]; ok {
 		if b.meta.Deltas == nil {
 			b.meta.Deltas = map[snapshots.Category]int{}
@@ -362,6 +365,7 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch chang
 	b.report(Progress{Phase: "tables", Kind: string(cat), Total: int64(len(docs))})
 	var (
 		shardsBuilt int
+		bounds      []int64
 		feedErr     error
 		wg          sync.WaitGroup
 	)
@@ -369,7 +373,7 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch chang
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			shardsBuilt, feedErr = feed.finish()
+			shardsBuilt, bounds, feedErr = feed.finish()
 		}()
 	}
 	langs, err := writeTables(cdir, docs)
@@ -386,6 +390,7 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch chang
 			b.meta.Languages[cat] = langs
 		}
 		b.meta.Shards[cat] = shardsBuilt
+		b.setBounds(cat, bounds)
 		b.meta.Incremental = false
 		return nil
 	}
@@ -393,13 +398,15 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch chang
 	if len(langs) > 0 {
 		b.meta.Languages[cat] = langs
 	}
-	shards := (len(docs) + b.opts.ShardSize - 1) / b.opts.ShardSize
-	shards = max(shards, 1)
+	shards := b.shardsFor(len(docs))
 	b.meta.Shards[cat] = shards
 	if err := os.Remove(filepath.Join(cdir, deltaTable)); err != nil && !os.IsNotExist(err) {
 		return err
 	}
 	if b.canPatch(cat, shards, len(docs), ch) {
+		if bounds, ok := b.prev.Meta.ShardBounds[cat]; ok {
+			b.setBounds(cat, bounds)
+		}
 		return b.patchBleve(cat, cdir, shards, upsertDocs(docs, ch), ch.deletes)
 	}
 	b.meta.Incremental = false
@@ -448,17 +455,47 @@ func writeTables(cdir string, docs []docInfo) ([]string, error) {
 	return langs, nil
 }
 
-func shardOf(id int64, shards int) int {
-	return int((uint64(id) * 0x9E3779B97F4A7C15 >> 33) % uint64(shards))
+// shardRouter says which bleve shard of a category holds a record. Shards
+// hold contiguous key ranges (records arrive in key order, so a shard is
+// complete before the next starts, and at most a couple build at once):
+// bounds[i] is the first key of shard i+1. (Generations of earlier
+// versions spread records by a hash and recorded no bounds; they are not
+// patched but rebuilt.)
+type shardRouter struct {
+	bounds []int64
 }
 
-// buildBleve indexes every document into fresh shards, several at once.
+func (r shardRouter) shard(id int64) int {
+	return sort.Search(len(r.bounds), func(i int) bool { return r.bounds[i] > id })
+}
+
+// shardsFor is the number of shards of a category of n records.
+func (b *builder) shardsFor(n int) int { return max(1, (n+b.opts.ShardSize-1)/b.opts.ShardSize) }
+
+func (b *builder) setBounds(cat snapshots.Category, bounds []int64) {
+	if b.meta.ShardBounds == nil {
+		b.meta.ShardBounds = map[snapshots.Category][]int64{}
+	}
+	if bounds == nil {
+		bounds = []int64{}
+	}
+	b.meta.ShardBounds[cat] = bounds
+}
+
+// buildBleve indexes every document (in key order) into fresh shards of
+// contiguous key ranges, several at once.
 func (b *builder) buildBleve(cat snapshots.Category, cdir string, shards int, docs []docInfo) error {
 	parts := make([][]int, shards)
+	per := (len(docs) + shards - 1) / max(shards, 1)
+	var bounds []int64
 	for i, d := range docs {
-		s := shardOf(d.id, shards)
+		s := min(i/max(per, 1), shards-1)
+		if len(parts[s]) == 0 && s > 0 {
+			bounds = append(bounds, d.id)
+		}
 		parts[s] = append(parts[s], i)
 	}
+	b.setBounds(cat, bounds)
 	var (
 		mu    sync.Mutex
 		done  int64
@@ -511,6 +548,9 @@ func (b *builder) canPatch(cat snapshots.Category, shards, n int, ch change) boo
 	if _, ok := b.prev.Meta.Counts[cat]; !ok {
 		return false
 	}
+	if bounds, ok := b.prev.Meta.ShardBounds[cat]; shards > 1 && (!ok || len(bounds) != shards-1) {
+		return false // shards of an earlier version, spread by hash
+	}
 	return float64(ch.size()) <= b.opts.MaxIncrementalShare*float64(max(n, 1))
 }
 
@@ -533,6 +573,7 @@ func upsertDocs(docs []docInfo, ch change) []docInfo {
 // segment files) and applies the changed records, several shards at once.
 func (b *builder) patchBleve(cat snapshots.Category, cdir string, shards int, upserts []docInfo, deletes []int64) error {
 	prevDir := filepath.Join(b.prev.Dir(), string(cat))
+	router := shardRouter{bounds: b.prev.Meta.ShardBounds[cat]}
 	var (
 		mu    sync.Mutex
 		first error
@@ -544,7 +585,7 @@ func (b *builder) patchBleve(cat snapshots.Category, cdir string, shards int, up
 		sem <- struct{}{}
 		go func(s int) {
 			defer func() { <-sem; wg.Done() }()
-			err := b.patchShard(shardDir(prevDir, s), shardDir(cdir, s), s, shards, upserts, deletes)
+			err := b.patchShard(shardDir(prevDir, s), shardDir(cdir, s), s, router, upserts, deletes)
 			if err != nil {
 				mu.Lock()
 				if first == nil {
@@ -558,7 +599,7 @@ func (b *builder) patchBleve(cat snapshots.Category, cdir string, shards int, up
 	return first
 }
 
-func (b *builder) patchShard(src, dst string, s, shards int, upserts []docInfo, deletes []int64) error {
+func (b *builder) patchShard(src, dst string, s int, router shardRouter, upserts []docInfo, deletes []int64) error {
 	if err := os.RemoveAll(dst); err != nil {
 		return err
 	}
@@ -567,12 +608,12 @@ func (b *builder) patchShard(src, dst string, s, shards int, upserts []docInfo, 
 	}
 	return b.indexShard(b.ctx, dst, func(batch *bleve.Batch, flush func() error) error {
 		for _, id := range deletes {
-			if shardOf(id, shards) == s {
+			if router.shard(id) == s {
 				batch.Delete(strconv.FormatInt(id, 10))
 			}
 		}
 		for _, d := range upserts {
-			if shardOf(d.id, shards) != s {
+			if router.shard(d.id) != s {
 				continue
 			}
 			if err := batch.IndexAdvanced(b.docs.document(d)); err != nil {

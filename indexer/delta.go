@@ -70,7 +70,7 @@ func (t *Table) entries(skip *roaring.Bitmap, drop func(id int64) bool) []Entry 
 // rebuilt from every record instead.
 func (b *builder) patchCategory(cat snapshots.Category, rd readResult) (bool, error) {
 	n := int(b.snap.Count(cat.Kind()))
-	shards := max(1, (n+b.opts.ShardSize-1)/b.opts.ShardSize)
+	shards := b.shardsFor(n)
 	prev := b.prev.Tables(cat)
 	if prev == nil || len(prev.Overlays) > 0 || len(b.prev.Meta.Languages[cat]) > 0 || !b.canPatch(cat, shards, n, rd.ch) {
 		return false, nil
@@ -106,6 +106,9 @@ func (b *builder) patchCategory(cat snapshots.Category, rd readResult) (bool, er
 	}
 	b.meta.Counts[cat] = n
 	b.meta.Shards[cat] = shards
+	if bounds, ok := b.prev.Meta.ShardBounds[cat]; ok {
+		b.setBounds(cat, bounds)
+	}
 	if delta >= 0 {
 		if b.meta.Deltas == nil {
 			b.meta.Deltas = map[snapshots.Category]int{}

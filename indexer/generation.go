@@ -59,6 +59,10 @@ type Meta struct {
 	Languages map[snapshots.Category][]string `json:"languages,omitempty"`
 	// Shards is the number of bleve shards per category.
 	Shards map[snapshots.Category]int `json:"shards"`
+	// ShardBounds holds, per category, the first key of each bleve shard
+	// after the first: shards hold contiguous key ranges. Absent for
+	// generations that spread records over shards by a hash of the key.
+	ShardBounds map[snapshots.Category][]int64 `json:"shard_bounds,omitempty"`
 	// Deltas holds, per category patched by an incremental build, the
 	// names in its delta table (delta.tbl: records added or changed since
 	// its base table was written, which hides their old base entries).

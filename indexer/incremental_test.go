@@ -271,6 +271,9 @@ func TestIncrementalChainEqualsFull(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(g.Dir(), "records", "characters.delta")); err == nil {
 			sawStoreDelta = true
 		}
+		if n, bounds := g.Meta.Shards[snapshots.CategoryCharacter], g.Meta.ShardBounds[snapshots.CategoryCharacter]; n < 2 || len(bounds) != n-1 || !slices.IsSorted(bounds) {
+			t.Errorf("round %d: %d shards with bounds %v, want several shards of ascending key ranges", round, n, bounds)
+		}
 		raw, _ := json.Marshal(g.Meta.Deltas)
 		t.Logf("round %d: %d changed; deltas %s", round, r.Changed, raw)
 		g.Release()
