@@ -189,20 +189,8 @@ func (b *builder) buildKind(kind snapshots.Kind) error {
 	defer func() {
 		b.log.Debug().Str("kind", string(kind)).Dur("took", time.Since(start)).Msg("kind built")
 	}()
-	// A category built from scratch (no previous generation to patch)
-	// gets its bleve shards built while the file is read.
-	var feed *bleveFeed
-	if searchable && (b.full || b.prev == nil || b.prev.Tables(cat) == nil) {
-		var err error
-		if feed, err = b.startBleve(cat, b.snap.Count(kind)); err != nil {
-			return err
-		}
-	}
-	rd, err := b.readKind(kind, partial, feed)
+	rd, err := b.readKind(kind, partial)
 	if err != nil {
-		if feed != nil {
-			feed.abort()
-		}
 		return err
 	}
 	b.log.Debug().Str("kind", string(kind)).Bool("partial", rd.partial).Int("changed", rd.ch.size()).Dur("read", time.Since(start)).Msg("kind read")
@@ -213,7 +201,7 @@ func (b *builder) buildKind(kind snapshots.Kind) error {
 		}
 		if !done {
 			b.report(Progress{Phase: "read", Kind: string(kind)})
-			if rd, err = b.readKind(kind, false, nil); err != nil {
+			if rd, err = b.readKind(kind, false); err != nil {
 				return err
 			}
 		}
@@ -221,7 +209,7 @@ func (b *builder) buildKind(kind snapshots.Kind) error {
 	b.meta.Records[kind] = int(b.snap.Count(kind))
 	b.meta.Changed += rd.ch.size()
 	if searchable && !rd.partial {
-		if err := b.buildCategory(cat, rd.docs, rd.ch, feed); err != nil {
+		if err := b.buildCategory(cat, rd.docs, rd.ch); err != nil {
 			return fmt.Errorf("%s: %w", cat, err)
 		}
 	}
@@ -245,7 +233,7 @@ const maxStoreDelta = 0.25
 // needs and what changed since the previous generation. When partial, lines
 // byte-identical to the previous generation's records are not decoded, and
 // only new and changed records are collected.
-func (b *builder) readKind(kind snapshots.Kind, partial bool, feed *bleveFeed) (readResult, error) {
+func (b *builder) readKind(kind snapshots.Kind, partial bool) (readResult, error) {
 	rd := readResult{partial: partial}
 	dir := filepath.Join(b.dir, recordsDir)
 	var prev *Store
@@ -315,11 +303,6 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, feed *bleveFeed) (
 					d.access = s.Access
 				}
 				rd.docs = append(rd.docs, d)
-				if feed != nil {
-					if err := feed.add(d); err != nil {
-						return err
-					}
-				}
 			}
 		}
 		if n++; n%100000 == 0 {
@@ -352,65 +335,51 @@ func baseName(n snapshots.Named) string {
 }
 
 // buildCategory writes a category's tables and bleve shards from all its
-// records. feed, when set, has been building the shards during the read:
-// the tables are written while it finishes.
-func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch change, feed *bleveFeed) error {
+// records: the tables on one goroutine while the shards are built or
+// patched beside it.
+func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch change) error {
 	cdir := filepath.Join(b.dir, string(cat))
 	if err := os.MkdirAll(cdir, 0o755); err != nil {
-		if feed != nil {
-			feed.abort()
-		}
+		return err
+	}
+	if err := os.Remove(filepath.Join(cdir, deltaTable)); err != nil && !os.IsNotExist(err) {
 		return err
 	}
 	b.report(Progress{Phase: "tables", Kind: string(cat), Total: int64(len(docs))})
 	var (
-		shardsBuilt int
-		bounds      []int64
-		feedErr     error
-		wg          sync.WaitGroup
+		langs    []string
+		tableErr error
+		wg       sync.WaitGroup
 	)
-	if feed != nil {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			shardsBuilt, bounds, feedErr = feed.finish()
-		}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		langs, tableErr = writeTables(cdir, docs)
+	}()
+	shards := b.shardsFor(len(docs))
+	var err error
+	if b.canPatch(cat, shards, len(docs), ch) {
+		if bounds, ok := b.prev.Meta.ShardBounds[cat]; ok {
+			b.setBounds(cat, bounds)
+		}
+		err = b.patchBleve(cat, cdir, shards, upsertDocs(docs, ch), ch.deletes)
+	} else {
+		b.meta.Incremental = false
+		err = b.buildBleve(cat, cdir, shards, docs)
 	}
-	langs, err := writeTables(cdir, docs)
 	wg.Wait()
 	if err != nil {
 		return err
 	}
-	if feed != nil {
-		if feedErr != nil {
-			return feedErr
-		}
-		b.meta.Counts[cat] = len(docs)
-		if len(langs) > 0 {
-			b.meta.Languages[cat] = langs
-		}
-		b.meta.Shards[cat] = shardsBuilt
-		b.setBounds(cat, bounds)
-		b.meta.Incremental = false
-		return nil
+	if tableErr != nil {
+		return tableErr
 	}
 	b.meta.Counts[cat] = len(docs)
 	if len(langs) > 0 {
 		b.meta.Languages[cat] = langs
 	}
-	shards := b.shardsFor(len(docs))
 	b.meta.Shards[cat] = shards
-	if err := os.Remove(filepath.Join(cdir, deltaTable)); err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	if b.canPatch(cat, shards, len(docs), ch) {
-		if bounds, ok := b.prev.Meta.ShardBounds[cat]; ok {
-			b.setBounds(cat, bounds)
-		}
-		return b.patchBleve(cat, cdir, shards, upsertDocs(docs, ch), ch.deletes)
-	}
-	b.meta.Incremental = false
-	return b.buildBleve(cat, cdir, shards, docs)
+	return nil
 }
 
 // writeTables writes the base table and one overlay per language whose

@@ -42,6 +42,15 @@ type Table struct {
 	offsets []uint32
 	names   []byte
 	slots   []uint32 // ordinal+1, 0 when empty
+	// grouped (tables since GDSTBL02): a slot holds the lowest ordinal of
+	// a distinct name; dupKeys lists the slots' ordinals whose name other
+	// ordinals share, and dupOffs/dupList all ordinals of each, ascending.
+	// A strict search then costs one probe and one name comparison
+	// however many names are equal.
+	grouped bool
+	dupKeys []uint32
+	dupOffs []uint32 // pairs: offset, length into dupList
+	dupList []uint32
 	grams   postingLists
 	prefix  postingLists
 	mask    *roaring.Bitmap
@@ -60,7 +69,8 @@ type Entry struct {
 }
 
 const (
-	tableMagic   = "GDSTBL01"
+	tableMagic   = "GDSTBL02"
+	tableMagicV1 = "GDSTBL01" // slots held every ordinal, duplicates included
 	headerFields = 16
 )
 
@@ -78,6 +88,9 @@ const (
 	secAccessOffs
 	secMask
 	secBitmaps
+	secDupKeys
+	secDupOffs
+	secDupList
 	secCount
 )
 
@@ -160,9 +173,32 @@ func (t *Table) Exact(text []byte, fn func(o uint32) bool) {
 	if len(t.slots) == 0 {
 		return
 	}
+	mask := uint64(len(t.slots) - 1)
+	if t.grouped {
+		for i := hashName(text) & mask; ; i = (i + 1) & mask {
+			v := t.slots[i]
+			if v == 0 {
+				return
+			}
+			o := v - 1
+			if string(t.Name(o)) != string(text) {
+				continue
+			}
+			if j, ok := slices.BinarySearch(t.dupKeys, o); ok {
+				off, n := t.dupOffs[2*j], t.dupOffs[2*j+1]
+				for _, d := range t.dupList[off : off+n] {
+					if !fn(d) {
+						return
+					}
+				}
+				return
+			}
+			fn(o)
+			return
+		}
+	}
 	var found [8]uint32
 	hits := found[:0]
-	mask := uint64(len(t.slots) - 1)
 	for i := hashName(text) & mask; ; i = (i + 1) & mask {
 		v := t.slots[i]
 		if v == 0 {
@@ -216,14 +252,34 @@ func WriteTable(path string, entries []Entry, mask *roaring.Bitmap) error {
 		nslots = 0
 	}
 	slots := make([]uint32, nslots)
+	dups := map[uint32][]uint32{}
 	for i, e := range entries {
 		hmask := uint64(nslots - 1)
 		for j := hashName([]byte(e.Folded)) & hmask; ; j = (j + 1) & hmask {
-			if slots[j] == 0 {
+			v := slots[j]
+			if v == 0 {
 				slots[j] = uint32(i) + 1
 				break
 			}
+			if entries[v-1].Folded == e.Folded { // a duplicate of the lower ordinal v-1
+				if dups[v-1] == nil {
+					dups[v-1] = []uint32{v - 1}
+				}
+				dups[v-1] = append(dups[v-1], uint32(i))
+				break
+			}
 		}
+	}
+	dupKeys := make([]uint32, 0, len(dups))
+	for k := range dups {
+		dupKeys = append(dupKeys, k)
+	}
+	slices.Sort(dupKeys)
+	dupOffs := make([]uint32, 0, 2*len(dupKeys))
+	var dupList []uint32
+	for _, k := range dupKeys {
+		dupOffs = append(dupOffs, uint32(len(dupList)), uint32(len(dups[k])))
+		dupList = append(dupList, dups[k]...)
 	}
 	grams, prefix := postings(entries)
 	access := map[int64]*roaring.Bitmap{}
@@ -305,6 +361,10 @@ func WriteTable(path string, entries []Entry, mask *roaring.Bitmap) error {
 	sec(secAccessKeys, func() { w.write(asBytes(accessKeys)) })
 	sec(secAccessOffs, func() { w.write(asBytes(accessOffs)) })
 	sec(secMask, func() { w.write(maskBytes) })
+	sec(secDupKeys, func() { w.write(asBytes(dupKeys)) })
+	sec(secDupOffs, func() { w.write(asBytes(dupOffs)) })
+	sec(secDupList, func() { w.write(asBytes(dupList)) })
+	// The bitmaps stay the last section: their offsets count from it.
 	sec(secBitmaps, func() {
 		for _, b := range bitmaps {
 			w.write(b)
@@ -517,7 +577,8 @@ func OpenTable(path string) (*Table, error) {
 }
 
 func parseTable(mm []byte) (*Table, error) {
-	if string(mm[:len(tableMagic)]) != tableMagic {
+	magic := string(mm[:len(tableMagic)])
+	if magic != tableMagic && magic != tableMagicV1 {
 		return nil, errors.New("not a gds table (bad magic)")
 	}
 	p := len(tableMagic)
@@ -544,6 +605,25 @@ func parseTable(mm []byte) (*Table, error) {
 	}
 	if len(t.ids) != t.n || len(t.offsets) != t.n+1 || int(t.offsets[t.n]) != len(t.names) {
 		return nil, errors.New("sections disagree on the number of names")
+	}
+	if magic == tableMagic {
+		t.grouped = true
+		t.dupKeys = fromBytes[uint32](secs[secDupKeys])
+		t.dupOffs = fromBytes[uint32](secs[secDupOffs])
+		t.dupList = fromBytes[uint32](secs[secDupList])
+		if len(t.dupOffs) != 2*len(t.dupKeys) {
+			return nil, errors.New("duplicate-name index is inconsistent")
+		}
+		for i := range t.dupKeys {
+			if uint64(t.dupOffs[2*i])+uint64(t.dupOffs[2*i+1]) > uint64(len(t.dupList)) || t.dupKeys[i] >= uint32(t.n) {
+				return nil, fmt.Errorf("duplicate-name list %d out of range", i)
+			}
+		}
+		for _, o := range t.dupList {
+			if o >= uint32(t.n) {
+				return nil, errors.New("duplicate-name list names a missing ordinal")
+			}
+		}
 	}
 	blob := secs[secBitmaps]
 	blobOff := uint64(len(mm) - len(blob))
