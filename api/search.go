@@ -111,13 +111,13 @@ func parseSearchRequest(c *gin.Context, allowed []snapshots.Category) (query.Req
 	return req, parseDatasource(c)
 }
 
+// searchHook, when set (by tests), runs when a search has taken its slot.
+var searchHook func()
+
 // answer serves req from the cache, a 304, or a search of the live
-// generation, in that order of cost.
+// generation, in that order of cost. Only the search takes one of the
+// gate's slots: a cached answer costs next to nothing and is never shed.
 func (h *searchHandler) answer(c *gin.Context, req query.Request, private bool) {
-	if !h.gate.enter(c) {
-		return
-	}
-	defer h.gate.leave()
 	v, ok := h.s.openView(c)
 	if !ok {
 		return
@@ -139,8 +139,15 @@ func (h *searchHandler) answer(c *gin.Context, req query.Request, private bool) 
 		h.send(c, private, gen, etag, nil)
 		return
 	}
+	if !h.gate.enter(c) {
+		return
+	}
+	if searchHook != nil {
+		searchHook()
+	}
 	m.CacheMiss()
 	res, err := v.Search(c.Request.Context(), req)
+	h.gate.leave()
 	if err != nil {
 		h.searchFailed(c, err)
 		return

@@ -351,11 +351,9 @@ func TestSearchNotReady(t *testing.T) {
 }
 
 func TestConcurrencyCap(t *testing.T) {
-	gv := &gatedViews{entered: make(chan struct{}), release: make(chan struct{})}
+	gv := holdFirstSearch(t)
 	ts := newTestServer(t, searchRecords(), func(d *Deps) {
 		d.Limits.MaxConcurrentSearches = 1
-		gv.Views = d.Views
-		d.Views = gv
 	})
 	done := make(chan int)
 	go func() {
@@ -382,15 +380,41 @@ func TestConcurrencyCap(t *testing.T) {
 	}
 }
 
+// A cached answer needs no search slot: it is served while every slot is
+// taken, when a search would be shed.
+func TestCachedAnswersSkipTheGate(t *testing.T) {
+	ts := newTestServer(t, searchRecords(), func(d *Deps) {
+		d.Limits.MaxConcurrentSearches = 1
+		d.Limits.SearchQueueWait = -1
+	})
+	if rec := ts.do(http.MethodGet, "/v2/search/?search=amarr&categories=character", nil); rec.Code != http.StatusOK {
+		t.Fatalf("warming the cache: %d", rec.Code)
+	}
+	gv := holdFirstSearch(t)
+	done := make(chan int)
+	go func() {
+		done <- ts.do(http.MethodGet, "/v2/search/?search=jita&categories=character", nil).Code
+	}()
+	<-gv.entered
+	if rec := ts.do(http.MethodGet, "/v2/search/?search=amarr&categories=character", nil); rec.Code != http.StatusOK {
+		t.Errorf("cached search while the slot is taken: %d, want 200", rec.Code)
+	}
+	if rec := ts.do(http.MethodGet, "/v2/search/?search=perimeter&categories=character", nil); rec.Code != http.StatusServiceUnavailable {
+		t.Errorf("uncached search while the slot is taken: %d, want 503", rec.Code)
+	}
+	close(gv.release)
+	if code := <-done; code != http.StatusOK {
+		t.Errorf("first search: %d", code)
+	}
+}
+
 // A search arriving while every slot is taken waits up to the queue wait
 // and runs as soon as a slot frees.
 func TestConcurrencyCapQueues(t *testing.T) {
-	gv := &gatedViews{entered: make(chan struct{}), release: make(chan struct{})}
+	gv := holdFirstSearch(t)
 	ts := newTestServer(t, searchRecords(), func(d *Deps) {
 		d.Limits.MaxConcurrentSearches = 1
 		d.Limits.SearchQueueWait = time.Minute
-		gv.Views = d.Views
-		d.Views = gv
 	})
 	first := make(chan int)
 	go func() {
@@ -412,23 +436,27 @@ func TestConcurrencyCapQueues(t *testing.T) {
 	}
 }
 
-// gatedViews wraps the real Views and holds the first View call until
-// release, so a test can keep a search in flight.
-type gatedViews struct {
-	Views
+// searchGate holds the first search that takes a slot until release.
+type searchGate struct {
 	once    sync.Once
 	entered chan struct{}
 	release chan struct{}
 }
 
-func (g *gatedViews) View() (*query.View, error) {
-	first := false
-	g.once.Do(func() { first = true })
-	if first {
-		close(g.entered)
-		<-g.release
+// holdFirstSearch makes the first search that gets a slot wait, holding
+// it, until the test closes release.
+func holdFirstSearch(t *testing.T) *searchGate {
+	g := &searchGate{entered: make(chan struct{}), release: make(chan struct{})}
+	searchHook = func() {
+		first := false
+		g.once.Do(func() { first = true })
+		if first {
+			close(g.entered)
+			<-g.release
+		}
 	}
-	return g.Views.View()
+	t.Cleanup(func() { searchHook = nil })
+	return g
 }
 
 // emptyManager is a real Manager that has built nothing yet.
