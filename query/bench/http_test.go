@@ -221,6 +221,11 @@ func measureHTTP(ctx context.Context, bin, snapshot, data, work string, qs []Que
 				})
 			}
 		}
+		var texts []string
+		for _, i := range contains {
+			texts = append(texts, qs[i].Text)
+		}
+		into[fmt.Sprintf("zipf%d", wrkConns)] = wrkZipf(s.addr, work, texts, 10*time.Second)
 		if hwm := procStatus(s.cmd.Process.Pid, "VmHWM") * 1024; hwm > r.RSS {
 			r.RSS = hwm
 		}
