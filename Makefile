@@ -57,7 +57,7 @@ sample: build
 
 # Side-by-side benchmark of gds search against PostgreSQL pg_trgm
 # (query/bench, build tag "bench": never part of `make test`). It installs
-# PostgreSQL from the Debian packages when missing, generates the names with
+# PostgreSQL and wrk from the Debian packages when missing, generates the names with
 # bin/gds, runs a private PostgreSQL in a temporary directory and prints one
 # table. BENCH_ARGS adds harness flags, e.g. BENCH_ARGS="-work /tmp/gds-bench"
 # keeps and reuses the generated snapshot, "-gds-cpuprofile cpu.out" profiles
@@ -65,9 +65,9 @@ sample: build
 BENCH_ARGS ?=
 .PHONY: bench-deps
 bench-deps:
-	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! command -v wrk >/dev/null 2>&1; then \
 	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
-	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq postgresql postgresql-contrib; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq postgresql postgresql-contrib wrk; \
 	fi
 
 bench-quick: build bench-deps
