@@ -189,19 +189,26 @@ func (b *builder) buildKind(kind snapshots.Kind) error {
 	defer func() {
 		b.log.Debug().Str("kind", string(kind)).Dur("took", time.Since(start)).Msg("kind built")
 	}()
-	rd, err := b.readKind(kind, partial)
+	var early *earlyPatch
+	if searchable && partial {
+		early = b.startEarlyPatch(cat)
+	}
+	rd, err := b.readKind(kind, partial, early)
 	if err != nil {
+		if early != nil {
+			early.discard()
+		}
 		return err
 	}
 	b.log.Debug().Str("kind", string(kind)).Bool("partial", rd.partial).Int("changed", rd.ch.size()).Dur("read", time.Since(start)).Msg("kind read")
 	if searchable && rd.partial {
-		done, err := b.patchCategory(cat, rd)
+		done, err := b.patchCategory(cat, rd, early)
 		if err != nil {
 			return fmt.Errorf("%s: %w", cat, err)
 		}
 		if !done {
 			b.report(Progress{Phase: "read", Kind: string(kind)})
-			if rd, err = b.readKind(kind, false); err != nil {
+			if rd, err = b.readKind(kind, false, nil); err != nil {
 				return err
 			}
 		}
@@ -233,7 +240,7 @@ const maxStoreDelta = 0.25
 // needs and what changed since the previous generation. When partial, lines
 // byte-identical to the previous generation's records are not decoded, and
 // only new and changed records are collected.
-func (b *builder) readKind(kind snapshots.Kind, partial bool) (readResult, error) {
+func (b *builder) readKind(kind snapshots.Kind, partial bool, early *earlyPatch) (readResult, error) {
 	rd := readResult{partial: partial}
 	dir := filepath.Join(b.dir, recordsDir)
 	var prev *Store
@@ -304,6 +311,9 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool) (readResult, error
 				}
 				rd.docs = append(rd.docs, d)
 			}
+		}
+		if early != nil {
+			early.passed(line.Key, &rd)
 		}
 		if n++; n%100000 == 0 {
 			b.report(Progress{Phase: "read", Kind: string(kind), Done: n, Total: total})

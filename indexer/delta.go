@@ -68,19 +68,23 @@ func (t *Table) entries(skip *roaring.Bitmap, drop func(id int64) bool) []Entry 
 // only) to a category: delta tables and patched bleve shards, side by side.
 // It reports false, having written nothing, when the category must be
 // rebuilt from every record instead.
-func (b *builder) patchCategory(cat snapshots.Category, rd readResult) (bool, error) {
+func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *earlyPatch) (bool, error) {
 	n := int(b.snap.Count(cat.Kind()))
 	shards := b.shardsFor(n)
 	prev := b.prev.Tables(cat)
-	if prev == nil || len(prev.Overlays) > 0 || len(b.prev.Meta.Languages[cat]) > 0 || !b.canPatch(cat, shards, n, rd.ch) {
-		return false, nil
-	}
+	ok := prev != nil && len(prev.Overlays) == 0 && len(b.prev.Meta.Languages[cat]) == 0 && b.canPatch(cat, shards, n, rd.ch)
 	for _, d := range rd.docs {
 		for lang, name := range d.names {
 			if lang != "en" && name != d.name {
-				return false, nil // a localized name: overlays are built from every record
+				ok = false // a localized name: overlays are built from every record
 			}
 		}
+	}
+	if !ok {
+		if early != nil {
+			early.discard()
+		}
+		return false, nil
 	}
 	cdir := filepath.Join(b.dir, string(cat))
 	if err := os.MkdirAll(cdir, 0o755); err != nil {
@@ -94,7 +98,11 @@ func (b *builder) patchCategory(cat snapshots.Category, rd readResult) (bool, er
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		bleveErr = b.patchBleve(cat, cdir, shards, rd.docs, rd.ch.deletes)
+		if early != nil {
+			bleveErr = early.finish(&rd)
+		} else {
+			bleveErr = b.patchBleve(cat, cdir, shards, rd.docs, rd.ch.deletes)
+		}
 	}()
 	delta, err := patchTables(prev, filepath.Join(b.prev.Dir(), string(cat)), cdir, rd.docs, rd.ch, n)
 	wg.Wait()

@@ -282,3 +282,34 @@ func TestIncrementalChainEqualsFull(t *testing.T) {
 		t.Errorf("the chain did not exercise delta tables (%v), their folding into the base (%v) and store deltas (%v)", sawDelta, sawFold, sawStoreDelta)
 	}
 }
+
+// A change too large to patch is found only once the file has been read,
+// after some shards were already patched early: those are discarded and
+// the category is rebuilt, answering as a full build does.
+func TestLargeChangeRebuildsAfterEarlyPatches(t *testing.T) {
+	w := newWorld(9, 3000)
+	inc := open(t, t.TempDir())
+	defer inc.Close()
+	build(t, inc, w.snapshot(t), false)
+	for range 40 { // concentrated at the end of the key range: early shards patch first
+		w.addCharacter()
+	}
+	w.mutate(0.2)
+	snap := w.snapshot(t)
+	r := build(t, inc, snap, false)
+	if r.Incremental {
+		t.Fatalf("a 20%% change was patched: %+v", r)
+	}
+	full := open(t, t.TempDir())
+	defer full.Close()
+	build(t, full, snap, true)
+	texts, viewers := w.probes()
+	if got, want := collect(t, inc, texts, viewers), collect(t, full, texts, viewers); !reflect.DeepEqual(got, want) {
+		t.Fatal("after a large change the generation answers differently from a full build")
+	}
+	for _, q := range []string{"words:ani", "ell*"} {
+		if a, b := bleveIDs(t, inc, q), bleveIDs(t, full, q); !reflect.DeepEqual(a, b) {
+			t.Fatalf("bleve %q: %d hits, full build %d", q, len(a), len(b))
+		}
+	}
+}
