@@ -14,6 +14,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -86,6 +87,13 @@ func New(o Options) http.Handler {
 	guarded.GET("/admin/status", h.status)
 	guarded.POST("/admin/reindex", h.reindex)
 	guarded.GET("/admin/query", h.query)
+	// Go's profiler, for operators chasing a slow or hungry server
+	// (go tool pprof http://ADMIN/debug/pprof/profile?seconds=10).
+	guarded.GET("/debug/pprof/", gin.WrapF(pprof.Index))
+	guarded.GET("/debug/pprof/profile", gin.WrapF(pprof.Profile))
+	guarded.GET("/debug/pprof/trace", gin.WrapF(pprof.Trace))
+	guarded.GET("/debug/pprof/symbol", gin.WrapF(pprof.Symbol))
+	guarded.GET("/debug/pprof/:name", func(c *gin.Context) { pprof.Handler(c.Param("name")).ServeHTTP(c.Writer, c.Request) })
 	e.NoRoute(func(c *gin.Context) { writeError(c, http.StatusNotFound, "Not found") })
 	e.NoMethod(func(c *gin.Context) { writeError(c, http.StatusMethodNotAllowed, "Method not allowed") })
 	return e

@@ -312,6 +312,10 @@ func TestToken(t *testing.T) {
 		{"/admin/status", "Bearer s3cret", 200},
 		{"/admin/status", "bearer s3cret", 200},
 		{"/metrics", "Bearer s3cret", 200},
+		{"/debug/pprof/", "", 401},
+		{"/debug/pprof/", "Bearer s3cret", 200},
+		{"/debug/pprof/goroutine?debug=1", "Bearer s3cret", 200},
+		{"/debug/pprof/heap", "", 401},
 	} {
 		r := do(t, h, "GET", tc.target, "", "Authorization", tc.auth)
 		if r.status != tc.want {
