@@ -40,7 +40,7 @@ func (t *Table) masked() int {
 // leaving out the ordinals in skip (may be nil) and IDs drop reports.
 func (t *Table) entries(skip *roaring.Bitmap, drop func(id int64) bool) []Entry {
 	access := make(map[uint32][]int64)
-	for i, c := range t.accessKeys {
+	for _, c := range t.accessKeys {
 		if bm := t.Access(c); bm != nil {
 			it := bm.Iterator()
 			for it.HasNext() {
@@ -48,7 +48,6 @@ func (t *Table) entries(skip *roaring.Bitmap, drop func(id int64) bool) []Entry 
 				access[o] = append(access[o], c)
 			}
 		}
-		_ = i
 	}
 	out := make([]Entry, 0, t.n)
 	for o := 0; o < t.n; o++ {

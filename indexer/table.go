@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -432,7 +433,7 @@ func rankOrder(entries []Entry) {
 			if lens[a] != lens[b] {
 				return int(lens[a] - lens[b])
 			}
-			return cmpInt64(entries[a].ID, entries[b].ID)
+			return cmp.Compare(entries[a].ID, entries[b].ID)
 		})
 		sorted := make([]Entry, len(entries))
 		for j, i := range idx {
@@ -454,16 +455,6 @@ func rankOrder(entries []Entry) {
 		start[lens[i]]++
 	}
 	copy(entries, sorted)
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // postings builds the trigram and first-trigram posting lists, splitting

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -290,7 +291,7 @@ func TestMergeIDs(t *testing.T) {
 			if a.runes != b.runes {
 				return a.runes - b.runes
 			}
-			return cmpID(a.id, b.id)
+			return cmp.Compare(a.id, b.id)
 		})
 		for _, limit := range []int{MaxResults, 20} {
 			var stats Stats
@@ -308,14 +309,4 @@ func TestMergeIDs(t *testing.T) {
 			}
 		}
 	}
-}
-
-func cmpID(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,17 +122,14 @@ func TestQuickKey(t *testing.T) {
 }
 
 func join(keys []int64) string {
-	var b strings.Builder
+	s := make([]string, len(keys))
 	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(itoa(k))
+		s[i] = itoa(k)
 	}
-	return b.String()
+	return strings.Join(s, ",")
 }
 
-func itoa(k int64) string { raw, _ := json.Marshal(k); return string(raw) }
+func itoa(k int64) string { return strconv.FormatInt(k, 10) }
 
 // A read that stops early (a bad record, or the consumer's own error)
 // stops the goroutine hashing the file.
