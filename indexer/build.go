@@ -189,7 +189,7 @@ func (b *builder) buildKind(kind snapshots.Kind) error {
 	defer func() {
 		b.log.Debug().Str("kind", string(kind)).Dur("took", time.Since(start)).Msg("kind built")
 	}()
-	var early *earlyPatch
+	var early *shardPatcher
 	if searchable && partial {
 		early = b.startEarlyPatch(cat)
 	}
@@ -240,7 +240,7 @@ const maxStoreDelta = 0.25
 // needs and what changed since the previous generation. When partial, lines
 // byte-identical to the previous generation's records are not decoded, and
 // only new and changed records are collected.
-func (b *builder) readKind(kind snapshots.Kind, partial bool, early *earlyPatch) (readResult, error) {
+func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatcher) (readResult, error) {
 	rd := readResult{partial: partial}
 	dir := filepath.Join(b.dir, recordsDir)
 	var prev *Store
@@ -313,7 +313,7 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *earlyPatch)
 			}
 		}
 		if early != nil {
-			early.passed(line.Key, &rd)
+			early.passed(line.Key, rd.docs, rd.ch.deletes)
 		}
 		if n++; n%100000 == 0 {
 			b.report(Progress{Phase: "read", Kind: string(kind), Done: n, Total: total})
@@ -372,7 +372,7 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch chang
 		if bounds, ok := b.prev.Meta.ShardBounds[cat]; ok {
 			b.setBounds(cat, bounds)
 		}
-		err = b.patchBleve(cat, cdir, shards, upsertDocs(docs, ch), ch.deletes)
+		err = b.patchBleve(cat, shards, upsertDocs(docs, ch), ch.deletes)
 	} else {
 		b.meta.Incremental = false
 		err = b.buildBleve(cat, cdir, shards, docs)
@@ -549,36 +549,14 @@ func upsertDocs(docs []docInfo, ch change) []docInfo {
 }
 
 // patchBleve copies the previous shards (hard links for the immutable
-// segment files) and applies the changed records, several shards at once.
-func (b *builder) patchBleve(cat snapshots.Category, cdir string, shards int, upserts []docInfo, deletes []int64) error {
-	prevDir := filepath.Join(b.prev.Dir(), string(cat))
-	router := shardRouter{bounds: b.prev.Meta.ShardBounds[cat]}
-	var (
-		mu    sync.Mutex
-		first error
-		wg    sync.WaitGroup
-		sem   = make(chan struct{}, max(1, min(shards, runtime.GOMAXPROCS(0))))
-	)
-	for s := 0; s < shards; s++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(s int) {
-			defer func() { <-sem; wg.Done() }()
-			err := b.patchShard(shardDir(prevDir, s), shardDir(cdir, s), s, router, upserts, deletes)
-			if err != nil {
-				mu.Lock()
-				if first == nil {
-					first = fmt.Errorf("shard %d: %w", s, err)
-				}
-				mu.Unlock()
-			}
-		}(s)
-	}
-	wg.Wait()
-	return first
+// segment files) and applies the changed records (in key order), several
+// shards at once.
+func (b *builder) patchBleve(cat snapshots.Category, shards int, upserts []docInfo, deletes []int64) error {
+	return b.newShardPatcher(cat, shards, runtime.GOMAXPROCS(0)).finish(upserts, deletes)
 }
 
-func (b *builder) patchShard(src, dst string, s int, router shardRouter, upserts []docInfo, deletes []int64) error {
+// patchShard patches one shard with its changes.
+func (b *builder) patchShard(src, dst string, upserts []docInfo, deletes []int64) error {
 	if err := os.RemoveAll(dst); err != nil {
 		return err
 	}
@@ -587,14 +565,9 @@ func (b *builder) patchShard(src, dst string, s int, router shardRouter, upserts
 	}
 	return b.indexShard(b.ctx, dst, func(batch *bleve.Batch, flush func() error) error {
 		for _, id := range deletes {
-			if router.shard(id) == s {
-				batch.Delete(strconv.FormatInt(id, 10))
-			}
+			batch.Delete(strconv.FormatInt(id, 10))
 		}
 		for _, d := range upserts {
-			if router.shard(d.id) != s {
-				continue
-			}
 			if err := batch.IndexAdvanced(b.docs.document(d)); err != nil {
 				return err
 			}

@@ -67,7 +67,7 @@ func (t *Table) entries(skip *roaring.Bitmap, drop func(id int64) bool) []Entry 
 // only) to a category: delta tables and patched bleve shards, side by side.
 // It reports false, having written nothing, when the category must be
 // rebuilt from every record instead.
-func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *earlyPatch) (bool, error) {
+func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *shardPatcher) (bool, error) {
 	n := int(b.snap.Count(cat.Kind()))
 	shards := b.shardsFor(n)
 	prev := b.prev.Tables(cat)
@@ -98,9 +98,9 @@ func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *ea
 	go func() {
 		defer wg.Done()
 		if early != nil {
-			bleveErr = early.finish(&rd)
+			bleveErr = early.finish(rd.docs, rd.ch.deletes)
 		} else {
-			bleveErr = b.patchBleve(cat, cdir, shards, rd.docs, rd.ch.deletes)
+			bleveErr = b.patchBleve(cat, shards, rd.docs, rd.ch.deletes)
 		}
 	}()
 	delta, err := patchTables(prev, filepath.Join(b.prev.Dir(), string(cat)), cdir, rd.docs, rd.ch, n)
