@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
 
 	"gds/snapshots"
 )
@@ -45,10 +46,11 @@ func (g *Generation) Query(ctx context.Context, queryString string, category sna
 	limit = min(limit, MaxAnalystLimit)
 	// Parse up front: bleve would otherwise report a syntax error only from
 	// inside Search, indistinguishable from an index failure.
-	qs := bleve.NewQueryStringQuery(queryString)
-	if _, err := qs.Parse(); err != nil {
+	q, err := bleve.NewQueryStringQuery(queryString).Parse()
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadQuery, err)
 	}
+	renameField(q, FieldID, docIDField)
 	cats := snapshots.Categories
 	if category != "" {
 		if !category.Valid() {
@@ -62,7 +64,7 @@ func (g *Generation) Query(ctx context.Context, queryString string, category sna
 		if idx == nil {
 			continue // the snapshot had no records of this category
 		}
-		req := bleve.NewSearchRequestOptions(qs, limit, 0, false)
+		req := bleve.NewSearchRequestOptions(q, limit, 0, false)
 		res, err := idx.SearchInContext(ctx, req)
 		if err != nil {
 			return nil, fmt.Errorf("query %s: %w", cat, err)
@@ -90,6 +92,35 @@ func (g *Generation) Query(ctx context.Context, queryString string, category sna
 		hits = hits[:limit]
 	}
 	return hits, nil
+}
+
+// docIDField is the field under which bleve indexes every document's _id
+// (the record ID in decimal); the analysts' id field is another name for it.
+const docIDField = "_id"
+
+// renameField makes every clause of q that names field from name field to
+// instead, however deeply the clauses nest.
+func renameField(q query.Query, from, to string) {
+	switch q := q.(type) {
+	case *query.BooleanQuery:
+		for _, c := range []query.Query{q.Must, q.Should, q.MustNot} {
+			if c != nil {
+				renameField(c, from, to)
+			}
+		}
+	case *query.ConjunctionQuery:
+		for _, c := range q.Conjuncts {
+			renameField(c, from, to)
+		}
+	case *query.DisjunctionQuery:
+		for _, c := range q.Disjuncts {
+			renameField(c, from, to)
+		}
+	case query.FieldableQuery:
+		if q.Field() == from {
+			q.SetField(to)
+		}
+	}
 }
 
 // OpenReadOnly opens the live generation of dataDir for reading only, for

@@ -68,6 +68,11 @@ func TestGenerationQuery(t *testing.T) {
 		{"words:jita", snapshots.CategoryCharacter, 10, []int64{90000001}},
 		{"name:amarr*", "", 10, []int64{30002187, 90000002}},
 		{"+words:navy +id:90000002", "", 10, []int64{90000002}},
+		// id is bleve's _id under the analysts' name, wherever it appears.
+		{"id:30000142", "", 10, []int64{30000142}},
+		{"words:jita -id:90000001", "", 10, []int64{30000142}},
+		{"+words:jita +id:9000*", "", 10, []int64{90000001}},
+		{"+words:jita +_id:30000142", "", 10, []int64{30000142}},
 		{"name:*", "", 3, nil}, // only the count is checked
 		{"name:nothing", "", 10, nil},
 		{"name:jita", snapshots.CategoryStation, 10, nil}, // a category the snapshot lacks
