@@ -6,7 +6,6 @@
 package snapshots
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
@@ -204,7 +203,9 @@ type EachOptions struct {
 	// decoded nor validated, and fn receives a nil Record with the line:
 	// the caller vouches that it has seen these very bytes validated
 	// before (an incremental build comparing record hashes). Order, count
-	// and digest are checked for every line all the same.
+	// and digest are checked for every line all the same. Skip is called
+	// in file order but on another goroutine than fn, ahead of it: it must
+	// not share unsynchronised state with fn.
 	Skip func(key int64, raw []byte) bool
 }
 
@@ -221,66 +222,6 @@ func (s *Snapshot) EachWith(k Kind, opts EachOptions, fn func(rec Record, line L
 // errors. It is the one parser of snapshot records (and a fuzz target).
 func Decode(r io.Reader, k Kind, name string, fn func(rec Record, line Line) error) error {
 	return decode(r, k, name, nil, fn)
-}
-
-func decode(r io.Reader, k Kind, name string, skip func(int64, []byte) bool, fn func(rec Record, line Line) error) error {
-	if k.New() == nil {
-		return fmt.Errorf("%s: unknown kind %q", name, k)
-	}
-	prefix := keyPrefix(k)
-	br := bufio.NewReaderSize(r, 1<<16)
-	var (
-		lineNo  int64
-		lastKey int64
-		buf     []byte
-		haveKey bool
-	)
-	for {
-		b, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			buf = append(buf[:0], b...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				b, err = br.ReadSlice('\n')
-				buf = append(buf, b...)
-			}
-			b = buf
-		}
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("%s line %d: %w", name, lineNo+1, err)
-		}
-		if len(b) == 0 && err == io.EOF {
-			return nil
-		}
-		lineNo++
-		line := bytes.TrimSpace(b)
-		if len(line) > 0 {
-			var rec Record
-			key, ok := QuickKey(line, prefix)
-			if !ok || skip == nil || !skip(key, line) {
-				rec = k.New()
-				if derr := decodeStrict(line, rec); derr != nil {
-					return fmt.Errorf("%s line %d: %w", name, lineNo, derr)
-				}
-				if verr := rec.Validate(); verr != nil {
-					return fmt.Errorf("%s line %d: %w", name, lineNo, verr)
-				}
-				key = rec.Key()
-			}
-			if haveKey && key <= lastKey {
-				if key == lastKey {
-					return fmt.Errorf("%s line %d: duplicate id %d", name, lineNo, key)
-				}
-				return fmt.Errorf("%s line %d: id %d is out of order (after %d); records must be in ascending id order", name, lineNo, key, lastKey)
-			}
-			lastKey, haveKey = key, true
-			if ferr := fn(rec, Line{Number: lineNo, Key: key, Raw: line}); ferr != nil {
-				return ferr
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-	}
 }
 
 // keyPrefix is how a record of kind k written by this package starts: its

@@ -1,0 +1,124 @@
+package snapshots
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+// regionLines makes n region lines (keys 10000001…), with a blank line
+// and a line indented by spaces every so often, as a file may have.
+func regionLines(n int) []string {
+	lines := make([]string, 0, n+n/7)
+	for i := 1; i <= n; i++ {
+		l := fmt.Sprintf(`{"id":%d,"name":"Region %d"}`, 10000000+i, i)
+		if i%11 == 0 {
+			l = "  " + l + " \t"
+		}
+		lines = append(lines, l)
+		if i%7 == 0 {
+			lines = append(lines, "")
+		}
+	}
+	return lines
+}
+
+// TestDecodeAcrossChunks reads a file of many chunks of lines, decoded by
+// several workers, and checks every record comes in file order with its
+// own line number and trimmed raw line.
+func TestDecodeAcrossChunks(t *testing.T) {
+	lines := regionLines(5 * chunkLines)
+	n := 0
+	err := Decode(strings.NewReader(strings.Join(lines, "\n")+"\n"), Regions, "r", func(rec Record, line Line) error {
+		n++
+		want := strings.TrimSpace(lines[line.Number-1])
+		if string(line.Raw) != want {
+			t.Fatalf("line %d: raw %q, want %q", line.Number, line.Raw, want)
+		}
+		r := rec.(*Region)
+		if r.ID != int64(10000000+n) || line.Key != r.ID || r.Name != fmt.Sprintf("Region %d", n) {
+			t.Fatalf("record %d at line %d: %+v key %d", n, line.Number, r, line.Key)
+		}
+		return nil
+	})
+	if err != nil || n != 5*chunkLines {
+		t.Fatalf("Decode = %v after %d records, want %d", err, n, 5*chunkLines)
+	}
+}
+
+// TestDecodeReportsTheFirstProblemInFileOrder breaks lines in different
+// chunks: whichever worker finds its problem first, the error is the one a
+// line-by-line reading meets first, after every earlier record.
+func TestDecodeReportsTheFirstProblemInFileOrder(t *testing.T) {
+	base := regionLines(4 * chunkLines)
+	tests := []struct {
+		name   string
+		breaks map[int]string // line number → replacement
+		want   string
+	}{
+		{"bad JSON late", map[int]string{1900: `{"id":`}, "r line 1900: truncated JSON record"},
+		{"invalid before bad JSON", map[int]string{700: `{"id":10000000,"name":""}`, 2000: `nonsense`}, "r line 700: "},
+		{"order before invalid", map[int]string{300: `{"id":10000001,"name":"again"}`, 1500: `{"id":1,"name":""}`}, "r line 300: id 10000001 is out of order"},
+		{"unknown field", map[int]string{1024: `{"id":10000900,"name":"x","colour":"red"}`}, `r line 1024: `},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := append([]string(nil), base...)
+			first := len(lines) + 1
+			for no, l := range tc.breaks {
+				lines[no-1] = l
+				first = min(first, no)
+			}
+			last := int64(0)
+			err := Decode(strings.NewReader(strings.Join(lines, "\n")), Regions, "r", func(_ Record, line Line) error {
+				last = line.Number
+				return nil
+			})
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Fatalf("Decode = %v, want %q…", err, tc.want)
+			}
+			if last >= int64(first) || int(last) < first-2 {
+				t.Errorf("last record delivered at line %d; want the one just before line %d", last, first)
+			}
+		})
+	}
+}
+
+// failingReader returns its data, then err.
+type failingReader struct {
+	data []byte
+	err  error
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestDecodeReadErrorAfterChunks delivers every complete line before a
+// read error, and names the line the error interrupted.
+func TestDecodeReadErrorAfterChunks(t *testing.T) {
+	lines := regionLines(3 * chunkLines)
+	text := strings.Join(lines, "\n") + "\n"
+	broken := errors.New("disk on fire")
+	n := 0
+	err := Decode(&failingReader{data: []byte(text), err: broken}, Regions, "r", func(Record, Line) error {
+		n++
+		return nil
+	})
+	want := fmt.Sprintf("r line %d: disk on fire", len(lines)+1)
+	if !errors.Is(err, broken) || err.Error() != want || n != 3*chunkLines {
+		t.Errorf("Decode = %v after %d records; want %q after %d", err, n, want, 3*chunkLines)
+	}
+	// A reader that fails at once.
+	err = Decode(&failingReader{err: io.ErrUnexpectedEOF}, Regions, "r", func(Record, Line) error { return nil })
+	if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.HasPrefix(err.Error(), "r line 1: ") {
+		t.Errorf("Decode of a failing reader = %v", err)
+	}
+}
