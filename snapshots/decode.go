@@ -213,10 +213,12 @@ func (d *decoder) decodeChunks() {
 				c.recs = append(c.recs, nil)
 				continue
 			}
-			rec := d.kind.New()
-			if err := decodeStrict(c.buf[l.off:l.end], rec); err != nil {
-				c.errAt, c.err = i, err
-				break
+			rec, line := d.kind.New(), c.buf[l.off:l.end]
+			if !decodeFast(line, rec) {
+				if err := decodeStrict(line, rec); err != nil {
+					c.errAt, c.err = i, err
+					break
+				}
 			}
 			if err := rec.Validate(); err != nil {
 				c.errAt, c.err = i, err

@@ -1,11 +1,14 @@
 package snapshots
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // regionLines makes n region lines (keys 10000001…), with a blank line
@@ -120,5 +123,55 @@ func TestDecodeReadErrorAfterChunks(t *testing.T) {
 	err = Decode(&failingReader{err: io.ErrUnexpectedEOF}, Regions, "r", func(Record, Line) error { return nil })
 	if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.HasPrefix(err.Error(), "r line 1: ") {
 		t.Errorf("Decode of a failing reader = %v", err)
+	}
+}
+
+// BenchmarkDecodeCharacter compares the fast character decoder with
+// encoding/json on a generated character line:
+//
+//	go test -run '^$' -bench DecodeCharacter ./snapshots
+func BenchmarkDecodeCharacter(b *testing.B) {
+	line := []byte(`{"id":90000003,"name":"Tibus Korhonen","corporation_id":98218302,"alliance_id":99521142,"birthday":"2003-05-06T00:01:51Z","gender":"male","race_id":1,"bloodline_id":1,"security_status":1.259557}`)
+	b.Run("fast", func(b *testing.B) {
+		for b.Loop() {
+			var c Character
+			if !decodeCharacter(line, &c) {
+				b.Fatal("declined")
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		for b.Loop() {
+			var c Character
+			if err := decodeStrict(line, &c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestFastDecoderTakesWhatTheWriterWrites: the lines this package writes
+// for characters are the ones the fast decoder is for; a change to either
+// that made it decline them would only show as a slower build.
+func TestFastDecoderTakesWhatTheWriterWrites(t *testing.T) {
+	born := time.Date(2003, 5, 6, 0, 1, 51, 0, time.UTC)
+	sec := -1.25
+	for _, c := range []*Character{
+		{Entity: Entity{ID: 90000001, Name: "Ka-Ren Kitoda"}, CorporationID: 98000001},
+		{Entity: Entity{ID: 90000002, Name: "Ёжик Тумана"}, CorporationID: 98000001, AllianceID: 99000001,
+			Birthday: &born, Gender: "female", RaceID: 1, BloodlineID: 2, AncestryID: 3, SecurityStatus: &sec,
+			Description: "flies & fights", Title: "CEO", FactionID: 500001},
+	} {
+		line, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Character
+		if !decodeCharacter(line, &got) {
+			t.Fatalf("fast decoder declined %s", line)
+		}
+		if !reflect.DeepEqual(&got, c) {
+			t.Errorf("fast decoder: %+v, want %+v", got, *c)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package snapshots
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -95,6 +96,32 @@ func FuzzQuickKey(f *testing.F) {
 		}
 		if rec.Key() != key {
 			t.Fatalf("QuickKey read %d from %q, the decoder %d", key, line, rec.Key())
+		}
+	})
+}
+
+// FuzzDecodeCharacter checks the fast character decoder against
+// encoding/json: whatever line it accepts, the strict decoder accepts too
+// and decodes to the same record.
+func FuzzDecodeCharacter(f *testing.F) {
+	f.Add([]byte(`{"id":90000001,"name":"Ka-Ren Kitoda","corporation_id":98605282,"birthday":"2003-05-06T00:00:33Z","gender":"male","race_id":1,"bloodline_id":2,"security_status":-0.393521}`))
+	f.Add([]byte(`{"id":90000003,"name":"Tibus Korhonen","corporation_id":98218302,"alliance_id":99521142,"ancestry_id":4,"faction_id":500001,"title":"CEO","description":"Ёж 東京","security_status":1e-3}`))
+	f.Add([]byte(`{"id":1,"name":"x","corporation_id":2,"birthday":"2003-02-30T00:00:00Z"}`))
+	f.Add([]byte(`{"id":1,"id":2}`))
+	f.Add([]byte(`{"id":-0,"name":"\u00e9","names":{"de":"x"}}`))
+	f.Add([]byte(`{"id":1.0,"security_status":01}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var fast Character
+		if !decodeCharacter(line, &fast) {
+			return
+		}
+		var strict Character
+		if err := decodeStrict(line, &strict); err != nil {
+			t.Fatalf("fast decoder accepted what encoding/json refuses (%v): %s", err, line)
+		}
+		if !reflect.DeepEqual(fast, strict) {
+			t.Fatalf("fast decoder: %+v\nencoding/json: %+v\nline: %s", fast, strict, line)
 		}
 	})
 }

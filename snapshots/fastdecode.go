@@ -1,0 +1,271 @@
+package snapshots
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// Characters are most of a large snapshot, and encoding/json spends ~8 µs
+// on each through reflection. decodeCharacter reads the flat shape this
+// package writes (no spaces, no nested names, each known key once)
+// directly, and declines anything else: the caller then decodes the line
+// with encoding/json, which stays the one judge of what is valid and
+// of every error message. FuzzDecodeCharacter checks that whatever this
+// accepts, encoding/json decodes to the same record.
+
+// fieldScanner walks the members of one flat JSON object.
+type fieldScanner struct {
+	b []byte
+	i int
+}
+
+// key reads `"key":` (or the opening brace before the first one) and
+// returns the key; ok is false at the closing brace or on anything else.
+func (s *fieldScanner) key() (key []byte, ok bool) {
+	b, i := s.b, s.i
+	if i >= len(b) || b[i] != '"' {
+		return nil, false
+	}
+	j := i + 1
+	for j < len(b) && b[j] != '"' && b[j] != '\\' {
+		j++
+	}
+	if j+1 >= len(b) || b[j] != '"' || b[j+1] != ':' {
+		return nil, false
+	}
+	s.i = j + 2
+	return b[i+1 : j], true
+}
+
+// next consumes the comma after a value; done is true after the closing
+// brace ends the input, ok is false on anything else.
+func (s *fieldScanner) next() (done, ok bool) {
+	if s.i >= len(s.b) {
+		return false, false
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+		return false, true
+	case '}':
+		s.i++
+		return true, s.i == len(s.b)
+	}
+	return false, false
+}
+
+// str reads a string. One without escapes (nearly all) is taken as it
+// is, which is what encoding/json returns for it; one with escapes is
+// unquoted by encoding/json itself.
+func (s *fieldScanner) str() (string, bool) {
+	raw, escaped, ok := s.quoted()
+	if !ok {
+		return "", false
+	}
+	if escaped {
+		var v string
+		return v, json.Unmarshal(raw, &v) == nil
+	}
+	return string(raw[1 : len(raw)-1]), true
+}
+
+// quoted reads a string without control characters, valid UTF-8 unless it
+// has escapes, and returns it with its quotes.
+func (s *fieldScanner) quoted() (raw []byte, escaped, ok bool) {
+	b, i := s.b, s.i
+	if i >= len(b) || b[i] != '"' {
+		return nil, false, false
+	}
+	ascii := true
+	j := i + 1
+	for ; j < len(b) && b[j] != '"'; j++ {
+		switch c := b[j]; {
+		case c < 0x20:
+			return nil, false, false
+		case c == '\\':
+			escaped = true
+			j++ // the escaped byte cannot end the string
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	if j >= len(b) || (!ascii && !escaped && !utf8.Valid(b[i+1:j])) {
+		return nil, false, false
+	}
+	s.i = j + 1
+	return b[i : j+1], escaped, true
+}
+
+// number reads a JSON number token; integer says it has no fraction or
+// exponent.
+func (s *fieldScanner) number() (tok []byte, integer, ok bool) {
+	b, i := s.b, s.i
+	j := i
+	if j < len(b) && b[j] == '-' {
+		j++
+	}
+	switch {
+	case j < len(b) && b[j] == '0':
+		j++
+	case j < len(b) && '1' <= b[j] && b[j] <= '9':
+		for j < len(b) && '0' <= b[j] && b[j] <= '9' {
+			j++
+		}
+	default:
+		return nil, false, false
+	}
+	integer = true
+	if j < len(b) && b[j] == '.' {
+		integer = false
+		j++
+		k := j
+		for j < len(b) && '0' <= b[j] && b[j] <= '9' {
+			j++
+		}
+		if j == k {
+			return nil, false, false
+		}
+	}
+	if j < len(b) && (b[j] == 'e' || b[j] == 'E') {
+		integer = false
+		j++
+		if j < len(b) && (b[j] == '+' || b[j] == '-') {
+			j++
+		}
+		k := j
+		for j < len(b) && '0' <= b[j] && b[j] <= '9' {
+			j++
+		}
+		if j == k {
+			return nil, false, false
+		}
+	}
+	s.i = j
+	return b[i:j], integer, true
+}
+
+// int reads an integer that fits an int64.
+func (s *fieldScanner) int() (int64, bool) {
+	tok, integer, ok := s.number()
+	if !ok || !integer {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(tok), 10, 64)
+	return n, err == nil
+}
+
+// Bits of the keys a character line has set, to decline repeats.
+const (
+	chID = 1 << iota
+	chName
+	chCorporation
+	chAlliance
+	chBirthday
+	chGender
+	chRace
+	chBloodline
+	chAncestry
+	chSecurity
+	chDescription
+	chTitle
+	chFaction
+)
+
+// decodeCharacter decodes line into c (a zero Character) when it has the
+// flat shape; false means c is unspecified and the line must be decoded
+// by encoding/json.
+func decodeCharacter(line []byte, c *Character) bool {
+	if len(line) < 2 || line[0] != '{' {
+		return false
+	}
+	s := fieldScanner{b: line, i: 1}
+	if len(line) == 2 {
+		return line[1] == '}'
+	}
+	var seen uint32
+	for {
+		key, ok := s.key()
+		if !ok {
+			return false
+		}
+		var bit uint32
+		switch string(key) {
+		case "id":
+			bit = chID
+			c.ID, ok = s.int()
+		case "name":
+			bit = chName
+			c.Name, ok = s.str()
+		case "corporation_id":
+			bit = chCorporation
+			c.CorporationID, ok = s.int()
+		case "alliance_id":
+			bit = chAlliance
+			c.AllianceID, ok = s.int()
+		case "birthday":
+			bit = chBirthday
+			var q []byte
+			if q, _, ok = s.quoted(); ok {
+				t := new(time.Time)
+				ok = t.UnmarshalJSON(q) == nil
+				c.Birthday = t
+			}
+		case "gender":
+			bit = chGender
+			c.Gender, ok = s.str()
+		case "race_id":
+			bit = chRace
+			c.RaceID, ok = s.int()
+		case "bloodline_id":
+			bit = chBloodline
+			c.BloodlineID, ok = s.int()
+		case "ancestry_id":
+			bit = chAncestry
+			c.AncestryID, ok = s.int()
+		case "security_status":
+			bit = chSecurity
+			var tok []byte
+			if tok, _, ok = s.number(); ok {
+				f, err := strconv.ParseFloat(string(tok), 64)
+				ok = err == nil
+				c.SecurityStatus = &f
+			}
+		case "description":
+			bit = chDescription
+			c.Description, ok = s.str()
+		case "title":
+			bit = chTitle
+			c.Title, ok = s.str()
+		case "faction_id":
+			bit = chFaction
+			c.FactionID, ok = s.int()
+		default:
+			return false // names, or a key encoding/json must judge
+		}
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		done, ok := s.next()
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+	}
+}
+
+// decodeFast decodes line into rec when a fast decoder knows rec's kind
+// and the line's shape; false means rec must be decoded by encoding/json.
+func decodeFast(line []byte, rec Record) bool {
+	if c, ok := rec.(*Character); ok {
+		if decodeCharacter(line, c) {
+			return true
+		}
+		*c = Character{}
+	}
+	return false
+}
