@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +56,14 @@ type builder struct {
 	progress func(Progress)
 	docs     *documents
 	log      zerolog.Logger
+
+	// Full bleve builds run in the background, a shard per slot of
+	// shardSlots across categories, while later kinds are read; run waits
+	// for them (bleve) before it returns.
+	shardSlots chan struct{}
+	bleve      sync.WaitGroup
+	bleveMu    sync.Mutex
+	bleveErr   error
 }
 
 // docInfo is what a category needs of one record to build its table and
@@ -97,10 +107,39 @@ func (b *builder) run() error {
 	b.meta.Languages = map[snapshots.Category][]string{}
 	b.meta.Shards = map[snapshots.Category]int{}
 	b.meta.Incremental = b.prev != nil && !b.full
+	ctx, cancel := context.WithCancel(b.ctx)
+	defer cancel()
+	b.ctx = ctx
+	b.shardSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+	err = b.buildKinds()
+	if err != nil {
+		cancel() // stop the bleve builds still running
+	}
+	b.bleve.Wait()
+	if err != nil {
+		return err
+	}
+	return b.bleveErr
+}
+
+// buildKinds builds or reuses every kind of the snapshot, smallest file
+// first: the bleve shards of the smaller categories (a single shard each,
+// some as slow as several shards of names) then build while the largest
+// is still being read, instead of alone at the end.
+func (b *builder) buildKinds() error {
+	var kinds []snapshots.Kind
+	size := map[snapshots.Kind]int64{}
 	for _, kind := range snapshots.Kinds {
 		if !b.snap.Has(kind) {
 			continue
 		}
+		kinds = append(kinds, kind)
+		if fi, err := os.Stat(filepath.Join(b.snap.Dir, b.snap.Manifest.Files[kind].Path)); err == nil {
+			size[kind] = fi.Size()
+		}
+	}
+	slices.SortStableFunc(kinds, func(x, y snapshots.Kind) int { return cmp.Compare(size[x], size[y]) })
+	for _, kind := range kinds {
 		if err := b.ctx.Err(); err != nil {
 			return err
 		}
@@ -381,7 +420,7 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch chang
 		err = b.patchBleve(cat, shards, upsertDocs(docs, ch), ch.deletes)
 	} else {
 		b.meta.Incremental = false
-		err = b.buildBleve(cat, cdir, shards, docs)
+		b.buildBleve(cat, cdir, shards, docs)
 	}
 	wg.Wait()
 	if err != nil {
@@ -467,9 +506,9 @@ func (b *builder) setBounds(cat snapshots.Category, bounds []int64) {
 	b.meta.ShardBounds[cat] = bounds
 }
 
-// buildBleve indexes every document (in key order) into fresh shards of
-// contiguous key ranges, several at once.
-func (b *builder) buildBleve(cat snapshots.Category, cdir string, shards int, docs []docInfo) error {
+// buildBleve starts indexing every document (in key order) into fresh
+// shards of contiguous key ranges, in the background; run waits for them.
+func (b *builder) buildBleve(cat snapshots.Category, cdir string, shards int, docs []docInfo) {
 	parts := make([][]int, shards)
 	per := (len(docs) + shards - 1) / max(shards, 1)
 	var bounds []int64
@@ -482,46 +521,60 @@ func (b *builder) buildBleve(cat snapshots.Category, cdir string, shards int, do
 	}
 	b.setBounds(cat, bounds)
 	var (
-		mu    sync.Mutex
-		done  int64
-		first error
-		wg    sync.WaitGroup
-		sem   = make(chan struct{}, max(1, min(shards, runtime.GOMAXPROCS(0))))
+		mu   sync.Mutex
+		done int64
 	)
+	// indexed reports n more documents in shards.
+	indexed := func(n int) {
+		mu.Lock()
+		defer mu.Unlock()
+		done += int64(n)
+		b.report(Progress{Phase: "bleve", Kind: string(cat), Done: done, Total: int64(len(docs))})
+	}
+	b.bleve.Add(shards)
 	for s := 0; s < shards; s++ {
-		wg.Add(1)
-		sem <- struct{}{}
 		go func(s int) {
-			defer func() { <-sem; wg.Done() }()
+			defer b.bleve.Done()
+			select {
+			case b.shardSlots <- struct{}{}:
+			case <-b.ctx.Done():
+				b.bleveFailed(b.ctx.Err())
+				return
+			}
+			defer func() { <-b.shardSlots }()
+			flushed := 0
 			err := b.indexShard(b.ctx, shardDir(cdir, s), func(batch *bleve.Batch, flush func() error) error {
 				for _, i := range parts[s] {
 					d := docs[i]
 					if err := batch.IndexAdvanced(b.docs.document(d)); err != nil {
 						return err
 					}
-					if batch.Size() >= b.opts.BatchSize {
+					if n := batch.Size(); n >= b.opts.BatchSize {
 						if err := flush(); err != nil {
 							return err
 						}
-						mu.Lock()
-						done += int64(b.opts.BatchSize)
-						b.report(Progress{Phase: "bleve", Kind: string(cat), Done: done, Total: int64(len(docs))})
-						mu.Unlock()
+						flushed += n
+						indexed(n)
 					}
 				}
 				return nil
 			})
 			if err != nil {
-				mu.Lock()
-				if first == nil {
-					first = err
-				}
-				mu.Unlock()
+				b.bleveFailed(fmt.Errorf("%s: %w", cat, err))
+				return
 			}
+			indexed(len(parts[s]) - flushed)
 		}(s)
 	}
-	wg.Wait()
-	return first
+}
+
+// bleveFailed records the first error of a background bleve build.
+func (b *builder) bleveFailed(err error) {
+	b.bleveMu.Lock()
+	defer b.bleveMu.Unlock()
+	if b.bleveErr == nil {
+		b.bleveErr = err
+	}
 }
 
 // canPatch reports whether the previous generation's bleve shards can be

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -415,5 +416,53 @@ func TestTwoProcessesOneDataDir(t *testing.T) {
 	other.Close()
 	if _, err := os.Stat(busy); !os.IsNotExist(err) {
 		t.Fatalf("Open kept an abandoned build: %v", err)
+	}
+}
+
+// TestCancelWhileShardsBuild stops the manager while bleve shards are being
+// built in the background, behind later kinds: the build fails, waits for
+// every shard to stop, leaves nothing half-built, and the last good
+// generation is what a restart serves.
+func TestCancelWhileShardsBuild(t *testing.T) {
+	data := t.TempDir()
+	m := open(t, data)
+	first := build(t, m, indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(20, func(i int) string { return fmt.Sprintf("Old %d", i) })}), false)
+	big := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(40_000, func(i int) string { return fmt.Sprintf("New pilot %d", i) })})
+	before := runtime.NumGoroutine()
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: big, Full: true, Trigger: "test"})
+		done <- err
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if p, ok := m.Progress(); ok && p.Phase == "bleve" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the build never reached its bleve phase")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	m.Close()
+	if err := <-done; err == nil {
+		t.Fatal("a build cancelled while its shards were building succeeded")
+	}
+	ents, _ := os.ReadDir(filepath.Join(data, "generations"))
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".building") {
+			t.Errorf("leftover %s", e.Name())
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after the cancelled build, %d before", n, before)
+	}
+	again := open(t, data)
+	defer again.Close()
+	if live := again.Live(); live == nil || live.ID != first.Generation {
+		t.Fatalf("after a restart the live generation is %+v, want %d", live, first.Generation)
 	}
 }
