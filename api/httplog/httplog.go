@@ -6,11 +6,14 @@ package httplog
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -62,9 +65,6 @@ func Logger(o Options) gin.HandlerFunc {
 		}
 		c.Set(requestIDKey, id)
 		c.Header(RequestIDHeader, id)
-		// Handlers logging through zerolog.Ctx(r.Context()) get the ID too.
-		l := o.Logger.With().Str("request_id", id).Logger()
-		c.Request = c.Request.WithContext(l.WithContext(c.Request.Context()))
 
 		c.Next()
 
@@ -121,9 +121,23 @@ func validRequestID(id string) bool {
 	return true
 }
 
+// requestIDs makes request IDs: 32 hex digits, a random prefix drawn once
+// per process and a counter, so IDs never repeat within a process and
+// hardly across processes, without reading the system's randomness (a
+// system call) for every request.
+var requestIDs struct {
+	prefix [8]byte
+	next   atomic.Uint64
+}
+
+func init() {
+	_, _ = rand.Read(requestIDs.prefix[:]) // never fails (crypto/rand since Go 1.24)
+}
+
 func newRequestID() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand since Go 1.24)
+	copy(b[:8], requestIDs.prefix[:])
+	binary.BigEndian.PutUint64(b[8:], requestIDs.next.Add(1))
 	return hex.EncodeToString(b[:])
 }
 
@@ -132,6 +146,9 @@ func newRequestID() string {
 func RedactURL(u *url.URL) string {
 	if u.RawQuery == "" {
 		return u.EscapedPath()
+	}
+	if !mayHoldSecret(u.RawQuery) {
+		return u.EscapedPath() + "?" + u.RawQuery
 	}
 	q, err := url.ParseQuery(u.RawQuery)
 	if err != nil {
@@ -147,6 +164,21 @@ func RedactURL(u *url.URL) string {
 		}
 	}
 	return u.EscapedPath() + "?" + q.Encode()
+}
+
+// mayHoldSecret reports whether a raw query could name a secret parameter
+// (any escape could spell one) or fail to parse; false lets it be logged as
+// it came, without parsing it.
+func mayHoldSecret(rawQuery string) bool {
+	if strings.ContainsAny(rawQuery, "%;") {
+		return true
+	}
+	for _, p := range secretParams {
+		if strings.Contains(rawQuery, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Recover returns middleware that turns a panic into a logged error and a

@@ -116,6 +116,16 @@ func TestRequestIDGenerated(t *testing.T) {
 		}
 		ids[id] = true
 	}
+	// Generated IDs never repeat.
+	for range 1000 {
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequest("GET", "/v2/search/", nil))
+		id := rec.Header().Get(httplog.RequestIDHeader)
+		if ids[id] {
+			t.Fatalf("request ID %q repeated", id)
+		}
+		ids[id] = true
+	}
 	for _, l := range logLines(t, &buf) {
 		if l["route"] != "/v2/search/" {
 			t.Errorf("default route label = %v, want gin's matched path", l["route"])
@@ -175,6 +185,13 @@ func TestRedactURL(t *testing.T) {
 		"/a?token=x&token=y":          "/a?token=REDACTED&token=REDACTED",
 		"/a?%zz=1&token=leak":         "/a?REDACTED",
 		"/characters/1/search/?q=a+b": "/characters/1/search/?q=a+b",
+		// Escapes can spell a secret's name; without any, the query is
+		// logged as it came.
+		"/a?%74oken=leak&b=1":             "/a?b=1&token=REDACTED",
+		"/a?b=1&acc%65ss_token=leak":      "/a?access_token=REDACTED&b=1",
+		"/a?search=tok&categories=x":      "/a?search=tok&categories=x",
+		"/a?search=my+token&categories=x": "/a?categories=x&search=my+token",
+		"/a?a=1;token=leak":               "/a?REDACTED",
 	} {
 		u, err := url.ParseRequestURI(in)
 		if err != nil {
