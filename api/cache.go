@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -142,19 +143,51 @@ func etagOf(gen uint64, key string) string {
 
 // setCacheHeaders says how long and by whom an answer may be reused
 // (private: only the caller's own client, as it depends on the token) and
-// how to revalidate it.
+// how to revalidate it. Every answer sets these, so the values that
+// repeat are made once (header keys are written in canonical form).
 func setCacheHeaders(c *gin.Context, private bool, now, modified time.Time, etag string) {
 	h := c.Writer.Header()
 	if private {
-		h.Set("Cache-Control", "private, max-age=3600")
+		h["Cache-Control"] = cacheControlPrivate
 	} else {
-		h.Set("Cache-Control", "public, max-age=3600")
+		h["Cache-Control"] = cacheControlPublic
 	}
-	h.Set("Expires", now.Add(cacheMaxAge).UTC().Format(http.TimeFormat))
+	h["Expires"] = expiresDates.header(now.Add(cacheMaxAge))
 	if !modified.IsZero() {
-		h.Set("Last-Modified", modified.UTC().Format(http.TimeFormat))
+		h["Last-Modified"] = modifiedDates.header(modified)
 	}
-	h.Set("ETag", etag)
+	h["Etag"] = []string{etag}
+}
+
+// Header values shared by every answer that sends them. Each slice has
+// length and capacity 1, so a later Add copies rather than changing them.
+var (
+	cacheControlPublic  = []string{"public, max-age=3600"}
+	cacheControlPrivate = []string{"private, max-age=3600"}
+	expiresDates        httpDates
+	modifiedDates       httpDates
+)
+
+// httpDates formats times as HTTP dates, remembering the last: every
+// answer within a second has the same Expires, and every answer of a
+// generation the same Last-Modified.
+type httpDates struct {
+	last atomic.Pointer[httpDate]
+}
+
+type httpDate struct {
+	sec   int64
+	value []string
+}
+
+func (d *httpDates) header(t time.Time) []string {
+	sec := t.Unix()
+	if p := d.last.Load(); p != nil && p.sec == sec {
+		return p.value
+	}
+	p := &httpDate{sec: sec, value: []string{t.UTC().Format(http.TimeFormat)}}
+	d.last.Store(p)
+	return p.value
 }
 
 // notModified reports whether the request's If-None-Match names etag (or

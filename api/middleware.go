@@ -186,9 +186,16 @@ func (w *limitWriter) WriteString(s string) (int, error) {
 }
 
 func setErrorLimitHeaders(h http.Header, remain, reset int) {
-	h.Set(HeaderErrorLimitRemain, strconv.Itoa(max(remain, 0)))
-	h.Set(HeaderErrorLimitReset, strconv.Itoa(reset))
+	h[canonicalErrorLimitRemain] = []string{strconv.Itoa(max(remain, 0))}
+	h[canonicalErrorLimitReset] = []string{strconv.Itoa(reset)}
 }
+
+// The error limit headers as net/http keys them, so setting them on every
+// answer does not canonicalize them every time.
+var (
+	canonicalErrorLimitRemain = http.CanonicalHeaderKey(HeaderErrorLimitRemain)
+	canonicalErrorLimitReset  = http.CanonicalHeaderKey(HeaderErrorLimitReset)
+)
 
 // state returns the errors ip may still make and the seconds until its
 // window resets.
