@@ -36,6 +36,7 @@ var (
 	flagMaxPasses  = flag.Int("maxpasses", 1000, "at most this many passes per scenario")
 	flagRebuild    = flag.Bool("rebuild", true, "build the gds generation even when -work already holds one of the same snapshot (its recorded build time is reported otherwise)")
 	flagHTTP       = flag.String("http", "auto", "auto: measure `gds serve` end to end when it exists; off: never")
+	flagGCPercent  = flag.Int("gc-percent", 400, "GOGC of the build children, as `gds index --gc-percent` (its default 400; 100 is Go's)")
 	flagNoCache    = flag.String("http-nocache", "", "gds serve flags that turn its response cache off (default: guessed from serve -h)")
 	flagCPUProfile = flag.String("gds-cpuprofile", "", "write a CPU profile of the gds one-client contains scenario here")
 	flagIncr       = flag.Bool("incremental", true, "also time an incremental reindex after 1% of the names change")

@@ -24,6 +24,8 @@
 //	-work DIR          keep and reuse generated data, the generation and queries.json
 //	-rebuild=false     reuse a generation of the same snapshot in -work
 //	-incremental=false skip the incremental reindex (1% of names renamed)
+//	-gc-percent N      GOGC of the builds (default 400, gds index's default;
+//	                   100 is Go's), unless GOGC is set in the environment
 //	-gds-only          only the gds in-process search scenarios on the data in -work
 //	                   (no build, PostgreSQL or HTTP); also reports each query's
 //	                   fastest of 5 passes, which is steadier on a busy machine
