@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"time"
@@ -42,7 +41,7 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	force := fs.Bool("force", false, "start even if another build seems to be running in --data")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file (go tool pprof)")
-	gcPercent := fs.Int("gc-percent", defaultBuildGCPercent, "Go's GOGC for the build: more memory, less collecting (100 is Go's default; a GOGC variable in the environment wins)")
+	gcPercent := fs.Int("gc-percent", indexer.DefaultBuildGCPercent, "Go's GOGC for the build: more memory, less collecting (100 is Go's default; a GOGC variable in the environment wins)")
 	var lc logConfig
 	addLogFlags(fs, &lc)
 	positional, err := parseFlags(env, fs, args)
@@ -71,7 +70,7 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	if env.Getenv("GOGC") == "" {
-		defer tuneGC(*gcPercent, env.Getenv("GOMEMLIMIT") == "")()
+		defer indexer.TuneGCForBuild(*gcPercent, env.Getenv("GOMEMLIMIT") == "")()
 	}
 	mgr, err := indexer.Open(indexer.Options{DataDir: *data, Logger: log})
 	if err != nil {
@@ -250,42 +249,4 @@ func buildInProgress(data string, now time.Time) (string, error) {
 		}
 	}
 	return "", nil
-}
-
-// defaultBuildGCPercent lets a build's heap grow to five times what it
-// holds between collections: a 10M-name build took 4m18s with Go's default
-// (100, peak RSS 4.9 GiB) and 3m15s with 400 (9.1 GiB). gds serve keeps
-// Go's default: its reindexes share the process with the searches.
-const defaultBuildGCPercent = 400
-
-// tuneGC sets the collector's GOGC percentage and, when capMemory, a soft
-// memory limit of half the machine's memory, so a larger GOGC collects
-// sooner rather than outgrow the machine; it returns what restores both.
-func tuneGC(percent int, capMemory bool) (restore func()) {
-	oldPercent := debug.SetGCPercent(percent)
-	oldLimit := debug.SetMemoryLimit(-1)
-	if total := totalMemory(); capMemory && total > 0 && percent > 100 {
-		debug.SetMemoryLimit(total / 2)
-	}
-	return func() {
-		debug.SetGCPercent(oldPercent)
-		debug.SetMemoryLimit(oldLimit)
-	}
-}
-
-// totalMemory is the machine's memory in bytes from /proc/meminfo, or 0.
-func totalMemory() int64 {
-	raw, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(raw)) {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			var kb int64
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
 }

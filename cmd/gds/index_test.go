@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -135,29 +134,5 @@ func TestNewLogger(t *testing.T) {
 		if isJSON != tc.json || !strings.Contains(buf.String(), "hello") {
 			t.Errorf("%+v: wrote %q", tc.c, buf.String())
 		}
-	}
-}
-
-func TestTuneGCRestores(t *testing.T) {
-	before := debug.SetGCPercent(-1)
-	debug.SetGCPercent(before)
-	limit := debug.SetMemoryLimit(-1)
-	restore := tuneGC(400, true)
-	if got := debug.SetGCPercent(-1); got != 400 {
-		t.Errorf("GOGC during the build = %d, want 400", got)
-	}
-	debug.SetGCPercent(400)
-	if total := totalMemory(); total > 0 {
-		if got := debug.SetMemoryLimit(-1); got != total/2 {
-			t.Errorf("memory limit during the build = %d, want half of %d", got, total)
-		}
-	}
-	restore()
-	if got := debug.SetGCPercent(-1); got != before {
-		t.Errorf("GOGC after = %d, want %d", got, before)
-	}
-	debug.SetGCPercent(before)
-	if got := debug.SetMemoryLimit(-1); got != limit {
-		t.Errorf("memory limit after = %d, want %d", got, limit)
 	}
 }

@@ -36,7 +36,7 @@ var (
 	flagMaxPasses  = flag.Int("maxpasses", 1000, "at most this many passes per scenario")
 	flagRebuild    = flag.Bool("rebuild", true, "build the gds generation even when -work already holds one of the same snapshot (its recorded build time is reported otherwise)")
 	flagHTTP       = flag.String("http", "auto", "auto: measure `gds serve` end to end when it exists; off: never")
-	flagGCPercent  = flag.Int("gc-percent", 400, "GOGC of the build children, as `gds index --gc-percent` (its default 400; 100 is Go's)")
+	flagGCPercent  = flag.Int("gc-percent", indexer.DefaultBuildGCPercent, "GOGC of the build children, as `gds index --gc-percent` (its default 400; 100 is Go's)")
 	flagNoCache    = flag.String("http-nocache", "", "gds serve flags that turn its response cache off (default: guessed from serve -h)")
 	flagCPUProfile = flag.String("gds-cpuprofile", "", "write a CPU profile of the gds one-client contains scenario here")
 	flagIncr       = flag.Bool("incremental", true, "also time an incremental reindex after 1% of the names change")
@@ -128,7 +128,7 @@ func TestBench(t *testing.T) {
 	} else {
 		os.RemoveAll(data)
 		logStep(t, "gds build")
-		build.MaxRSS = runHelper(t, "build", helperArgs{Data: data, Snapshot: snapDir, Out: filepath.Join(work, "build.json")}, &build)
+		build.MaxRSS = runHelper(t, "build", helperArgs{Data: data, Snapshot: snapDir, GCPercent: *flagGCPercent, Out: filepath.Join(work, "build.json")}, &build)
 	}
 	gTotal, gChar, gTables, gBleve, gRecords := gdsSizes(build.Generation)
 	logStep(t, "gds build %s, generation %s", build.Duration.Round(time.Millisecond), human(gTotal))
@@ -293,7 +293,7 @@ func TestBench(t *testing.T) {
 			t.Fatalf("cp -al: %v\n%s", err, out)
 		}
 		logStep(t, "incremental build")
-		incr.MaxRSS = runHelper(t, "build", helperArgs{Data: incrData, Snapshot: changed, Out: filepath.Join(work, "incr.json")}, &incr)
+		incr.MaxRSS = runHelper(t, "build", helperArgs{Data: incrData, Snapshot: changed, GCPercent: *flagGCPercent, Out: filepath.Join(work, "incr.json")}, &incr)
 		os.RemoveAll(incrData)
 		incrNote = fmt.Sprintf("%s (incremental=%v, %d records changed)", incr.Duration.Round(time.Millisecond), incr.Incremental, incr.Changed)
 		if *flagWork == "" {

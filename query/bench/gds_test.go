@@ -34,6 +34,8 @@ const helperEnv = "GDS_BENCH_HELPER"
 type helperArgs struct {
 	Data     string `json:"data"`
 	Snapshot string `json:"snapshot,omitempty"`
+	// Build: GOGC, as gds index --gc-percent.
+	GCPercent int `json:"gc_percent,omitempty"`
 	// Search:
 	Queries    string        `json:"queries,omitempty"` // JSON file of []Query
 	MinTime    time.Duration `json:"min_time,omitempty"`
@@ -134,6 +136,9 @@ func helperBuild(a helperArgs) (buildOut, error) {
 		return buildOut{}, err
 	}
 	defer m.Close()
+	if a.GCPercent > 0 && os.Getenv("GOGC") == "" { // build as gds index does
+		defer indexer.TuneGCForBuild(a.GCPercent, os.Getenv("GOMEMLIMIT") == "")()
+	}
 	start := time.Now()
 	res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: a.Snapshot, Trigger: "cli"})
 	if err != nil {
@@ -267,14 +272,7 @@ func runHelper(t *testing.T, role string, a helperArgs, out any) int64 {
 	raw, _ := json.Marshal(a)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestBenchHelper$", "-test.timeout=0")
 	cmd.Env = append(os.Environ(), helperEnv+"="+role, "GDS_BENCH_ARGS="+string(raw))
-	if role == "build" && os.Getenv("GOGC") == "" {
-		// Build as gds index does by default: its --gc-percent, under a
-		// soft memory limit of half the machine (cmd/gds/index.go).
-		cmd.Env = append(cmd.Env, fmt.Sprintf("GOGC=%d", *flagGCPercent))
-		if total := totalMemory(); total > 0 && *flagGCPercent > 100 {
-			cmd.Env = append(cmd.Env, fmt.Sprintf("GOMEMLIMIT=%d", total/2))
-		}
-	}
+
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("gds %s child: %v", role, err)
@@ -463,21 +461,4 @@ func gdsOnly(t *testing.T) {
 		p("   %9s ms  %-7s %-22q candidates %6d verified %6d hits %3d\n", ms(q.Took), q.Query.Class, q.Query.Text, q.Candidates, q.Verified, q.Hits)
 	}
 	fmt.Print(b.String())
-}
-
-// totalMemory is the machine's memory in bytes from /proc/meminfo, or 0.
-func totalMemory() int64 {
-	raw, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(raw)) {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			var kb int64
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
 }
