@@ -126,8 +126,8 @@ func (h *searchHandler) answer(c *gin.Context, req query.Request, private bool) 
 	gen := v.Info()
 	key := cacheKey(req)
 	hdr := c.Writer.Header()
-	hdr.Set("Content-Language", req.Language)
-	hdr.Add("Vary", "Accept-Language")
+	hdr["Content-Language"] = []string{req.Language} // canonical keys, as setCacheHeaders
+	hdr["Vary"] = append(hdr["Vary"], "Accept-Language")
 	m := h.s.metrics()
 	if e, ok := h.cache.get(gen.ID, key); ok {
 		m.CacheHit()
