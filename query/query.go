@@ -80,6 +80,9 @@ var (
 	ErrNotReady = errors.New("no index generation is live yet")
 	// ErrNotFound: no record has that key.
 	ErrNotFound = errors.New("not found")
+	// ErrDamaged: a record store's index places a record outside its data
+	// files (the files changed after the build).
+	ErrDamaged = errors.New("record lies outside the record store's data files")
 )
 
 // NormalizeLanguage maps an ESI language value to a snapshot language code,

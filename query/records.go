@@ -34,6 +34,9 @@ func (v *View) Raw(kind snapshots.Kind, id int64) (json.RawMessage, error) {
 	if !ok {
 		return nil, ErrNotFound
 	}
+	if raw == nil {
+		return nil, fmt.Errorf("%s %d: %w", kind, id, ErrDamaged)
+	}
 	return raw, nil
 }
 
