@@ -60,7 +60,10 @@ func (g *Generation) Query(ctx context.Context, queryString string, category sna
 	}
 	var hits []AnalystHit
 	for _, cat := range cats {
-		idx := g.Index(cat)
+		idx, err := g.Index(cat)
+		if err != nil {
+			return nil, fmt.Errorf("query %w", err)
+		}
 		if idx == nil {
 			continue // the snapshot had no records of this category
 		}
@@ -144,7 +147,12 @@ func OpenReadOnly(dataDir string) (*Generation, error) {
 		}
 		g, err := openGeneration(generationDir(dataDir, id))
 		if err == nil {
-			return g, nil
+			// Open every bleve index now, while the generation is
+			// certainly there: a server may delete it once it moves on.
+			if err = g.openIndexes(); err == nil {
+				return g, nil
+			}
+			g.Release()
 		}
 		lastErr = err
 		if again, rerr := m.readCurrent(); rerr == nil && again == id {

@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
 
 	"gds/indexer"
 	"gds/indexer/indexertest"
+	"gds/query"
 	"gds/snapshots"
 )
 
@@ -196,5 +199,66 @@ func TestOpenReadOnlyBesideManager(t *testing.T) {
 func TestOpenReadOnlyEmpty(t *testing.T) {
 	if _, err := indexer.OpenReadOnly(t.TempDir()); !errors.Is(err, indexer.ErrNoGeneration) {
 		t.Errorf("err = %v, want ErrNoGeneration", err)
+	}
+}
+
+// zapMappings counts the bleve segment files under dir this process maps.
+func zapMappings(t *testing.T, dir string) int {
+	t.Helper()
+	raw, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skipf("no /proc/self/maps: %v", err)
+	}
+	n := 0
+	for line := range strings.Lines(string(raw)) {
+		if strings.Contains(line, dir) && strings.HasSuffix(strings.TrimSpace(line), ".zap") {
+			n++
+		}
+	}
+	return n
+}
+
+// A generation opens its bleve shards on the first analyst query that needs
+// them: building, checking and searching leave no segment file mapped.
+func TestBleveOpensOnFirstAnalystQuery(t *testing.T) {
+	dir, m := openData(t, analystSnapshot(t))
+	res, err := query.New(m).Search(context.Background(), query.Request{Text: "jita",
+		Categories: []snapshots.Category{snapshots.CategoryCharacter, snapshots.CategorySolarSystem}})
+	if err != nil || len(res.IDs[snapshots.CategorySolarSystem]) != 1 {
+		t.Fatalf("search: %+v %v", res, err)
+	}
+	if n := zapMappings(t, dir); n != 0 {
+		t.Fatalf("after build and search, %d bleve segment files are mapped; want none", n)
+	}
+	g := m.Acquire()
+	defer g.Release()
+	hits, err := g.Query(context.Background(), "name:jita", snapshots.CategorySolarSystem, 10)
+	if err != nil || len(hits) != 1 || hits[0].ID != 30000142 {
+		t.Fatalf("query: %+v %v", hits, err)
+	}
+	solar := zapMappings(t, filepath.Join(g.Dir(), string(snapshots.CategorySolarSystem)))
+	if solar == 0 || solar != zapMappings(t, dir) {
+		t.Errorf("after a solar system query: %d solar system segment files mapped of %d; want only those, at least one", solar, zapMappings(t, dir))
+	}
+}
+
+// A damaged bleve index fails the analysts' queries that need it with an
+// error naming the category; searches, which do not read bleve, go on.
+func TestDamagedBleveFailsOnlyAnalystQueries(t *testing.T) {
+	_, m := openData(t, analystSnapshot(t))
+	g := m.Acquire()
+	defer g.Release()
+	if err := os.RemoveAll(filepath.Join(g.Dir(), string(snapshots.CategoryCharacter), "bleve-0")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Query(context.Background(), "name:jita", "", 10); err == nil || !strings.Contains(err.Error(), "character") {
+		t.Errorf("query over a damaged index: err = %v, want one naming character", err)
+	}
+	if hits, err := g.Query(context.Background(), "name:jita", snapshots.CategorySolarSystem, 10); err != nil || len(hits) != 1 {
+		t.Errorf("query of an undamaged category: %+v %v", hits, err)
+	}
+	res, err := query.New(m).Search(context.Background(), query.Request{Text: "jita", Categories: []snapshots.Category{snapshots.CategoryCharacter}})
+	if err != nil || len(res.IDs[snapshots.CategoryCharacter]) != 1 {
+		t.Errorf("search beside a damaged bleve index: %+v %v", res, err)
 	}
 }

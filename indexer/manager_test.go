@@ -314,7 +314,11 @@ func bleveIDs(t *testing.T, m *indexer.Manager, q string) []string {
 	defer g.Release()
 	req := bleve.NewSearchRequestOptions(bleve.NewQueryStringQuery(q), 10000, 0, false)
 	req.SortBy([]string{"_id"})
-	res, err := g.Index(snapshots.CategoryCharacter).Search(req)
+	idx, err := g.Index(snapshots.CategoryCharacter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := idx.Search(req)
 	if err != nil {
 		t.Fatal(err)
 	}
