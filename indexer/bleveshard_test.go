@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
+	index "github.com/blevesearch/bleve_index_api"
 )
 
 // shardDocs makes n documents with generated two- and three-word names.
@@ -50,22 +50,20 @@ func BenchmarkBleveShard(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	bd := &builder{ctx: context.Background(), opts: Options{BatchSize: 10_000}, docs: ds}
+	bd := &builder{ctx: context.Background(), opts: Options{BatchSize: 10_000, ShardSize: 1_000_000}, docs: ds}
 	for _, c := range []struct {
 		batch, gogc int
-	}{{10_000, 100}, {50_000, 100}, {10_000, 400}} {
+	}{{10_000, 100}, {10_000, 400}, {50_000, 400}} {
 		b.Run(fmt.Sprintf("batch%d-gogc%d", c.batch, c.gogc), func(b *testing.B) {
 			defer debug.SetGCPercent(debug.SetGCPercent(c.gogc))
 			bd.opts.BatchSize = c.batch
 			cpu0 := cpuNow()
 			for b.Loop() {
 				dir := filepath.Join(b.TempDir(), "shard")
-				err := bd.indexShard(context.Background(), dir, func(batch *bleve.Batch, flush func() error) error {
+				err := bd.indexShard(context.Background(), dir, func(batch *index.Batch, flush func() error) error {
 					for _, d := range docs {
-						if err := batch.IndexAdvanced(ds.document(d)); err != nil {
-							return err
-						}
-						if batch.Size() >= bd.opts.BatchSize {
+						batch.Update(ds.document(d))
+						if len(batch.IndexOps) >= bd.opts.BatchSize {
 							if err := flush(); err != nil {
 								return err
 							}

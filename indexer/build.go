@@ -21,6 +21,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
+	index "github.com/blevesearch/bleve_index_api"
 	"github.com/rs/zerolog"
 
 	"gds/snapshots"
@@ -543,13 +544,11 @@ func (b *builder) buildBleve(cat snapshots.Category, cdir string, shards int, do
 			}
 			defer func() { <-b.shardSlots }()
 			flushed := 0
-			err := b.indexShard(b.ctx, shardDir(cdir, s), func(batch *bleve.Batch, flush func() error) error {
+			err := b.indexShard(b.ctx, shardDir(cdir, s), func(batch *index.Batch, flush func() error) error {
 				for _, i := range parts[s] {
 					d := docs[i]
-					if err := batch.IndexAdvanced(b.docs.document(d)); err != nil {
-						return err
-					}
-					if n := batch.Size(); n >= b.opts.BatchSize {
+					batch.Update(b.docs.document(d))
+					if n := len(batch.IndexOps); n >= b.opts.BatchSize {
 						if err := flush(); err != nil {
 							return err
 						}
@@ -622,15 +621,13 @@ func (b *builder) patchShard(src, dst string, upserts []docInfo, deletes []int64
 	if err := linkTree(src, dst); err != nil {
 		return fmt.Errorf("copy: %w", err)
 	}
-	return b.indexShard(b.ctx, dst, func(batch *bleve.Batch, flush func() error) error {
+	return b.indexShard(b.ctx, dst, func(batch *index.Batch, flush func() error) error {
 		for _, id := range deletes {
 			batch.Delete(strconv.FormatInt(id, 10))
 		}
 		for _, d := range upserts {
-			if err := batch.IndexAdvanced(b.docs.document(d)); err != nil {
-				return err
-			}
-			if batch.Size() >= b.opts.BatchSize {
+			batch.Update(b.docs.document(d))
+			if len(batch.IndexOps) >= b.opts.BatchSize {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -642,7 +639,7 @@ func (b *builder) patchShard(src, dst string, upserts []docInfo, deletes []int64
 
 // indexShard opens (or creates) a shard for writing, lets fill add to
 // batches, and closes it once everything is persisted.
-func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *bleve.Batch, flush func() error) error) error {
+func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *index.Batch, flush func() error) error) error {
 	cfg := map[string]interface{}{
 		"unsafe_batch": true,
 		// A shard is written once, in batches, and then only patched:
@@ -673,12 +670,19 @@ func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *b
 	if err != nil {
 		return err
 	}
-	batch := idx.NewBatch()
+	// Batches go to the index's own level, which takes the documents the
+	// builder analyses itself (see bleveDoc).
+	adv, err := idx.Advanced()
+	if err != nil {
+		idx.Close()
+		return err
+	}
+	batch := index.NewBatch()
 	flush := func() error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := idx.Batch(batch); err != nil {
+		if err := adv.Batch(batch); err != nil {
 			return err
 		}
 		batch.Reset()
@@ -688,7 +692,7 @@ func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *b
 		idx.Close()
 		return err
 	}
-	if batch.Size() > 0 {
+	if len(batch.IndexOps) > 0 || len(batch.InternalOps) > 0 {
 		if err := flush(); err != nil {
 			idx.Close()
 			return err

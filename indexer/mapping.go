@@ -2,12 +2,7 @@ package indexer
 
 import (
 	"fmt"
-	"strconv"
 	"unicode/utf8"
-
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
-	bdoc "github.com/blevesearch/bleve/v2/document"
-	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
@@ -150,33 +145,16 @@ func Mapping() (*mapping.IndexMappingImpl, error) {
 // the mapping names for each field (so queries analyse text the same way),
 // skipping the mapping's reflection over every document.
 type documents struct {
-	exact, words, keyword analysis.Analyzer
+	exact, words analysis.Analyzer
 }
 
 func newDocuments(m *mapping.IndexMappingImpl) (*documents, error) {
 	d := &documents{
-		exact:   m.AnalyzerNamed(ExactAnalyzer),
-		words:   m.AnalyzerNamed(WordsAnalyzer),
-		keyword: m.AnalyzerNamed(keyword.Name),
+		exact: m.AnalyzerNamed(ExactAnalyzer),
+		words: m.AnalyzerNamed(WordsAnalyzer),
 	}
-	if d.exact == nil || d.words == nil || d.keyword == nil {
+	if d.exact == nil || d.words == nil {
 		return nil, fmt.Errorf("index mapping lacks an analyzer")
 	}
 	return d, nil
-}
-
-func (ds *documents) document(d docInfo) *bdoc.Document {
-	id := strconv.FormatInt(d.id, 10)
-	doc := bdoc.NewDocument(id)
-	doc.AddField(bdoc.NewTextFieldCustom(FieldName, nil, []byte(d.name), index.IndexField, ds.exact))
-	doc.AddField(bdoc.NewTextFieldCustom(FieldWords, nil, []byte(d.name), index.IndexField, ds.words))
-	for lang, n := range d.names {
-		if lang != "en" {
-			doc.AddField(bdoc.NewTextFieldCustom(LocalizedField(lang), nil, []byte(n), index.IndexField, ds.exact))
-		}
-	}
-	for i, c := range d.access {
-		doc.AddField(bdoc.NewTextFieldCustom(FieldAccess, []uint64{uint64(i)}, []byte(strconv.FormatInt(c, 10)), index.IndexField, ds.keyword))
-	}
-	return doc
 }

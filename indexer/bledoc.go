@@ -1,0 +1,184 @@
+package indexer
+
+import (
+	"strconv"
+	"unsafe"
+
+	bdoc "github.com/blevesearch/bleve/v2/document"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// bleveDoc is a record as a bleve document whose fields are analysed as the
+// document is made, the way the mapping's analyzers would analyse them
+// (tests compare the two): bleve's own documents analyse each field through
+// a queue of workers into a token stream, a frequency map and a dozen small
+// objects per field, which at 10M names was a tenth of the build. A name
+// of ASCII letters and digits between spaces and hyphens, nearly every
+// player's, is split and folded here as substrings of its folded form
+// without allocating; any other name goes through the analyzer.
+type bleveDoc struct {
+	id     string
+	fields []bleveField
+}
+
+// bleveField is one analysed field of a bleveDoc.
+type bleveField struct {
+	name     string
+	options  index.FieldIndexingOptions
+	arrayPos []uint64
+	value    []byte
+	length   int // tokens
+	freqs    index.TokenFrequencies
+}
+
+func (d *bleveDoc) ID() string { return d.id }
+
+// Size estimates the document's memory for bleve's statistics, without
+// walking every term.
+func (d *bleveDoc) Size() int {
+	n := int(unsafe.Sizeof(*d)) + len(d.id)
+	for i := range d.fields {
+		f := &d.fields[i]
+		n += int(unsafe.Sizeof(*f)) + 2*len(f.value) + f.length*int(unsafe.Sizeof(index.TokenFreq{}))
+	}
+	return n
+}
+
+func (d *bleveDoc) VisitFields(visit index.FieldVisitor) {
+	for i := range d.fields {
+		visit(&d.fields[i])
+	}
+}
+
+func (d *bleveDoc) VisitComposite(index.CompositeFieldVisitor) {}
+func (d *bleveDoc) HasComposite() bool                         { return false }
+
+func (d *bleveDoc) NumPlainTextBytes() uint64 {
+	var n uint64
+	for i := range d.fields {
+		n += uint64(len(d.fields[i].value))
+	}
+	return n
+}
+
+// AddIDField adds the stored _id field bleve finds documents by (once:
+// bleve calls it for every batch the document is in).
+func (d *bleveDoc) AddIDField() {
+	for i := range d.fields {
+		if d.fields[i].name == docIDField {
+			return
+		}
+	}
+	d.addTerm(docIDField, index.IndexField|index.StoreField, nil, d.id)
+}
+
+func (d *bleveDoc) StoredFieldsBytes() uint64 { return uint64(len(d.id)) }
+
+// Indexed reports whether the document was filtered out of indexing; these
+// never are.
+func (d *bleveDoc) Indexed() bool { return false }
+
+// addTerm adds a field holding value as its one token.
+func (d *bleveDoc) addTerm(name string, options index.FieldIndexingOptions, arrayPos []uint64, value string) {
+	d.fields = append(d.fields, bleveField{name: name, options: options, arrayPos: arrayPos,
+		value: bytesOf(value), length: 1, freqs: index.TokenFrequencies{value: newFreq(value)}})
+}
+
+// addAnalysed adds a field analysed by bleve's own field type.
+func (d *bleveDoc) addAnalysed(tf *bdoc.TextField) {
+	tf.Analyze()
+	d.fields = append(d.fields, bleveField{name: tf.Name(), options: tf.Options(), arrayPos: tf.ArrayPositions(),
+		value: tf.Value(), length: tf.AnalyzedLength(), freqs: tf.AnalyzedTokenFrequencies()})
+}
+
+func (f *bleveField) Name() string                                     { return f.name }
+func (f *bleveField) Value() []byte                                    { return f.value }
+func (f *bleveField) ArrayPositions() []uint64                         { return f.arrayPos }
+func (f *bleveField) EncodedFieldType() byte                           { return 't' }
+func (f *bleveField) Analyze()                                         {}
+func (f *bleveField) Options() index.FieldIndexingOptions              { return f.options }
+func (f *bleveField) AnalyzedLength() int                              { return f.length }
+func (f *bleveField) AnalyzedTokenFrequencies() index.TokenFrequencies { return f.freqs }
+func (f *bleveField) NumPlainTextBytes() uint64                        { return uint64(len(f.value)) }
+
+func newFreq(term string) *index.TokenFreq {
+	tf := &index.TokenFreq{Term: bytesOf(term)}
+	tf.SetFrequency(1)
+	return tf
+}
+
+// bytesOf is s's bytes without a copy. bleve reads fields' values and
+// terms and never writes them.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// document makes d's bleve document.
+func (ds *documents) document(d docInfo) *bleveDoc {
+	doc := &bleveDoc{id: strconv.FormatInt(d.id, 10)}
+	doc.fields = make([]bleveField, 0, 3+len(d.names)+len(d.access))
+	if folded, ok := foldASCII(d.name); ok {
+		doc.addTerm(FieldName, index.IndexField, nil, folded)
+		freqs, n := asciiWords(folded)
+		doc.fields = append(doc.fields, bleveField{name: FieldWords, options: index.IndexField,
+			value: bytesOf(d.name), length: n, freqs: freqs})
+	} else {
+		doc.addAnalysed(bdoc.NewTextFieldCustom(FieldName, nil, []byte(d.name), index.IndexField, ds.exact))
+		doc.addAnalysed(bdoc.NewTextFieldCustom(FieldWords, nil, []byte(d.name), index.IndexField, ds.words))
+	}
+	for lang, n := range d.names {
+		if lang != "en" {
+			doc.addAnalysed(bdoc.NewTextFieldCustom(LocalizedField(lang), nil, []byte(n), index.IndexField, ds.exact))
+		}
+	}
+	for i, c := range d.access {
+		doc.addTerm(FieldAccess, index.IndexField, []uint64{uint64(i)}, strconv.FormatInt(c, 10))
+	}
+	doc.AddIDField()
+	return doc
+}
+
+// foldASCII folds a non-empty name made only of ASCII letters, digits,
+// spaces and hyphens, the names whose words asciiWords finds; ok is false
+// for any other.
+func foldASCII(name string) (folded string, ok bool) {
+	if name == "" {
+		return "", false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !isASCIIAlnum(c) && c != ' ' && c != '-' {
+			return "", false
+		}
+	}
+	return Fold(name), true
+}
+
+func isASCIIAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// asciiWords splits a folded name of letters, digits, spaces and hyphens
+// into its words, as the words analyzer does (Unicode word boundaries:
+// runs of letters and digits, split at spaces and hyphens), returning each
+// word's frequency and the number of words.
+func asciiWords(folded string) (index.TokenFrequencies, int) {
+	freqs := make(index.TokenFrequencies, 4)
+	n := 0
+	for i := 0; i < len(folded); {
+		if !isASCIIAlnum(folded[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(folded) && isASCIIAlnum(folded[j]) {
+			j++
+		}
+		w := folded[i:j]
+		if tf, ok := freqs[w]; ok {
+			tf.SetFrequency(tf.Frequency() + 1)
+		} else {
+			freqs[w] = newFreq(w)
+		}
+		n++
+		i = j
+	}
+	return freqs, n
+}
