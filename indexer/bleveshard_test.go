@@ -42,14 +42,7 @@ func shardDocs(n int) []docInfo {
 func BenchmarkBleveShard(b *testing.B) {
 	const n = 200_000
 	docs := shardDocs(n)
-	m, err := Mapping()
-	if err != nil {
-		b.Fatal(err)
-	}
-	ds, err := newDocuments(m)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ds := testDocuments(b)
 	bd := &builder{ctx: context.Background(), opts: Options{BatchSize: 10_000, ShardSize: 1_000_000}, docs: ds}
 	for _, c := range []struct {
 		batch, gogc int
