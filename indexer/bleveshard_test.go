@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	index "github.com/blevesearch/bleve_index_api"
 )
 
 // shardDocs makes n documents with generated two- and three-word names.
@@ -53,10 +51,10 @@ func BenchmarkBleveShard(b *testing.B) {
 			cpu0 := cpuNow()
 			for b.Loop() {
 				dir := filepath.Join(b.TempDir(), "shard")
-				err := bd.indexShard(context.Background(), dir, func(batch *index.Batch, flush func() error) error {
+				err := bd.indexShard(context.Background(), dir, func(batch *shardBatch, flush func() error) error {
 					for _, d := range docs {
-						batch.Update(ds.document(d))
-						if len(batch.IndexOps) >= bd.opts.BatchSize {
+						batch.update(ds.document(d))
+						if batch.len() >= bd.opts.BatchSize {
 							if err := flush(); err != nil {
 								return err
 							}

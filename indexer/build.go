@@ -544,11 +544,11 @@ func (b *builder) buildBleve(cat snapshots.Category, cdir string, shards int, do
 			}
 			defer func() { <-b.shardSlots }()
 			flushed := 0
-			err := b.indexShard(b.ctx, shardDir(cdir, s), func(batch *index.Batch, flush func() error) error {
+			err := b.indexShard(b.ctx, shardDir(cdir, s), func(batch *shardBatch, flush func() error) error {
 				for _, i := range parts[s] {
 					d := docs[i]
-					batch.Update(b.docs.document(d))
-					if n := len(batch.IndexOps); n >= b.opts.BatchSize {
+					batch.update(b.docs.document(d))
+					if n := batch.len(); n >= b.opts.BatchSize {
 						if err := flush(); err != nil {
 							return err
 						}
@@ -621,13 +621,13 @@ func (b *builder) patchShard(src, dst string, upserts []docInfo, deletes []int64
 	if err := linkTree(src, dst); err != nil {
 		return fmt.Errorf("copy: %w", err)
 	}
-	return b.indexShard(b.ctx, dst, func(batch *index.Batch, flush func() error) error {
+	return b.indexShard(b.ctx, dst, func(batch *shardBatch, flush func() error) error {
 		for _, id := range deletes {
-			batch.Delete(strconv.FormatInt(id, 10))
+			batch.delete(strconv.FormatInt(id, 10))
 		}
 		for _, d := range upserts {
-			batch.Update(b.docs.document(d))
-			if len(batch.IndexOps) >= b.opts.BatchSize {
+			batch.update(b.docs.document(d))
+			if batch.len() >= b.opts.BatchSize {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -639,7 +639,7 @@ func (b *builder) patchShard(src, dst string, upserts []docInfo, deletes []int64
 
 // indexShard opens (or creates) a shard for writing, lets fill add to
 // batches, and closes it once everything is persisted.
-func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *index.Batch, flush func() error) error) error {
+func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *shardBatch, flush func() error) error) error {
 	cfg := map[string]interface{}{
 		"unsafe_batch": true,
 		// A shard is written once, in batches, and then only patched:
@@ -677,22 +677,22 @@ func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *i
 		idx.Close()
 		return err
 	}
-	batch := index.NewBatch()
+	batch := &shardBatch{b: index.NewBatch()}
 	flush := func() error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := adv.Batch(batch); err != nil {
+		if err := adv.Batch(batch.b); err != nil {
 			return err
 		}
-		batch.Reset()
+		batch.b = index.NewBatch()
 		return nil
 	}
 	if err := fill(batch, flush); err != nil {
 		idx.Close()
 		return err
 	}
-	if len(batch.IndexOps) > 0 || len(batch.InternalOps) > 0 {
+	if batch.len() > 0 {
 		if err := flush(); err != nil {
 			idx.Close()
 			return err
@@ -704,6 +704,18 @@ func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *i
 	}
 	return idx.Close()
 }
+
+// shardBatch collects the next batch of a shard's changes. Each flush
+// starts a new index.Batch rather than resetting the one flushed: scorch's
+// Batch can return while a goroutine of its own still ranges over the
+// flushed batch's operations (the deletes after the last document).
+type shardBatch struct {
+	b *index.Batch
+}
+
+func (s *shardBatch) update(d index.Document) { s.b.Update(d) }
+func (s *shardBatch) delete(id string)        { s.b.Delete(id) }
+func (s *shardBatch) len() int                { return len(s.b.IndexOps) }
 
 // segmentsPerShard is how many segments a full shard holds when each
 // batch is one: bleve merges only beyond that.
