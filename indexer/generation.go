@@ -63,6 +63,10 @@ type Meta struct {
 	// after the first: shards hold contiguous key ranges. Absent for
 	// generations that spread records over shards by a hash of the key.
 	ShardBounds map[snapshots.Category][]int64 `json:"shard_bounds,omitempty"`
+	// BleveBatch is the documents per bleve batch (and segment) of the
+	// shards this build indexed whole (Options.BatchSize); patched shards
+	// keep the segments of the build that wrote them.
+	BleveBatch int `json:"bleve_batch,omitempty"`
 	// Deltas holds, per category patched by an incremental build, the
 	// names in its delta table (delta.tbl: records added or changed since
 	// its base table was written, which hides their old base entries).

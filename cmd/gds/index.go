@@ -42,6 +42,8 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	force := fs.Bool("force", false, "start even if another build seems to be running in --data")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file (go tool pprof)")
 	gcPercent := fs.Int("gc-percent", indexer.DefaultBuildGCPercent, "Go's GOGC for the build: more memory, less collecting (100 is Go's default; a GOGC variable in the environment wins)")
+	var batch int
+	addBleveBatchFlag(fs, &batch)
 	var lc logConfig
 	addLogFlags(fs, &lc)
 	positional, err := parseFlags(env, fs, args)
@@ -50,6 +52,9 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	}
 	if len(positional) > 0 {
 		return fmt.Errorf("index: unexpected argument %q", positional[0])
+	}
+	if err := checkBleveBatch(batch); err != nil {
+		return fmt.Errorf("index: %w", err)
 	}
 	if *snapshot == "" || *data == "" {
 		return errors.New("index: --snapshot and --data are required (or GDS_SNAPSHOT, GDS_DATA)")
@@ -72,7 +77,7 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	if env.Getenv("GOGC") == "" {
 		defer indexer.TuneGCForBuild(*gcPercent, env.Getenv("GOMEMLIMIT") == "")()
 	}
-	mgr, err := indexer.Open(indexer.Options{DataDir: *data, Logger: log})
+	mgr, err := indexer.Open(indexer.Options{DataDir: *data, Logger: log, BatchSize: batch})
 	if err != nil {
 		return fmt.Errorf("index: opening %s: %w", *data, err)
 	}

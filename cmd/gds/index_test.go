@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"gds/indexer"
+	"gds/indexer/indexertest"
+	"gds/snapshots"
 )
 
 func TestIndex(t *testing.T) {
@@ -61,6 +64,7 @@ func TestIndexRefuses(t *testing.T) {
 		{[]string{"index", "--snapshot", snap}, "--data"},
 		{[]string{"index", "--snapshot", filepath.Join(t.TempDir(), "none"), "--data", data}, "failed"},
 		{[]string{"index", "--snapshot", snap, "--data", data, "extra"}, "unexpected"},
+		{[]string{"index", "--snapshot", snap, "--data", data, "--bleve-batch", "0"}, "--bleve-batch"},
 	} {
 		_, _, err := runCmd(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -89,6 +93,33 @@ func TestIndexRefuses(t *testing.T) {
 	}
 	if out, _, err := runCmd(t, "index", "--snapshot", snap, "--data", data); err != nil || !strings.Contains(out, "live") {
 		t.Errorf("with a stale leftover: %v\n%s", err, out)
+	}
+}
+
+// --bleve-batch sets how many documents go in each bleve batch (and
+// segment) of a full build; the generation records it.
+func TestIndexBleveBatch(t *testing.T) {
+	var chars []snapshots.Record
+	for i := range 5 {
+		chars = append(chars, &snapshots.Character{Entity: indexertest.Named(int64(90000001+i), fmt.Sprintf("Pilot %d", i)), CorporationID: 98000001})
+	}
+	snap := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: chars})
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{{nil, indexer.DefaultBatchSize}, {[]string{"--bleve-batch", "2"}, 2}} {
+		data := filepath.Join(t.TempDir(), "data")
+		out, stderr, err := runCmd(t, append([]string{"index", "--snapshot", snap, "--data", data, "--json"}, tc.args...)...)
+		var res struct{ Live *indexer.Meta }
+		if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.Live == nil {
+			t.Fatalf("%v: %v\n%s%s", tc.args, err, out, stderr)
+		}
+		if res.Live.BleveBatch != tc.want {
+			t.Errorf("%v: generation built with bleve batches of %d, want %d", tc.args, res.Live.BleveBatch, tc.want)
+		}
+		if out, _, err := runCmd(t, "query", "--data", data, "--json", "name:pilot*"); err != nil || strings.Count(out, `"id"`) != 5 {
+			t.Errorf("%v: query: %v\n%s", tc.args, err, out)
+		}
 	}
 }
 

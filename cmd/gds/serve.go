@@ -52,9 +52,10 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	metrics := admin.NewMetrics()
 	mgr, err := indexer.Open(indexer.Options{
-		DataDir: cfg.Data,
-		Logger:  log.With().Str("component", "indexer").Logger(),
-		OnBuild: metrics.ObserveBuild,
+		DataDir:   cfg.Data,
+		Logger:    log.With().Str("component", "indexer").Logger(),
+		OnBuild:   metrics.ObserveBuild,
+		BatchSize: cfg.BleveBatch,
 	})
 	if err != nil {
 		return fmt.Errorf("serve: opening data directory %s: %w", cfg.Data, err)

@@ -148,16 +148,19 @@ func TestServe(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	// Flags from the environment, as GDS_<FLAG>.
 	s := startServe(t, envMap("GDS_SNAPSHOT", opsSnapshot(t), "GDS_DATA", data, "GDS_ADMIN_ADDR", "127.0.0.1:0",
-		"GDS_SCHEDULE", "@every 1h"))
+		"GDS_SCHEDULE", "@every 1h", "GDS_BLEVE_BATCH", "3"))
 	if code, body := httpGet(t, "http://"+s.admin+"/readyz"); code != 200 {
 		t.Errorf("/readyz = %d %s", code, body)
 	}
 	code, body := httpGet(t, "http://"+s.admin+"/admin/status")
 	var st struct {
-		Live     struct{ ID uint64 }
+		Live struct {
+			ID         uint64
+			BleveBatch int `json:"bleve_batch"`
+		}
 		Schedule struct{ Spec string }
 	}
-	if code != 200 || json.Unmarshal(body, &st) != nil || st.Live.ID != 1 || st.Schedule.Spec != "@every 1h" {
+	if code != 200 || json.Unmarshal(body, &st) != nil || st.Live.ID != 1 || st.Live.BleveBatch != 3 || st.Schedule.Spec != "@every 1h" {
 		t.Errorf("/admin/status = %d %s", code, body)
 	}
 	code, body = httpGet(t, "http://"+s.admin+"/admin/query?q=name:jita")
@@ -267,6 +270,7 @@ func TestServeRefuses(t *testing.T) {
 			"initial build"},
 		{"no snapshot at all", envMap(), []string{"--admin-addr", "127.0.0.1:0"}, "give --snapshot"},
 		{"bad release day", envMap(), []string{"--release-day", "16/10/2018"}, "YYYY-MM-DD"},
+		{"bad bleve batch", envMap("GDS_BLEVE_BATCH", "2000000"), nil, "--bleve-batch"},
 		{"bad schedule", envMap(), []string{"--snapshot", snap, "--admin-addr", "127.0.0.1:0", "--schedule", "often"}, "schedule"},
 		{"bad log format", envMap("GDS_LOG_FORMAT", "xml"), nil, "log-format"},
 		{"missing jwks file", envMap(), []string{"--snapshot", snap, "--admin-addr", "127.0.0.1:0",
