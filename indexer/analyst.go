@@ -10,8 +10,12 @@ import (
 	"sort"
 	"strconv"
 
+	"regexp/syntax"
+
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/searcher"
+	vregexp "github.com/blevesearch/vellum/regexp"
 
 	"gds/snapshots"
 )
@@ -48,6 +52,9 @@ func (g *Generation) Query(ctx context.Context, queryString string, category sna
 	// inside Search, indistinguishable from an index failure.
 	q, err := bleve.NewQueryStringQuery(queryString).Parse()
 	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadQuery, err)
+	}
+	if err := checkClauses(q); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadQuery, err)
 	}
 	renameField(q, FieldID, docIDField)
@@ -101,29 +108,71 @@ func (g *Generation) Query(ctx context.Context, queryString string, category sna
 // (the record ID in decimal); the analysts' id field is another name for it.
 const docIDField = "_id"
 
-// renameField makes every clause of q that names field from name field to
-// instead, however deeply the clauses nest.
-func renameField(q query.Query, from, to string) {
+// eachClause calls fn with every clause of q, however deeply the clauses
+// nest, until fn returns an error.
+func eachClause(q query.Query, fn func(query.Query) error) error {
+	var subs []query.Query
 	switch q := q.(type) {
 	case *query.BooleanQuery:
-		for _, c := range []query.Query{q.Must, q.Should, q.MustNot} {
-			if c != nil {
-				renameField(c, from, to)
+		subs = []query.Query{q.Must, q.Should, q.MustNot}
+	case *query.ConjunctionQuery:
+		subs = q.Conjuncts
+	case *query.DisjunctionQuery:
+		subs = q.Disjuncts
+	}
+	for _, c := range subs {
+		if c != nil {
+			if err := eachClause(c, fn); err != nil {
+				return err
 			}
 		}
-	case *query.ConjunctionQuery:
-		for _, c := range q.Conjuncts {
-			renameField(c, from, to)
-		}
-	case *query.DisjunctionQuery:
-		for _, c := range q.Disjuncts {
-			renameField(c, from, to)
-		}
-	case query.FieldableQuery:
-		if q.Field() == from {
-			q.SetField(to)
-		}
 	}
+	return fn(q)
+}
+
+// renameField makes every clause of q that names field from name field to
+// instead.
+func renameField(q query.Query, from, to string) {
+	_ = eachClause(q, func(c query.Query) error {
+		if f, ok := c.(query.FieldableQuery); ok && f.Field() == from {
+			f.SetField(to)
+		}
+		return nil
+	})
+}
+
+// checkClauses finds what bleve checks only while it searches, so that a
+// bad regular expression or fuzziness is the analyst's error rather than
+// a failed search: regexps compile as bleve's index compiles them (Go
+// syntax, then the automaton's limits: no anchors, word boundaries or lazy
+// repetition, a bounded size), and fuzziness is at most bleve's maximum.
+func checkClauses(q query.Query) error {
+	return eachClause(q, func(c query.Query) error {
+		switch c := c.(type) {
+		case *query.RegexpQuery:
+			parsed, err := syntax.Parse(c.Regexp, syntax.Perl)
+			if err == nil {
+				_, err = vregexp.NewParsedWithLimit(c.Regexp, parsed, vregexp.DefaultLimit)
+			}
+			if err != nil {
+				return fmt.Errorf("regular expression /%s/: %v", c.Regexp, err)
+			}
+		case *query.FuzzyQuery:
+			return checkFuzziness(c.Term, c.Fuzziness)
+		case *query.MatchQuery: // term~N in the query string
+			return checkFuzziness(c.Match, c.Fuzziness)
+		case *query.MatchPhraseQuery:
+			return checkFuzziness(c.MatchPhrase, c.Fuzziness)
+		}
+		return nil
+	})
+}
+
+func checkFuzziness(term string, n int) error {
+	if n > searcher.MaxFuzziness {
+		return fmt.Errorf("fuzziness %d of %q is more than %d", n, term, searcher.MaxFuzziness)
+	}
+	return nil
 }
 
 // OpenReadOnly opens the live generation of dataDir for reading only, for

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -18,7 +19,7 @@ import (
 	"gds/snapshots"
 )
 
-func analystSnapshot(t *testing.T) string {
+func analystSnapshot(t testing.TB) string {
 	t.Helper()
 	return indexertest.Snapshot(t, indexertest.Records{
 		snapshots.Characters: {
@@ -140,6 +141,13 @@ func TestGenerationQueryRefuses(t *testing.T) {
 		{`name:"unterminated`, "", 10},
 		{"name:jita", "planet", 10},
 		{"name:jita", "", 0},
+		// Refused before searching, not failed while searching.
+		{"id:/[/", "", 10},
+		{"name:/a{1000}{1000}/", "", 10},
+		{`+words:amarr name:/\bjita/`, "", 10},
+		{"name:/x*?/", "", 10},
+		{"name:jita~5", "", 10},
+		{`words:"amarr navy"~3`, "", 10},
 	} {
 		if _, err := g.Query(context.Background(), tc.q, tc.cat, tc.limit); !errors.Is(err, indexer.ErrBadQuery) {
 			t.Errorf("%q %q %d: err = %v, want ErrBadQuery", tc.q, tc.cat, tc.limit, err)
@@ -261,4 +269,23 @@ func TestDamagedBleveFailsOnlyAnalystQueries(t *testing.T) {
 	if err != nil || len(res.IDs[snapshots.CategoryCharacter]) != 1 {
 		t.Errorf("search beside a damaged bleve index: %+v %v", res, err)
 	}
+}
+
+// FuzzAnalystQuery sends any query string to an analyst's query: it is
+// answered or refused as a bad query, never a panic or another error.
+func FuzzAnalystQuery(f *testing.F) {
+	for _, s := range []string{"name:jita", "id:3000*", "-id:90000001", "name:/jit./", `words:"amarr navy"`, "+name:*ar* -words:pilot",
+		"name:jita^2", "created:>2020", "name:jita~1", "(", `\`, "id:/[/"} {
+		f.Add(s)
+	}
+	m := indexertest.Manager(f, analystSnapshot(f))
+	g := m.Acquire()
+	f.Cleanup(g.Release)
+	f.Fuzz(func(t *testing.T, q string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := g.Query(ctx, q, "", 10); err != nil && !errors.Is(err, indexer.ErrBadQuery) {
+			t.Errorf("%q: %v", q, err)
+		}
+	})
 }
