@@ -464,8 +464,19 @@ func (m *Manager) Progress() (Progress, bool) {
 }
 
 // ParseSchedule checks a cron spec: five fields (minute hour day-of-month
-// month day-of-week) or a descriptor such as @hourly or @every 30m.
-func ParseSchedule(spec string) (cron.Schedule, error) {
+// month day-of-week) or a descriptor such as @hourly or @every 30m, in
+// UTC. A time zone prefix (TZ=, CRON_TZ=) is refused: schedules are UTC,
+// and the cron parser panics on some (FuzzParseSchedule found "TZ="), as
+// it might on other input, which is refused too.
+func ParseSchedule(spec string) (s cron.Schedule, err error) {
+	if t := strings.TrimSpace(spec); strings.HasPrefix(t, "TZ=") || strings.HasPrefix(t, "CRON_TZ=") {
+		return nil, errors.New("schedules are in UTC: drop the time zone")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = nil, fmt.Errorf("cannot parse %q", spec)
+		}
+	}()
 	return cron.ParseStandard(spec)
 }
 

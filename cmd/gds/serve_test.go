@@ -270,6 +270,8 @@ func TestServeRefuses(t *testing.T) {
 			"initial build"},
 		{"no snapshot at all", envMap(), []string{"--admin-addr", "127.0.0.1:0"}, "give --snapshot"},
 		{"bad release day", envMap(), []string{"--release-day", "16/10/2018"}, "YYYY-MM-DD"},
+		{"schedule with a time zone (the cron parser panics on this one)", envMap(),
+			[]string{"--snapshot", snap, "--admin-addr", "127.0.0.1:0", "--schedule", "TZ="}, "UTC"},
 		{"bad bleve batch", envMap("GDS_BLEVE_BATCH", "2000000"), nil, "--bleve-batch"},
 		{"bad schedule", envMap(), []string{"--snapshot", snap, "--admin-addr", "127.0.0.1:0", "--schedule", "often"}, "schedule"},
 		{"bad log format", envMap("GDS_LOG_FORMAT", "xml"), nil, "log-format"},
