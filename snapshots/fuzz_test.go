@@ -3,7 +3,10 @@ package snapshots
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -122,6 +125,37 @@ func FuzzDecodeCharacter(f *testing.F) {
 		}
 		if !reflect.DeepEqual(fast, strict) {
 			t.Fatalf("fast decoder: %+v\nencoding/json: %+v\nline: %s", fast, strict, line)
+		}
+	})
+}
+
+// FuzzOpenManifest reads any manifest.json: refused, or a manifest of the
+// supported format whose files are named after known kinds.
+func FuzzOpenManifest(f *testing.F) {
+	for _, s := range []string{
+		`{"format":1,"created":"2026-11-21T00:00:00Z","files":{"characters":{"path":"characters.jsonl","sha256":"00","count":1}}}`,
+		`{"format":1,"files":{"types":{"path":"types.jsonl.zst"}}}`,
+		`{"format":2}`, `{"format":1,"files":{"planets":{"path":"planets.jsonl"}}}`,
+		`{"format":1,"files":{"types":{"path":"../etc/passwd"}}}`, `{"format":1,"extra":true}`, `[]`, `{`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, ManifestName), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := OpenManifest(dir)
+		if err != nil {
+			return
+		}
+		if s.Manifest.Format != FormatVersion {
+			t.Fatalf("format %d accepted", s.Manifest.Format)
+		}
+		for k, fi := range s.Manifest.Files {
+			if k.New() == nil || filepath.Base(fi.Path) != fi.Path || !strings.HasPrefix(fi.Path, string(k)+".jsonl") {
+				t.Fatalf("file %q of kind %q accepted", fi.Path, k)
+			}
 		}
 	})
 }

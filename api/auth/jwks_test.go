@@ -351,3 +351,40 @@ func TestOpenKeysRefusesBadSources(t *testing.T) {
 		t.Error("NewRemoteKeys accepted an ftp URL")
 	}
 }
+
+// FuzzParseJWKS reads any JWKS document: refused, or keys that are usable
+// RSA public keys and survive a round trip.
+func FuzzParseJWKS(f *testing.F) {
+	good, err := MarshalJWKS(NewSigningKey(keyA()).KeySet())
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{string(good), `{"keys":[]}`, `{"keys":[{"kty":"RSA","kid":"a","n":"AQAB","e":"AQAB"}]}`,
+		`{"keys":[{"kty":"EC","kid":"b"}]}`, `{"keys":[{"kty":"RSA","kid":"a","n":"","e":"AQAB"}]}`, `null`, `{`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		set, err := ParseJWKS(data)
+		if err != nil {
+			return
+		}
+		for kid, k := range set {
+			if k.N.BitLen() < minKeyBits || k.E < 3 || k.E%2 == 0 {
+				t.Fatalf("kid %q: unusable key accepted (%d bits, e %d)", kid, k.N.BitLen(), k.E)
+			}
+		}
+		raw, err := MarshalJWKS(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := ParseJWKS(raw)
+		if err != nil || len(again) != len(set) {
+			t.Fatalf("round trip: %v, %d keys of %d", err, len(again), len(set))
+		}
+		for kid, k := range set {
+			if !k.Equal(again[kid]) {
+				t.Fatalf("kid %q changed in a round trip", kid)
+			}
+		}
+	})
+}
