@@ -672,10 +672,20 @@ func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *s
 	}
 	// Batches go to the index's own level, which takes the documents the
 	// builder analyses itself (see bleveDoc).
-	adv, err := idx.Advanced()
-	if err != nil {
+	// fail closes the index after a failure or a cancel, once bleve has
+	// finished persisting what it holds (for a while at most): closing
+	// while its persister hands a segment to its introducer races inside
+	// bleve (go test -race caught it on a cancel).
+	fail := func(err error) error {
+		settle, cancel := context.WithTimeout(context.Background(), settleTimeout)
+		defer cancel()
+		_ = waitPersisted(settle, idx)
 		idx.Close()
 		return err
+	}
+	adv, err := idx.Advanced()
+	if err != nil {
+		return fail(err)
 	}
 	batch := &shardBatch{b: index.NewBatch()}
 	flush := func() error {
@@ -689,18 +699,15 @@ func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *s
 		return nil
 	}
 	if err := fill(batch, flush); err != nil {
-		idx.Close()
-		return err
+		return fail(err)
 	}
 	if batch.len() > 0 {
 		if err := flush(); err != nil {
-			idx.Close()
-			return err
+			return fail(err)
 		}
 	}
 	if err := waitPersisted(ctx, idx); err != nil {
-		idx.Close()
-		return err
+		return fail(err)
 	}
 	return idx.Close()
 }
@@ -722,6 +729,10 @@ func (s *shardBatch) len() int                { return len(s.b.IndexOps) }
 func (b *builder) segmentsPerShard() int {
 	return max(10, (b.opts.ShardSize+b.opts.BatchSize-1)/max(b.opts.BatchSize, 1))
 }
+
+// settleTimeout bounds how long a failed shard waits for bleve to finish
+// persisting before it is closed anyway.
+const settleTimeout = 30 * time.Second
 
 // waitPersisted waits until everything batched is on disk: with
 // unsafe_batch a batch returns before it is persisted, and closing the
