@@ -58,6 +58,7 @@ func (g *Generation) Query(ctx context.Context, queryString string, category sna
 		return nil, fmt.Errorf("%w: %v", ErrBadQuery, err)
 	}
 	renameField(q, FieldID, docIDField)
+	defer g.useIndexes()()
 	cats := snapshots.Categories
 	if category != "" {
 		if !category.Valid() {

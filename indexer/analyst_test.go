@@ -3,11 +3,13 @@ package indexer_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -288,4 +290,70 @@ func FuzzAnalystQuery(f *testing.F) {
 			t.Errorf("%q: %v", q, err)
 		}
 	})
+}
+
+// A generation closes the bleve shards analysts opened once they have been
+// idle for Options.AnalystIdle, and opens them again for the next query;
+// queries running meanwhile are never cut short.
+func TestBleveClosesWhenAnalystsIdle(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	m, err := indexer.Open(indexer.Options{DataDir: dir, Logger: zerolog.New(io.Discard), AnalystIdle: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: analystSnapshot(t), Trigger: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	g := m.Acquire()
+	defer g.Release()
+	query := func() {
+		t.Helper()
+		hits, err := g.Query(context.Background(), "name:jita", "", 10)
+		if err != nil || len(hits) != 1 {
+			t.Fatalf("query: %+v %v", hits, err)
+		}
+	}
+	waitUnmapped := func() {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); zapMappings(t, dir) > 0; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d segment files still mapped after the analysts went idle", zapMappings(t, dir))
+			}
+		}
+	}
+	query()
+	if zapMappings(t, dir) == 0 {
+		t.Fatal("no segment file mapped right after a query")
+	}
+	waitUnmapped()
+	query() // opened again
+	waitUnmapped()
+
+	// Queries overlapping the idle time, from several goroutines.
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 30 {
+				hits, err := g.Query(context.Background(), "name:jita", "", 10)
+				if err == nil && len(hits) != 1 {
+					err = fmt.Errorf("%d hits", len(hits))
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				time.Sleep(time.Duration(j%3) * 10 * time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("query beside idle closing: %v", err)
+	}
+	waitUnmapped()
 }

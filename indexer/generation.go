@@ -106,9 +106,12 @@ type Generation struct {
 	tables map[snapshots.Category]*CategoryTables
 	stores map[snapshots.Kind]*Store
 
-	indexMu sync.Mutex
-	indexes map[snapshots.Category]bleve.Index // opened on first use
-	closed  bool
+	indexMu   sync.Mutex
+	indexes   map[snapshots.Category]bleve.Index // opened on first use
+	indexUses int                                // analyst queries running
+	idle      time.Duration                      // close indexes this long after the last query; 0: never
+	idleTimer *time.Timer
+	closed    bool
 
 	refs    atomic.Int64
 	retired atomic.Bool
@@ -137,11 +140,13 @@ func (g *Generation) Tables(c snapshots.Category) *CategoryTables { return g.tab
 
 // Index returns a category's bleve index (an alias over its shards), or
 // nil when the generation has no such category. The shards are opened on
-// first use and stay open with the generation: only analysts query bleve
-// (searches and lookups read the tables and record stores), so a server
-// that never answers an analyst does not map the shards' segment files
-// (about a thousand at 10M names; 170 to 620 MB resident once opened,
-// depending on the page cache).
+// first use and, when the generation has an idle time, closed once
+// analysts' queries have left them alone that long (see useIndexes): only
+// analysts query bleve (searches and lookups read the tables and record
+// stores), so a server that is not answering an analyst does not map the
+// shards' segment files (about a thousand at 10M names; 170 to 620 MB
+// resident once opened, depending on the page cache, and gigabytes more
+// after prefix queries).
 func (g *Generation) Index(c snapshots.Category) (bleve.Index, error) {
 	if _, ok := g.Meta.Counts[c]; !ok {
 		return nil, nil
@@ -160,6 +165,45 @@ func (g *Generation) Index(c snapshots.Category) (bleve.Index, error) {
 	}
 	g.indexes[c] = idx
 	return idx, nil
+}
+
+// useIndexes marks an analyst query as using the bleve indexes until the
+// returned release: a generation with an idle time closes them once no
+// query has used them for that long (they map the most memory of a
+// server, and only analysts need them), and opens them again on the next.
+func (g *Generation) useIndexes() (release func()) {
+	g.indexMu.Lock()
+	g.indexUses++
+	if g.idleTimer != nil {
+		g.idleTimer.Stop()
+	}
+	g.indexMu.Unlock()
+	return func() {
+		g.indexMu.Lock()
+		defer g.indexMu.Unlock()
+		g.indexUses--
+		if g.indexUses > 0 || g.idle <= 0 || g.closed || len(g.indexes) == 0 {
+			return
+		}
+		if g.idleTimer == nil {
+			g.idleTimer = time.AfterFunc(g.idle, g.closeIdleIndexes)
+		} else {
+			g.idleTimer.Reset(g.idle)
+		}
+	}
+}
+
+// closeIdleIndexes closes the bleve indexes unless a query uses them.
+func (g *Generation) closeIdleIndexes() {
+	g.indexMu.Lock()
+	defer g.indexMu.Unlock()
+	if g.indexUses > 0 || g.closed {
+		return
+	}
+	for c, idx := range g.indexes {
+		_ = idx.Close()
+		delete(g.indexes, c)
+	}
 }
 
 // openIndexes opens every category's bleve index now rather than on first
@@ -217,6 +261,9 @@ func (g *Generation) close() {
 	g.once.Do(func() {
 		g.indexMu.Lock()
 		g.closed = true
+		if g.idleTimer != nil {
+			g.idleTimer.Stop()
+		}
 		for _, idx := range g.indexes {
 			_ = idx.Close()
 		}

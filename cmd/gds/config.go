@@ -37,6 +37,7 @@ type serveConfig struct {
 	ErrorLimit            int
 	CacheBytes            int64
 	BleveBatch            int
+	AnalystIdle           time.Duration
 	HTTP                  httpConfig
 }
 
@@ -88,6 +89,7 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.IntVar(&c.ErrorLimit, "error-limit", 0, "error answers a client may get per minute before 420 (0: 100, as ESI)")
 	fs.Int64Var(&c.CacheBytes, "cache-bytes", 0, "size of the search response cache (0: 64 MiB; negative disables it)")
 	addBleveBatchFlag(fs, &c.BleveBatch)
+	fs.DurationVar(&c.AnalystIdle, "analyst-idle", 10*time.Minute, "close the bleve indexes analysts' queries opened after this long without one (negative: keep them open)")
 	fs.DurationVar(&c.HTTP.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
 	fs.DurationVar(&c.HTTP.ReadTimeout, "read-timeout", 10*time.Second, "time to read a whole request")
 	fs.DurationVar(&c.HTTP.WriteTimeout, "write-timeout", 30*time.Second, "time to write a response")
@@ -120,6 +122,9 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 		if _, err := indexer.ParseSchedule(c.Schedule); err != nil {
 			return c, fmt.Errorf("serve: --schedule %q: %w", c.Schedule, err)
 		}
+	}
+	if c.AnalystIdle == 0 {
+		return c, errors.New("serve: --analyst-idle must not be 0 (negative keeps the indexes open)")
 	}
 	if err := checkBleveBatch(c.BleveBatch); err != nil {
 		return c, fmt.Errorf("serve: %w", err)

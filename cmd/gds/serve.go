@@ -52,10 +52,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	metrics := admin.NewMetrics()
 	mgr, err := indexer.Open(indexer.Options{
-		DataDir:   cfg.Data,
-		Logger:    log.With().Str("component", "indexer").Logger(),
-		OnBuild:   metrics.ObserveBuild,
-		BatchSize: cfg.BleveBatch,
+		DataDir:     cfg.Data,
+		Logger:      log.With().Str("component", "indexer").Logger(),
+		OnBuild:     metrics.ObserveBuild,
+		BatchSize:   cfg.BleveBatch,
+		AnalystIdle: cfg.AnalystIdle,
 	})
 	if err != nil {
 		return fmt.Errorf("serve: opening data directory %s: %w", cfg.Data, err)

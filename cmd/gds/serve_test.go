@@ -272,6 +272,7 @@ func TestServeRefuses(t *testing.T) {
 		{"bad release day", envMap(), []string{"--release-day", "16/10/2018"}, "YYYY-MM-DD"},
 		{"schedule with a time zone (the cron parser panics on this one)", envMap(),
 			[]string{"--snapshot", snap, "--admin-addr", "127.0.0.1:0", "--schedule", "TZ="}, "UTC"},
+		{"zero analyst idle", envMap("GDS_ANALYST_IDLE", "0s"), nil, "--analyst-idle"},
 		{"bad bleve batch", envMap("GDS_BLEVE_BATCH", "2000000"), nil, "--bleve-batch"},
 		{"bad schedule", envMap(), []string{"--snapshot", snap, "--admin-addr", "127.0.0.1:0", "--schedule", "often"}, "schedule"},
 		{"bad log format", envMap("GDS_LOG_FORMAT", "xml"), nil, "log-format"},
