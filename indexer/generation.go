@@ -146,7 +146,8 @@ func (g *Generation) Tables(c snapshots.Category) *CategoryTables { return g.tab
 // stores), so a server that is not answering an analyst does not map the
 // shards' segment files (about a thousand at 10M names; 170 to 620 MB
 // resident once opened, depending on the page cache, and gigabytes more
-// after prefix queries).
+// after prefix queries). Query holds the index open while it runs; another
+// caller of a generation with an idle time must finish within it.
 func (g *Generation) Index(c snapshots.Category) (bleve.Index, error) {
 	if _, ok := g.Meta.Counts[c]; !ok {
 		return nil, nil
