@@ -186,9 +186,26 @@ func (w *limitWriter) WriteString(s string) (int, error) {
 }
 
 func setErrorLimitHeaders(h http.Header, remain, reset int) {
-	h[canonicalErrorLimitRemain] = []string{strconv.Itoa(max(remain, 0))}
-	h[canonicalErrorLimitReset] = []string{strconv.Itoa(reset)}
+	h[canonicalErrorLimitRemain] = headerInt(max(remain, 0))
+	h[canonicalErrorLimitReset] = headerInt(reset)
 }
+
+// headerInt is n as a header value. The values of small numbers are made
+// once and shared by every answer (nothing writes into a header's values;
+// Add appends to a full slice, which copies it).
+func headerInt(n int) []string {
+	if n >= 0 && n < len(smallHeaderInts) {
+		return smallHeaderInts[n]
+	}
+	return []string{strconv.Itoa(n)}
+}
+
+var smallHeaderInts = func() (v [1024][]string) {
+	for i := range v {
+		v[i] = []string{strconv.Itoa(i)}
+	}
+	return v
+}()
 
 // The error limit headers as net/http keys them, so setting them on every
 // answer does not canonicalize them every time.
@@ -263,7 +280,7 @@ var gzipWriters = sync.Pool{New: func() any {
 // gzip. Every answer says Vary: Accept-Encoding, so shared caches keep the
 // two encodings apart.
 func compress(c *gin.Context) {
-	c.Writer.Header().Add("Vary", "Accept-Encoding")
+	addVary(c.Writer.Header(), "Accept-Encoding")
 	if !acceptsGzip(c.Request.Header.Values("Accept-Encoding")) {
 		c.Next()
 		return
@@ -283,6 +300,25 @@ func compress(c *gin.Context) {
 	c.Next()
 	finished = true
 }
+
+// addVary adds v to h's Vary values; the common lists are shared, made
+// once (like headerInt's values).
+func addVary(h http.Header, v string) {
+	old := h["Vary"]
+	switch {
+	case len(old) == 0 && v == "Accept-Encoding":
+		h["Vary"] = varyEncoding
+	case len(old) == 1 && old[0] == "Accept-Encoding" && v == "Accept-Language":
+		h["Vary"] = varyEncodingLanguage
+	default:
+		h["Vary"] = append(old[:len(old):len(old)], v)
+	}
+}
+
+var (
+	varyEncoding         = []string{"Accept-Encoding"}
+	varyEncodingLanguage = []string{"Accept-Encoding", "Accept-Language"}
+)
 
 // acceptsGzip reports whether Accept-Encoding lists gzip (or *) with a
 // non-zero q-value.

@@ -2,6 +2,7 @@ package api
 
 import (
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -202,5 +203,34 @@ func TestErrorLimiterForgetsEndedWindows(t *testing.T) {
 	}
 	if remain, reset := el.state("10.0.0.1"); remain != 5 || reset != 60 {
 		t.Errorf("ended window: remain %d reset %d, want a full budget", remain, reset)
+	}
+}
+
+// Header values shared between answers (Vary lists, small numbers) are
+// never changed by what one answer adds to its own headers.
+func TestSharedHeaderValuesStayPut(t *testing.T) {
+	for range 2 {
+		h := http.Header{}
+		addVary(h, "Accept-Encoding")
+		addVary(h, "Accept-Language")
+		addVary(h, "Origin")
+		h.Add("Vary", "X-Other")
+		if got := strings.Join(h.Values("Vary"), ","); got != "Accept-Encoding,Accept-Language,Origin,X-Other" {
+			t.Errorf("Vary = %q", got)
+		}
+		setErrorLimitHeaders(h, 7, 42)
+		h.Add(HeaderErrorLimitRemain, "extra")
+		if got := h.Values(HeaderErrorLimitRemain); len(got) != 2 || got[0] != "7" || h.Get(HeaderErrorLimitReset) != "42" {
+			t.Errorf("error limit headers = %v, %q", got, h.Get(HeaderErrorLimitReset))
+		}
+		if lang := append(contentLanguage("de"), "fr"); len(lang) != 2 {
+			t.Errorf("appended Content-Language = %v", lang)
+		}
+	}
+	if fmt.Sprint(varyEncoding, varyEncodingLanguage) != "[Accept-Encoding] [Accept-Encoding Accept-Language]" {
+		t.Errorf("shared Vary lists changed: %v %v", varyEncoding, varyEncodingLanguage)
+	}
+	if fmt.Sprint(headerInt(7), headerInt(1000), headerInt(5000), contentLanguage("de")) != "[7] [1000] [5000] [de]" {
+		t.Errorf("shared values changed: %v %v %v", headerInt(7), headerInt(1000), contentLanguage("de"))
 	}
 }
