@@ -159,8 +159,10 @@ func setCacheHeaders(c *gin.Context, private bool, now, modified time.Time, etag
 	h["Etag"] = []string{etag}
 }
 
-// Header values shared by every answer that sends them. Each slice has
-// length and capacity 1, so a later Add copies rather than changing them.
+// Header values shared by every answer that sends them (also headerInt,
+// addVary and contentLanguage). Each slice is full (length equals
+// capacity), so a later Add copies rather than changing it, and nothing
+// writes into a header's values.
 var (
 	cacheControlPublic  = []string{"public, max-age=3600"}
 	cacheControlPrivate = []string{"private, max-age=3600"}

@@ -190,9 +190,8 @@ func setErrorLimitHeaders(h http.Header, remain, reset int) {
 	h[canonicalErrorLimitReset] = headerInt(reset)
 }
 
-// headerInt is n as a header value. The values of small numbers are made
-// once and shared by every answer (nothing writes into a header's values;
-// Add appends to a full slice, which copies it).
+// headerInt is n as a header value, shared for small numbers (see the
+// shared header values in cache.go).
 func headerInt(n int) []string {
 	if n >= 0 && n < len(smallHeaderInts) {
 		return smallHeaderInts[n]
@@ -301,8 +300,8 @@ func compress(c *gin.Context) {
 	finished = true
 }
 
-// addVary adds v to h's Vary values; the common lists are shared, made
-// once (like headerInt's values).
+// addVary adds v to h's Vary values, using the shared lists (see cache.go)
+// for the two every search answer has.
 func addVary(h http.Header, v string) {
 	old := h["Vary"]
 	switch {

@@ -203,7 +203,7 @@ func (h *searchHandler) searchFailed(c *gin.Context, err error) {
 }
 
 // contentLanguage is the Content-Language value of lang, shared for the
-// languages the service knows (see headerInt).
+// languages the service knows (see the shared header values in cache.go).
 func contentLanguage(lang string) []string {
 	if v, ok := contentLanguages[lang]; ok {
 		return v

@@ -160,11 +160,20 @@ func (g *Generation) Index(c snapshots.Category) (bleve.Index, error) {
 	if g.closed {
 		return nil, fmt.Errorf("%s: generation %d is closed", c, g.Meta.ID)
 	}
+	idx, err := g.openCategory(c)
+	if err != nil {
+		return nil, err
+	}
+	g.indexes[c] = idx
+	return idx, nil
+}
+
+// openCategory opens a category's bleve shards as one index.
+func (g *Generation) openCategory(c snapshots.Category) (bleve.Index, error) {
 	idx, err := openShards(filepath.Join(g.dir, string(c)), g.Meta.Shards[c])
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c, err)
 	}
-	g.indexes[c] = idx
 	return idx, nil
 }
 
@@ -221,9 +230,9 @@ func (g *Generation) openIndexes() error {
 // countDocuments opens a category's bleve shards, counts their documents
 // and closes them again (so checking a generation leaves them unmapped).
 func (g *Generation) countDocuments(c snapshots.Category) (uint64, error) {
-	idx, err := openShards(filepath.Join(g.dir, string(c)), g.Meta.Shards[c])
+	idx, err := g.openCategory(c)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", c, err)
+		return 0, err
 	}
 	n, err := idx.DocCount()
 	if cerr := idx.Close(); err == nil {
@@ -302,13 +311,14 @@ func readMeta(dir string) (Meta, error) {
 }
 
 // openGeneration opens a complete generation directory read-only, checking
-// that it holds what its Meta says.
-func openGeneration(dir string) (*Generation, error) {
+// that it holds what its Meta says. idle is how long its bleve indexes stay
+// open after the last analyst query (0: until it closes).
+func openGeneration(dir string, idle time.Duration) (*Generation, error) {
 	meta, err := readMeta(dir)
 	if err != nil {
 		return nil, fmt.Errorf("generation %s: %w", dir, err)
 	}
-	g := &Generation{Meta: meta, dir: dir, tables: map[snapshots.Category]*CategoryTables{},
+	g := &Generation{Meta: meta, dir: dir, idle: idle, tables: map[snapshots.Category]*CategoryTables{},
 		indexes: map[snapshots.Category]bleve.Index{}, stores: map[snapshots.Kind]*Store{}}
 	g.refs.Store(1)
 	fail := func(err error) (*Generation, error) {

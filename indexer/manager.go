@@ -190,10 +190,7 @@ func Open(opts Options) (*Manager, error) {
 	}
 	lock.unlock()
 	if current != 0 {
-		g, err := openGeneration(generationDir(opts.DataDir, current))
-		if g != nil {
-			g.idle = opts.AnalystIdle
-		}
+		g, err := openGeneration(generationDir(opts.DataDir, current), opts.AnalystIdle)
 		if err != nil {
 			m.log.Error().Err(err).Uint64("generation", current).Msg("cannot open the current generation")
 		} else {
@@ -373,9 +370,8 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 		return nil, Meta{}, err
 	}
 	opened := m.now()
-	gen, err := openGeneration(final)
+	gen, err := openGeneration(final, m.opts.AnalystIdle)
 	if err == nil {
-		gen.idle = m.opts.AnalystIdle
 		err = check(gen, snap)
 	}
 	m.log.Debug().Uint64("generation", id).Dur("open", m.now().Sub(opened)).Msg("generation opened and checked")
