@@ -13,6 +13,7 @@ ADMIN_ADDR ?= 127.0.0.1:9090
 all: build
 
 build:
+	@[ -x $(BIN) ] || echo "building $(BIN): the first build downloads the Go modules and compiles them (a few minutes)"
 	$(GO) build -o $(BIN) ./cmd/gds
 
 run: build

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -178,7 +179,10 @@ func Open(opts Options) (*Manager, error) {
 		return nil, err
 	}
 	current, err := m.readCurrent()
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		m.log.Info().Str("data", opts.DataDir).Msg("no generation yet in this data directory")
+	case err != nil:
 		m.log.Warn().Err(err).Msg("no current generation recorded")
 	}
 	for _, id := range ids {
@@ -195,7 +199,7 @@ func Open(opts Options) (*Manager, error) {
 			m.log.Error().Err(err).Uint64("generation", current).Msg("cannot open the current generation")
 		} else {
 			m.live.Store(g)
-			m.log.Info().Uint64("generation", current).Str("snapshot", g.Meta.Snapshot).Msg("serving generation")
+			m.log.Info().Uint64("generation", current).Str("snapshot", g.Meta.Snapshot).Msg("opened the live generation")
 		}
 	}
 	return m, nil

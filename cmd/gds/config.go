@@ -153,6 +153,11 @@ func checkBleveBatch(n int) error {
 	return nil
 }
 
+func init() {
+	// Durations in logs are seconds, as in /admin/status and /metrics.
+	zerolog.DurationFieldUnit = time.Second
+}
+
 // newLogger returns the process's logger writing to w: JSON lines, or a
 // human-readable console when asked or when w is a terminal.
 func newLogger(c logConfig, w io.Writer) (zerolog.Logger, error) {

@@ -31,6 +31,10 @@ func main() {
 // errUsage marks errors whose message has already been printed as usage.
 var errUsage = errors.New("usage")
 
+// errHelp is a subcommand's -h/--help: its usage is printed and the program
+// succeeds.
+var errHelp = errors.New("help")
+
 func exitCode(err error) int {
 	if errors.Is(err, errUsage) {
 		return 2
@@ -75,7 +79,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		usage(stderr)
 		return errUsage
 	}
-	return cmd.run(ctx, env, args[1:])
+	if err := cmd.run(ctx, env, args[1:]); !errors.Is(err, errHelp) {
+		return err
+	}
+	return nil
 }
 
 func usage(w io.Writer) {
@@ -112,7 +119,7 @@ func parseFlags(env *Env, fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, errUsage
+				return nil, errHelp
 			}
 			return nil, errUsage
 		}

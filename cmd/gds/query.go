@@ -72,6 +72,14 @@ func runQuery(ctx context.Context, env *Env, args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "%d hits (limit %d) in generation %d\n", len(hits), *limit, g.Meta.ID)
+	fmt.Fprintf(env.Stderr, "%s (limit %d) in generation %d\n", plural(len(hits), "hit", "hits"), *limit, g.Meta.ID)
 	return nil
+}
+
+// plural words a count: "1 hit", "2 hits".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -68,7 +68,7 @@ func TestQueryBesideServer(t *testing.T) {
 		!strings.HasPrefix(lines[1], "30000142") || !strings.Contains(lines[1], "solar_system") || !strings.Contains(lines[1], "Jita") {
 		t.Errorf("table:\n%s", out)
 	}
-	if !strings.Contains(stderr, "1 hits") {
+	if !strings.Contains(stderr, "1 hit (limit") {
 		t.Errorf("stderr = %q", stderr)
 	}
 
