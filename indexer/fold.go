@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -8,10 +9,20 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
+// FoldVersion numbers what Fold does. Name tables and bleve indexes hold
+// folded names, so a generation built with another version is rebuilt in
+// full rather than served or patched (Meta.Fold).
+//
+//	1  full case folding, then NFC
+//	2  as 1, and the dot above after i dropped: "İ" folds to plain "i"
+const FoldVersion = 2
+
 // Fold returns the case-folded form of s that both indexing and searching
 // compare: full Unicode case folding (so "ς" and "Σ" fold to "σ", "ß" to
-// "ss"), then NFC so composed and decomposed spellings agree. ASCII, the
-// common case, takes a fast path without allocation when already lower.
+// "ss"), then NFC so composed and decomposed spellings agree. The Turkish
+// dotted capital "İ" folds to "i" + U+0307; the combining dot is dropped so
+// "ilkay" finds "İlkay" (it adds nothing to an i). ASCII, the common case,
+// takes a fast path without allocation when already lower.
 func Fold(s string) string {
 	ascii, lower := true, true
 	for i := 0; i < len(s); i++ {
@@ -41,8 +52,15 @@ func Fold(s string) string {
 	c := folders.Get().(*cases.Caser)
 	out := c.String(s)
 	folders.Put(c)
+	if strings.Contains(out, dotAfterI) {
+		out = strings.ReplaceAll(out, dotAfterI, "i")
+	}
 	return norm.NFC.String(out)
 }
+
+// dotAfterI is "i" and COMBINING DOT ABOVE, what case folding makes of "İ"
+// (and of "I" + U+0307, its decomposed spelling).
+const dotAfterI = "i\u0307"
 
 // A cases.Caser keeps state, so each goroutine borrows its own.
 var folders = sync.Pool{New: func() any { c := cases.Fold(); return &c }}

@@ -330,9 +330,12 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 		return nil, Meta{}, err
 	}
 	prev := m.Acquire()
+	full := req.Full
 	if prev != nil {
 		defer prev.Release()
-		if prev.Meta.SnapshotHash == snap.Hash && !req.Full {
+		// Names folded another way cannot be patched nor kept.
+		full = full || prev.Meta.Fold != FoldVersion
+		if prev.Meta.SnapshotHash == snap.Hash && !full {
 			return nil, Meta{}, nil
 		}
 	}
@@ -355,8 +358,8 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 	m.mu.Unlock()
 	final := generationDir(m.opts.DataDir, id)
 	started := m.now()
-	b := &builder{ctx: m.ctx, opts: m.opts, snap: snap, prev: prev, full: req.Full, dir: tmp, progress: progress, log: m.log}
-	b.meta = Meta{ID: id, Snapshot: req.Snapshot, SnapshotHash: snap.Hash,
+	b := &builder{ctx: m.ctx, opts: m.opts, snap: snap, prev: prev, full: full, dir: tmp, progress: progress, log: m.log}
+	b.meta = Meta{ID: id, Snapshot: req.Snapshot, SnapshotHash: snap.Hash, Fold: FoldVersion,
 		SnapshotSource: snap.Manifest.Source, SnapshotCreated: snap.Manifest.Created, BleveBatch: m.opts.BatchSize}
 	if err := b.run(); err != nil {
 		_ = os.RemoveAll(tmp)

@@ -1,0 +1,110 @@
+package indexer_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gds/indexer"
+	"gds/indexer/indexertest"
+	"gds/snapshots"
+)
+
+// The folds a person typing plain letters relies on, each on the slow
+// (non-ASCII) path, and the token filter bleve uses agreeing with them.
+func TestFold(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"JITA", "jita"},
+		{"Straße", "strasse"},    // sharp s
+		{"ẞ", "ss"},              // capital sharp s
+		{"Σίσυφος", "σίσυφοσ"},   // final sigma
+		{"ΣΊΣΥΦΟΣ", "σίσυφοσ"},   // upper case, same fold
+		{"İlkay", "ilkay"},       // Turkish dotted capital I: plain i
+		{"I\u0307lkay", "ilkay"}, // its decomposed spelling
+		{"ILKAY", "ilkay"},
+		{"İSTANBUL", "istanbul"},
+		{"Ünïcode", "ünïcode"},
+		{"U\u0308nïcode", "ünïcode"}, // decomposed umlaut composes
+		{"ı", "ı"},                   // dotless i stays itself
+	}
+	for _, c := range cases {
+		if got := indexer.Fold(c.in); got != c.want {
+			t.Errorf("Fold(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// Names with "İ" are found by plain letters through the name tables (the
+// searches) and through bleve (the analysts), at index and query time alike.
+func TestDottedCapitalIFoldsToPlainI(t *testing.T) {
+	m := indexertest.Manager(t, indexertest.Snapshot(t, indexertest.Records{
+		snapshots.Characters: {
+			&snapshots.Character{Entity: indexertest.Named(90000001, "İlkay Yılmaz"), CorporationID: 98000001},
+			&snapshots.Character{Entity: indexertest.Named(90000002, "Ilkay Pilot"), CorporationID: 98000001},
+		},
+	}))
+	got := searchAll(t, m, []string{"ilkay", "ILKAY", "İlkay", "ilkay yılmaz"})
+	for key, want := range map[string]int{"ilkay/false": 2, "ILKAY/false": 2, "İlkay/false": 2, "ilkay yılmaz/true": 1} {
+		if len(got[key]) != want {
+			t.Errorf("search %s: %v, want %d hits", key, got[key], want)
+		}
+	}
+	g := m.Acquire()
+	defer g.Release()
+	for _, q := range []string{"words:ilkay", "name:ilkay*", "words:İLKAY"} {
+		hits, err := g.Query(context.Background(), q, snapshots.CategoryCharacter, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 2 {
+			t.Errorf("analyst query %q: %d hits, want 2", q, len(hits))
+		}
+	}
+}
+
+// A generation built with an older fold is rebuilt in full, even from the
+// very snapshot it was built from: its tables hold names folded otherwise.
+func TestOlderFoldIsRebuilt(t *testing.T) {
+	data := t.TempDir()
+	snap := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(20, func(i int) string { return fmt.Sprintf("İlkay %d", i) })})
+	m := open(t, data)
+	first := build(t, m, snap, false)
+	if live := m.Live(); live.Fold != indexer.FoldVersion {
+		t.Fatalf("new generation records fold %d, want %d", live.Fold, indexer.FoldVersion)
+	}
+	m.Close()
+
+	// Make it look like a generation of the first fold (no "fold" field).
+	path := filepath.Join(data, "generations", fmt.Sprintf("%06d", first.Generation), "generation.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string]any
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		t.Fatal(err)
+	}
+	delete(meta, "fold")
+	if raw, err = json.Marshal(meta); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	m2 := open(t, data)
+	defer m2.Close()
+	again := build(t, m2, snap, false)
+	if again.Unchanged || again.Incremental || again.Generation <= first.Generation {
+		t.Fatalf("rebuild after a fold change: %+v, want a new full generation", again)
+	}
+	if live := m2.Live(); live.Fold != indexer.FoldVersion {
+		t.Errorf("rebuilt generation records fold %d", live.Fold)
+	}
+	if got := searchAll(t, m2, []string{"ilkay"}); len(got["ilkay/false"]) != 20 {
+		t.Errorf("search after the rebuild: %v", got)
+	}
+}
