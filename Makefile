@@ -91,3 +91,19 @@ soak:
 	SOAK_DURATION=$(SOAK_DURATION) SOAK_CLIENTS=$(SOAK_CLIENTS) SOAK_REINDEX_EVERY=$(SOAK_REINDEX_EVERY) \
 	  SOAK_SAMPLE_EVERY=$(SOAK_SAMPLE_EVERY) \
 	  $(GO) test -tags soak -run '^TestSoak$$' -count=1 -timeout 0 -v ./cmd/gds
+
+# Browser tests (build tag "browser", never part of `make test`): the real
+# binary on the sample snapshot driven by Debian's headless Chromium through
+# chromedp. browser-deps installs Chromium when missing; the packages are
+# those with browser-tagged test files. Screenshots go to testdata/out
+# beside each test (git-ignored), or to $GDS_BROWSER_OUT.
+.PHONY: browser-deps test-browser
+browser-deps:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium; \
+	fi
+
+test-browser: browser-deps build
+	$(GO) test -tags browser -count=1 -timeout 20m -run '^TestBrowser' \
+	  $$(grep -rl --include='*_test.go' '^//go:build browser' . | xargs -n1 dirname | sort -u)
