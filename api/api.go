@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"gds/api/auth"
+	"gds/api/ratelimit"
 	"gds/query"
 )
 
@@ -77,6 +78,12 @@ type Limits struct {
 	// SearchQueueWait is how long a search beyond MaxConcurrentSearches
 	// waits for a slot before the 503. Default 50 ms; negative: no wait.
 	SearchQueueWait time.Duration
+	// RateLimits overrides the default budgets of rate-limit groups by
+	// group name (gds serve --rate-limit GROUP=N/WINDOW).
+	RateLimits map[string]ratelimit.Limit
+	// RateLimitsOff turns the floating-window rate limits off (the error
+	// limit still applies).
+	RateLimitsOff bool
 }
 
 // server is the API's state.

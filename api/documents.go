@@ -83,11 +83,20 @@ func (s *server) documentRoutes() []Route {
 		}
 		out = append(out, Route{
 			Method: d.method, Path: d.path, Summary: d.summary + "; requires " + who,
-			Tags: []string{d.tag}, Scope: d.scope, Doc: doc,
+			Tags: []string{d.tag}, Scope: d.scope, Doc: doc, RateLimit: documentRateGroup(d.path),
 			Versions: []Version{{N: d.version, Handler: s.documentHandler(d), Lifecycle: lc}},
 		})
 	}
 	return out
+}
+
+// documentRateGroup is the rate-limit group of a document route: its
+// character's or its corporation's (alliances count as corporations).
+func documentRateGroup(path string) string {
+	if characterRoute(path) {
+		return RateGroupCharDetail
+	}
+	return RateGroupCorpDetail
 }
 
 // characterRoute reports whether the route is about the path's character,

@@ -24,24 +24,25 @@ func (s *server) lookupRoutes() []Route {
 	var out []Route
 	for _, l := range s.lookups() {
 		out = append(out, Route{
-			Method:   http.MethodGet,
-			Path:     l.path,
-			Summary:  l.summary,
-			Tags:     []string{l.tag},
-			Doc:      Doc{Params: []Param{idParamDoc(l.param), languageParamDoc, datasourceParamDoc}, Response: l.schema},
-			Versions: []Version{{N: l.version, Handler: s.lookupHandler(l), Lifecycle: lc}},
+			Method:    http.MethodGet,
+			Path:      l.path,
+			Summary:   l.summary,
+			Tags:      []string{l.tag},
+			RateLimit: RateGroupStaticData,
+			Doc:       Doc{Params: []Param{idParamDoc(l.param), languageParamDoc, datasourceParamDoc}, Response: l.schema},
+			Versions:  []Version{{N: l.version, Handler: s.lookupHandler(l), Lifecycle: lc}},
 		})
 	}
 	return append(out,
 		Route{
 			Method: http.MethodGet, Path: "/universe/factions/", Summary: "Get factions",
-			Tags:     []string{"Universe"},
+			Tags: []string{"Universe"}, RateLimit: RateGroupStaticData,
 			Doc:      Doc{Params: []Param{languageParamDoc, datasourceParamDoc}, Response: arrayOf(factionSchema)},
 			Versions: []Version{{N: 2, Handler: s.factions, Lifecycle: lc}},
 		},
 		Route{
 			Method: http.MethodPost, Path: "/universe/ids/", Summary: "Bulk names to IDs",
-			Tags: []string{"Universe"},
+			Tags: []string{"Universe"}, RateLimit: RateGroupStaticData,
 			Doc: Doc{Params: []Param{languageParamDoc, datasourceParamDoc, {
 				Name: "names", In: "body", Required: true,
 				Description: fmt.Sprintf("1 to %d names, matched exactly and ignoring case", maxBulkNames),
@@ -51,7 +52,7 @@ func (s *server) lookupRoutes() []Route {
 		},
 		Route{
 			Method: http.MethodPost, Path: "/universe/names/", Summary: "Get names and categories for a set of IDs",
-			Tags: []string{"Universe"},
+			Tags: []string{"Universe"}, RateLimit: RateGroupStaticData,
 			Doc: Doc{Params: []Param{languageParamDoc, datasourceParamDoc, {
 				Name: "ids", In: "body", Required: true,
 				Description: fmt.Sprintf("1 to %d unique positive IDs", maxBulkIDs),

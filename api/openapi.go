@@ -247,6 +247,9 @@ func (s *server) operation(r *Route, v *Version, phase Phase) map[string]any {
 	if phase == PhaseLegacy {
 		op["deprecated"] = true
 	}
+	if rl := s.xRateLimit(r); rl != nil {
+		op["x-rate-limit"] = rl
+	}
 	if r.Scope != "" {
 		op["security"] = []any{map[string]any{"evesso": []string{}}}
 		op["description"] = "Requires a token with scope " + r.Scope + "."

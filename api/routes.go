@@ -20,6 +20,10 @@ type Route struct {
 	Tags []string
 	// Scope is the SSO scope a token must carry; "" for a public route.
 	Scope string
+	// RateLimit names the route's rate-limit group (see rateLimitGroups):
+	// every route of a group spends from one bucket per client. "" means
+	// the route is not rate limited (the error limit still applies).
+	RateLimit string
 	// Unversioned serves the route without a version prefix, and only
 	// there (the older interface); its lifecycle is that of its only version.
 	Unversioned bool

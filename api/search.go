@@ -43,20 +43,22 @@ func (s *server) searchRoutes() []Route {
 		gate:  newGate(s.d.Limits.MaxConcurrentSearches, s.d.Limits.SearchQueueWait),
 	}
 	return []Route{{
-		Method:  http.MethodGet,
-		Path:    "/search/",
-		Summary: "Search for entities that match a given sub-string.",
-		Tags:    []string{"Search"},
-		Doc:     searchDoc(publicCategories, nil),
+		Method:    http.MethodGet,
+		Path:      "/search/",
+		Summary:   "Search for entities that match a given sub-string.",
+		Tags:      []string{"Search"},
+		RateLimit: RateGroupSearch,
+		Doc:       searchDoc(publicCategories, nil),
 		Versions: []Version{
 			{N: 2, Handler: h.public, Lifecycle: Lifecycle{Latest: searchSince}},
 		},
 	}, {
-		Method:  http.MethodGet,
-		Path:    "/characters/{character_id}/search/",
-		Summary: "Search for entities, including the structures the character may access, that match a given sub-string.",
-		Tags:    []string{"Search"},
-		Scope:   ScopeSearchStructures,
+		Method:    http.MethodGet,
+		Path:      "/characters/{character_id}/search/",
+		Summary:   "Search for entities, including the structures the character may access, that match a given sub-string.",
+		Tags:      []string{"Search"},
+		Scope:     ScopeSearchStructures,
+		RateLimit: RateGroupCharSearch,
 		Doc: searchDoc(characterCategories, []Param{{Name: "character_id", In: "path", Required: true,
 			Description: "An EVE character ID", Schema: map[string]any{"type": "integer", "format": "int64", "minimum": 1}}}),
 		Versions: []Version{

@@ -44,6 +44,7 @@ func (s *server) structureRoutes() []Route {
 	return []Route{
 		{
 			Method: http.MethodGet, Path: corpStructsPath, Tags: []string{structuresTag},
+			RateLimit: RateGroupCorpStructure,
 			Summary: "Get corporation structures: needs the Station_Manager role in the corporation; " +
 				"paged by 250 with the X-Pages header",
 			Scope: scopeReadStructures,
@@ -55,7 +56,8 @@ func (s *server) structureRoutes() []Route {
 		},
 		{
 			Method: http.MethodPut, Path: "/corporations/{corporation_id}/structures/{structure_id}/",
-			Tags: []string{structuresTag},
+			Tags:      []string{structuresTag},
+			RateLimit: RateGroupCorpStructure,
 			Summary: "Update structure vulnerability schedule: validated and answered 204, but the snapshot " +
 				"is read-only so nothing changes; legacy answers 204 always, then the route is removed",
 			Scope: scopeWriteStructures,
@@ -74,16 +76,18 @@ func (s *server) olderRoutes() []Route {
 	return []Route{
 		{
 			Method: http.MethodGet, Path: corpStructsPath, Unversioned: true, Tags: []string{structuresTag},
-			Summary: "Older interface: corporation structures in the v1 shape",
-			Scope:   scopeReadStructures,
+			RateLimit: RateGroupCorpStructure,
+			Summary:   "Older interface: corporation structures in the v1 shape",
+			Scope:     scopeReadStructures,
 			// N is 1 so logs and metrics label it like the v1 it resembles.
 			Versions: []Version{{N: 1, Handler: s.listStructuresV1, Lifecycle: lc}},
 		},
 		{
 			Method: http.MethodPut, Path: "/structures/{structure_id}/", Unversioned: true, Tags: []string{structuresTag},
-			Summary:  "Older interface: set a structure's vulnerability windows (validated, changes nothing)",
-			Scope:    scopeWriteStructures,
-			Versions: []Version{{N: 1, Handler: s.putStructureOlder, Lifecycle: lc}},
+			RateLimit: RateGroupCorpStructure,
+			Summary:   "Older interface: set a structure's vulnerability windows (validated, changes nothing)",
+			Scope:     scopeWriteStructures,
+			Versions:  []Version{{N: 1, Handler: s.putStructureOlder, Lifecycle: lc}},
 		},
 	}
 }
