@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -25,6 +24,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"gds/snapshots"
+	"gds/snapshots/disk"
 )
 
 // BuildRequest says what to build.
@@ -179,7 +179,7 @@ func (b *builder) reuse(kind snapshots.Kind) error {
 		return err
 	}
 	for _, name := range names {
-		if err := linkOrCopy(name, filepath.Join(dst, filepath.Base(name))); err != nil {
+		if err := disk.LinkOrCopy(name, filepath.Join(dst, filepath.Base(name)), 0o644); err != nil {
 			return err
 		}
 	}
@@ -769,40 +769,10 @@ func linkTree(src, dst string) error {
 			return os.MkdirAll(target, 0o755)
 		}
 		if strings.HasSuffix(path, ".zap") || strings.HasSuffix(path, ".tbl") {
-			return linkOrCopy(path, target)
+			return disk.LinkOrCopy(path, target, 0o644)
 		}
-		return copyFile(path, target)
+		return disk.CopyFile(path, target, 0o644)
 	})
-}
-
-// linkOrCopy hard-links src to dst, copying where links are not possible
-// (another file system).
-func linkOrCopy(src, dst string) error {
-	if err := os.Link(src, dst); err == nil {
-		return nil
-	}
-	return copyFile(src, dst)
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // writeMeta writes generation.json last: a directory without it is not a
@@ -812,5 +782,5 @@ func writeMeta(dir string, m Meta) error {
 	if err != nil {
 		return err
 	}
-	return snapshots.WriteFileAtomic(filepath.Join(dir, metaFile), append(raw, '\n'), 0o644)
+	return disk.WriteFileAtomic(filepath.Join(dir, metaFile), append(raw, '\n'), 0o644)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"gds/snapshots"
+	"gds/snapshots/disk"
 )
 
 // An incremental build patches a category instead of rebuilding it: the
@@ -171,7 +172,7 @@ func patchTables(prev *CategoryTables, prevDir, cdir string, upserts []docInfo, 
 	if err := os.Remove(dst); err != nil && !os.IsNotExist(err) {
 		return -1, err
 	}
-	if err := linkOrCopy(filepath.Join(prevDir, baseTable), dst); err != nil {
+	if err := disk.LinkOrCopy(filepath.Join(prevDir, baseTable), dst, 0o644); err != nil {
 		return -1, err
 	}
 	return len(entries), WriteTable(filepath.Join(cdir, deltaTable), entries, mask)

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
 
 	"gds/snapshots"
+	"gds/snapshots/disk"
 )
 
 // Layout of a data directory:
@@ -474,24 +474,13 @@ func claimID(data string, after uint64) (uint64, string, error) {
 // of a build, across processes: a second process's build waits for it, and
 // leftovers of unfinished builds are only removed when nobody holds it.
 // The kernel releases it when the holder dies, even by kill -9.
-type buildLock struct{ f *os.File }
+type buildLock = disk.Lock
 
 func lockPath(data string) string { return filepath.Join(data, "build.lock") }
 
 // tryLockBuilds takes the lock if it is free.
 func tryLockBuilds(data string) (*buildLock, bool, error) {
-	f, err := os.OpenFile(lockPath(data), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, false, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, false, nil
-		}
-		return nil, false, err
-	}
-	return &buildLock{f: f}, true, nil
+	return disk.TryLock(lockPath(data), 0o644)
 }
 
 // lockBuilds waits for the lock, giving up when ctx ends.
@@ -509,13 +498,6 @@ func lockBuilds(ctx context.Context, data string, waiting func()) (*buildLock, e
 			return nil, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
-	}
-}
-
-func (l *buildLock) unlock() {
-	if l != nil && l.f != nil {
-		_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
-		_ = l.f.Close()
 	}
 }
 

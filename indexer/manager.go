@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"gds/snapshots"
+	"gds/snapshots/disk"
 )
 
 // DefaultBatchSize is Options.BatchSize's default: the fastest full build.
@@ -174,7 +175,7 @@ func Open(opts Options) (*Manager, error) {
 	}
 	ids, err := listGenerations(opts.DataDir, idle)
 	if err != nil {
-		lock.unlock()
+		lock.Unlock()
 		cancel()
 		return nil, err
 	}
@@ -192,7 +193,7 @@ func Open(opts Options) (*Manager, error) {
 		// Retired generations whose deletion was cut short.
 		_ = os.RemoveAll(generationDir(opts.DataDir, id))
 	}
-	lock.unlock()
+	lock.Unlock()
 	if current != 0 {
 		g, err := openGeneration(generationDir(opts.DataDir, current), opts.AnalystIdle)
 		if err != nil {
@@ -345,7 +346,7 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 	if err != nil {
 		return nil, Meta{}, err
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	m.mu.Lock()
 	after := m.nextID
 	m.mu.Unlock()
@@ -390,7 +391,7 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 		_ = os.RemoveAll(final)
 		return nil, Meta{}, fmt.Errorf("check of generation %d: %w", id, err)
 	}
-	if err := snapshots.WriteFileAtomic(filepath.Join(m.opts.DataDir, currentFile), []byte(strconv.FormatUint(id, 10)+"\n"), 0o644); err != nil {
+	if err := disk.WriteFileAtomic(filepath.Join(m.opts.DataDir, currentFile), []byte(strconv.FormatUint(id, 10)+"\n"), 0o644); err != nil {
 		gen.remove = true
 		gen.Release()
 		return nil, Meta{}, err

@@ -9,9 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 
 	"github.com/cespare/xxhash/v2"
+
+	"gds/snapshots/disk"
 )
 
 // Store holds one kind's records as the snapshot had them (raw JSON, in
@@ -151,7 +152,7 @@ func (s *Store) groupKeys(name string) ([]int64, bool) {
 func (s *Store) Close() error {
 	var first error
 	for _, m := range s.maps {
-		if err := syscall.Munmap(m); err != nil && first == nil {
+		if err := disk.Unmap(m); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -194,7 +195,7 @@ func newStoreWriter(dir, kind string, prev *Store) (*storeWriter, error) {
 	if err := os.Remove(filepath.Join(dir, kind+".delta")); err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
-	f, err := createFresh(filepath.Join(dir, kind+".data"))
+	f, err := disk.CreateFresh(filepath.Join(dir, kind+".data"), 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -210,10 +211,10 @@ func newDeltaStoreWriter(dir, kind string, prev *Store, prevDir string) (*storeW
 	if err := os.Remove(base); err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
-	if err := linkOrCopy(filepath.Join(prevDir, kind+".data"), base); err != nil {
+	if err := disk.LinkOrCopy(filepath.Join(prevDir, kind+".data"), base, 0o644); err != nil {
 		return nil, err
 	}
-	f, err := createFresh(filepath.Join(dir, kind+".delta"))
+	f, err := disk.CreateFresh(filepath.Join(dir, kind+".delta"), 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -231,16 +232,6 @@ func (sw *storeWriter) from(prev *Store) {
 	for name := range prev.groups {
 		sw.prevGroup[name], _ = prev.groupKeys(name)
 	}
-}
-
-// createFresh creates name as a new file, first removing whatever is there:
-// a path in a build directory may be a hard link to a live generation's
-// file, which truncating would destroy.
-func createFresh(name string) (*os.File, error) {
-	if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
-		return nil, err
-	}
-	return os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 }
 
 // reserve makes room for n records.
@@ -337,12 +328,12 @@ func (sw *storeWriter) close() error {
 		idx = append(idx, 0)
 	}
 	idx = append(idx, asBytes(sw.hashes)...)
-	if err := writeFileSync(filepath.Join(sw.dir, sw.kind+".idx"), idx); err != nil {
+	if err := disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+".idx"), idx, 0o644); err != nil {
 		return err
 	}
 	for name, pairs := range sw.groups {
 		sortPairs(pairs)
-		if err := writeFileSync(filepath.Join(sw.dir, sw.kind+".by-"+name), asBytes(pairs)); err != nil {
+		if err := disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+".by-"+name), asBytes(pairs), 0o644); err != nil {
 			return err
 		}
 	}
@@ -371,41 +362,6 @@ func sortPairs(p []int64) {
 	copy(p, out)
 }
 
-func writeFileSync(name string, data []byte) error {
-	f, err := createFresh(name)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-func mapFile(name string) ([]byte, error) { return mapFileFlags(name, 0) }
-
-// mapFileFlags maps a file read-only with extra mmap flags.
-func mapFileFlags(name string, flags int) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() == 0 {
-		return nil, nil
-	}
-	return syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED|flags)
-}
-
 // openStore maps a kind's store in dir.
 func openStore(dir, kind string, groups ...string) (*Store, error) {
 	s := &Store{groups: map[string][]int64{}}
@@ -413,7 +369,7 @@ func openStore(dir, kind string, groups ...string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("store %s: %w", kind, err)
 	}
-	idx, err := mapFile(filepath.Join(dir, kind+".idx"))
+	idx, err := disk.Map(filepath.Join(dir, kind+".idx"), false)
 	if err != nil {
 		return fail(err)
 	}
@@ -432,7 +388,7 @@ func openStore(dir, kind string, groups ...string) (*Store, error) {
 	if err != nil {
 		return fail(err)
 	}
-	data, err := mapFile(filepath.Join(dir, kind+".data"))
+	data, err := disk.Map(filepath.Join(dir, kind+".data"), false)
 	if err != nil {
 		return fail(err)
 	}
@@ -443,7 +399,7 @@ func openStore(dir, kind string, groups ...string) (*Store, error) {
 		return fail(fmt.Errorf("data file is %d bytes, index says %d", len(data), s.baseSize))
 	}
 	s.base = data
-	delta, err := mapFile(filepath.Join(dir, kind+".delta"))
+	delta, err := disk.Map(filepath.Join(dir, kind+".delta"), false)
 	if err != nil && !os.IsNotExist(err) {
 		return fail(err)
 	}
@@ -452,7 +408,7 @@ func openStore(dir, kind string, groups ...string) (*Store, error) {
 	}
 	s.delta = delta
 	for _, g := range groups {
-		m, err := mapFile(filepath.Join(dir, kind+".by-"+g))
+		m, err := disk.Map(filepath.Join(dir, kind+".by-"+g), false)
 		if err != nil {
 			if os.IsNotExist(err) {
 				continue

@@ -14,11 +14,12 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"unicode/utf8"
 	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"gds/snapshots/disk"
 )
 
 // A table is the search side of one category in one language: every name,
@@ -549,19 +550,17 @@ func fromBytes[T int64 | uint64 | uint32](b []byte) []T {
 // front: a search touches names all over the table, and a first touch of
 // each page would otherwise cost a page fault inside a search.
 func OpenTable(path string) (*Table, error) {
-	mm, err := mapFileFlags(path, syscall.MAP_POPULATE)
+	mm, err := disk.Map(path, true)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", path, err)
 	}
 	if hdrLen := len(tableMagic) + 8 + headerFields*2*8; len(mm) < hdrLen {
-		if mm != nil {
-			syscall.Munmap(mm)
-		}
+		disk.Unmap(mm)
 		return nil, fmt.Errorf("table %s: too short (%d bytes)", path, len(mm))
 	}
 	t, err := parseTable(mm)
 	if err != nil {
-		syscall.Munmap(mm)
+		disk.Unmap(mm)
 		return nil, fmt.Errorf("table %s: %w", path, err)
 	}
 	return t, nil
@@ -648,7 +647,7 @@ func (t *Table) Close() error {
 	if t.mm == nil {
 		return nil
 	}
-	err := syscall.Munmap(t.mm)
+	err := disk.Unmap(t.mm)
 	t.mm = nil
 	return err
 }

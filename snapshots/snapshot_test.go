@@ -464,21 +464,6 @@ func TestWriterRejects(t *testing.T) {
 	}
 }
 
-func TestWriteFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	name := filepath.Join(dir, "f.json")
-	for _, content := range []string{"one", "two"} {
-		if err := WriteFileAtomic(name, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(name)
-		if err != nil || string(got) != content {
-			t.Errorf("read %q, %v; want %q", got, err, content)
-		}
-	}
-	assertOnly(t, dir, "f.json")
-}
-
 func TestDecodeStopsOnCallbackError(t *testing.T) {
 	stop := fmt.Errorf("enough")
 	n := 0

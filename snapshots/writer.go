@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"gds/snapshots/disk"
 )
 
 // CreateOptions configure a new snapshot.
@@ -172,11 +174,11 @@ func (w *Writer) Commit() (*Snapshot, error) {
 		w.Abort()
 		return nil, err
 	}
-	if err := WriteFileAtomic(filepath.Join(w.tmp, ManifestName), append(raw, '\n'), 0o644); err != nil {
+	if err := disk.WriteFileAtomic(filepath.Join(w.tmp, ManifestName), append(raw, '\n'), 0o644); err != nil {
 		w.Abort()
 		return nil, err
 	}
-	if err := syncDir(w.tmp); err != nil {
+	if err := disk.SyncDir(w.tmp); err != nil {
 		w.Abort()
 		return nil, err
 	}
@@ -195,7 +197,7 @@ func (w *Writer) Commit() (*Snapshot, error) {
 		w.Abort()
 		return nil, err
 	}
-	if err := syncDir(filepath.Dir(w.final)); err != nil {
+	if err := disk.SyncDir(filepath.Dir(w.final)); err != nil {
 		return nil, err
 	}
 	if old != "" {
@@ -210,48 +212,4 @@ func (w *Writer) Abort() {
 		_ = fw.f.Close()
 	}
 	_ = os.RemoveAll(w.tmp)
-}
-
-// WriteFileAtomic writes data to a temporary file beside name, syncs it and
-// renames it over name, so readers see the old content or the new, never a
-// part.
-func WriteFileAtomic(name string, data []byte, perm os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, name); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return syncDir(filepath.Dir(name))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

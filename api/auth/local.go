@@ -17,7 +17,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"gds/snapshots"
+	"gds/snapshots/disk"
 )
 
 // Files of the local signing key in the data directory.
@@ -77,7 +77,7 @@ func EnsureLocalKey(dataDir string) (SigningKey, error) {
 	}
 	jwksPath := filepath.Join(dataDir, LocalJWKSFile)
 	if old, err := os.ReadFile(jwksPath); err != nil || !bytes.Equal(old, jwks) {
-		if err := snapshots.WriteFileAtomic(jwksPath, jwks, 0o644); err != nil {
+		if err := disk.WriteFileAtomic(jwksPath, jwks, 0o644); err != nil {
 			return SigningKey{}, fmt.Errorf("local signing key: writing %s: %w", jwksPath, err)
 		}
 	}
@@ -94,7 +94,7 @@ func createPrivateKey(path string) error {
 		return fmt.Errorf("local signing key: encoding: %w", err)
 	}
 	data := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
-	if err := snapshots.WriteFileAtomic(path, data, 0o600); err != nil {
+	if err := disk.WriteFileAtomic(path, data, 0o600); err != nil {
 		return fmt.Errorf("local signing key: writing %s: %w", path, err)
 	}
 	return nil

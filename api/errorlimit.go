@@ -1,0 +1,200 @@
+package api
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Defaults of Limits.
+const (
+	defaultErrorLimit  = 100
+	defaultErrorWindow = time.Minute
+)
+
+// StatusErrorLimited is ESI's answer to a client that spent its error budget.
+const StatusErrorLimited = 420
+
+// Error limit headers ESI sends on every response.
+const (
+	HeaderErrorLimitRemain = "X-ESI-Error-Limit-Remain"
+	HeaderErrorLimitReset  = "X-ESI-Error-Limit-Reset"
+)
+
+// errorLimiter answers 420 to a client (by IP) that got ErrorLimit error
+// answers (4xx and 5xx, except 420 itself) within one window, until that
+// window ends, as ESI does. A window opens at a client's first error, so
+// well-behaved clients cost no memory.
+type errorLimiter struct {
+	limit   int
+	window  time.Duration
+	now     func() time.Time
+	metrics Metrics
+
+	mu        sync.Mutex
+	clients   map[string]*errorWindow
+	lastSweep time.Time
+}
+
+type errorWindow struct {
+	end    time.Time
+	errors int
+}
+
+// maxErrorClients bounds the limiter's memory; when that many clients have
+// open windows, new ones are not tracked until a sweep frees room.
+const maxErrorClients = 100_000
+
+func newErrorLimiter(l Limits, now func() time.Time, m Metrics) *errorLimiter {
+	el := &errorLimiter{limit: l.ErrorLimit, window: l.ErrorWindow, now: now, metrics: m,
+		clients: make(map[string]*errorWindow)}
+	if el.limit == 0 {
+		el.limit = defaultErrorLimit
+	}
+	if el.window <= 0 {
+		el.window = defaultErrorWindow
+	}
+	return el
+}
+
+func (el *errorLimiter) handle(c *gin.Context) {
+	if el.limit < 0 {
+		c.Next()
+		return
+	}
+	// RemoteIP, not ClientIP: X-Forwarded-For is the client's to forge, so
+	// it must not pick whose budget an error is charged to.
+	ip := c.RemoteIP()
+	remain, reset := el.state(ip)
+	if remain <= 0 {
+		el.metrics.ErrorLimited()
+		setErrorLimitHeaders(c.Writer.Header(), 0, reset)
+		writeError(c, StatusErrorLimited, fmt.Sprintf(
+			"error limited: this client got %d error answers within %v; fix the requests, and retry in %d seconds",
+			el.limit, el.window, reset))
+		return
+	}
+	w := &limitWriter{ResponseWriter: c.Writer, el: el, ip: ip, remain: remain, reset: reset}
+	c.Writer = w
+	c.Next()
+	w.commit() // a response without a body has not committed yet
+	c.Writer = w.ResponseWriter
+}
+
+// limitWriter charges an error answer and sets the error limit headers
+// just before the status line is committed, when the final status is
+// known (gin commits on the first body write or WriteHeaderNow).
+type limitWriter struct {
+	gin.ResponseWriter
+	el            *errorLimiter
+	ip            string
+	remain, reset int
+	committed     bool
+}
+
+func (w *limitWriter) commit() {
+	if w.committed {
+		return
+	}
+	w.committed = true
+	if status := w.ResponseWriter.Status(); status >= 400 && status != StatusErrorLimited {
+		w.remain, w.reset = w.el.count(w.ip)
+	}
+	setErrorLimitHeaders(w.Header(), w.remain, w.reset)
+}
+
+func (w *limitWriter) WriteHeaderNow() { w.commit(); w.ResponseWriter.WriteHeaderNow() }
+func (w *limitWriter) Flush()          { w.commit(); w.ResponseWriter.Flush() }
+
+func (w *limitWriter) Write(b []byte) (int, error) {
+	w.commit()
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *limitWriter) WriteString(s string) (int, error) {
+	w.commit()
+	return w.ResponseWriter.WriteString(s)
+}
+
+func setErrorLimitHeaders(h http.Header, remain, reset int) {
+	h[canonicalErrorLimitRemain] = headerInt(max(remain, 0))
+	h[canonicalErrorLimitReset] = headerInt(reset)
+}
+
+// headerInt is n as a header value, shared for small numbers (see the
+// shared header values in cache.go).
+func headerInt(n int) []string {
+	if n >= 0 && n < len(smallHeaderInts) {
+		return smallHeaderInts[n]
+	}
+	return []string{strconv.Itoa(n)}
+}
+
+var smallHeaderInts = func() (v [1024][]string) {
+	for i := range v {
+		v[i] = []string{strconv.Itoa(i)}
+	}
+	return v
+}()
+
+// The error limit headers as net/http keys them, so setting them on every
+// answer does not canonicalize them every time.
+var (
+	canonicalErrorLimitRemain = http.CanonicalHeaderKey(HeaderErrorLimitRemain)
+	canonicalErrorLimitReset  = http.CanonicalHeaderKey(HeaderErrorLimitReset)
+)
+
+// state returns the errors ip may still make and the seconds until its
+// window resets.
+func (el *errorLimiter) state(ip string) (remain, reset int) {
+	el.mu.Lock()
+	defer el.mu.Unlock()
+	now := el.now()
+	w := el.clients[ip]
+	if w == nil || !now.Before(w.end) {
+		return el.limit, seconds(el.window)
+	}
+	return el.limit - w.errors, seconds(w.end.Sub(now))
+}
+
+// count charges one error to ip.
+func (el *errorLimiter) count(ip string) (remain, reset int) {
+	el.mu.Lock()
+	defer el.mu.Unlock()
+	now := el.now()
+	el.sweep(now)
+	w := el.clients[ip]
+	if w == nil || !now.Before(w.end) {
+		if w == nil && len(el.clients) >= maxErrorClients {
+			return el.limit, seconds(el.window)
+		}
+		w = &errorWindow{end: now.Add(el.window)}
+		el.clients[ip] = w
+	}
+	w.errors++
+	return el.limit - w.errors, seconds(w.end.Sub(now))
+}
+
+// sweep drops ended windows, at most once per window length so the cost
+// stays proportional to the traffic.
+func (el *errorLimiter) sweep(now time.Time) {
+	if now.Sub(el.lastSweep) < el.window && len(el.clients) < maxErrorClients {
+		return
+	}
+	el.lastSweep = now
+	for ip, w := range el.clients {
+		if !now.Before(w.end) {
+			delete(el.clients, ip)
+		}
+	}
+}
+
+// seconds rounds d up to whole seconds, so "0" only ever means "now".
+func seconds(d time.Duration) int {
+	return int(math.Ceil(d.Seconds()))
+}

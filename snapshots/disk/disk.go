@@ -1,0 +1,114 @@
+// Package disk holds the file helpers every writer of gds's data uses:
+// atomic and synced writes, hard links with a copy fallback, read-only
+// memory maps and the cross-process build lock. The Unix-only calls (mmap,
+// flock) live behind build tags; elsewhere they degrade as each says.
+package disk
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// WriteFileAtomic writes data to a temporary file beside name, syncs it and
+// renames it over name, so readers see the old content or the new, never a
+// part.
+func WriteFileAtomic(name string, data []byte, perm os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Chmod(perm); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, name); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return SyncDir(filepath.Dir(name))
+}
+
+// SyncDir flushes a directory's entries (a rename or a new file in it) to
+// disk.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// CreateFresh creates name for writing, removing what was there first: a
+// file that may be hard-linked into an older generation must never be
+// truncated in place.
+func CreateFresh(name string, perm os.FileMode) (*os.File, error) {
+	if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	return os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+}
+
+// WriteFileSync writes data to a fresh file (see CreateFresh) and syncs it.
+func WriteFileSync(name string, data []byte, perm os.FileMode) error {
+	f, err := CreateFresh(name, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// LinkOrCopy hard-links src to dst, copying where links are not possible
+// (another file system).
+func LinkOrCopy(src, dst string, perm os.FileMode) error {
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	return CopyFile(src, dst, perm)
+}
+
+// CopyFile copies src to a new file dst and syncs it.
+func CopyFile(src, dst string, perm os.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -1,0 +1,5 @@
+package disk
+
+import "syscall"
+
+const mapPopulate = syscall.MAP_POPULATE

@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package disk
+
+const mapPopulate = 0
