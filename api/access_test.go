@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -32,20 +33,24 @@ import (
 //     route's scope, gets 403;
 //   - a search returns exactly the structures whose name contains the
 //     text and whose access list holds the character, never another;
-//   - the list answers only a Station_Manager of that very corporation,
-//     with exactly that corporation's structures.
+//   - every corporation route (the structures list and every document
+//     route) answers only a member of that very corporation holding one
+//     of the route's roles (a Director holds all), with exactly that
+//     corporation's structures or document; the alliance route only a
+//     member of that alliance.
 func TestAccessControlProperty(t *testing.T) {
 	const (
 		seed1, seed2 = 2026, 11
 		nCorps       = 7
 		nChars       = 50
 		nStructures  = 120
-		nRequests    = 1500
+		nRequests    = 3000
 	)
 	rng := rand.New(rand.NewPCG(seed1, seed2))
 	words := []string{"Alpha", "Bravo", "Keep", "Fort", "Haven", "Spire", "Tower", "Jita"}
 	charID := func(i int) int64 { return int64(92000000 + i) }
 	corpID := func(i int) int64 { return int64(98200000 + i) }
+	allianceOf := func(corp int64) int64 { return 99200000 + corp%3 }
 
 	// The universe.
 	type structure struct {
@@ -65,31 +70,66 @@ func TestAccessControlProperty(t *testing.T) {
 		structRecs = append(structRecs, &snapshots.Structure{ID: s.id, Name: s.name, TypeID: 35832,
 			CorporationID: s.corp, SystemID: 30000142, State: "shield_vulnerable", Access: slices.Clone(s.access)})
 	}
-	roleNames := []string{snapshots.RoleStationManager, "Director", "Accountant", "Station_Manager_Lite", "station_manager"}
+	roleNames := []string{RoleStationManager, RoleDirector, RoleAccountant, RoleJuniorAccountant, RoleFactoryManager,
+		RoleTrader, "Station_Manager_Lite", "station_manager"}
 	type member struct {
-		corp    int64
-		manager bool
+		corp      int64
+		roles     []string // held in rolesCorp
+		rolesCorp int64
 	}
 	members := map[int64]member{}
 	var roleRecs, charRecs []snapshots.Record
 	for i := range nChars {
 		id := charID(i)
 		corp := corpID(rng.IntN(nCorps))
-		charRecs = append(charRecs, &snapshots.Character{Entity: indexertest.Named(id, fmt.Sprintf("Pilot %d", i)), CorporationID: corp})
-		if rng.IntN(6) == 0 {
-			continue // no roles record at all
-		}
-		var rs []string
-		for _, r := range roleNames {
-			if rng.IntN(3) == 0 {
-				rs = append(rs, r)
+		charRecs = append(charRecs, &snapshots.Character{Entity: indexertest.Named(id, fmt.Sprintf("Pilot %d", i)),
+			CorporationID: corp, AllianceID: allianceOf(corp)})
+		m := member{corp: corp}
+		if rng.IntN(6) != 0 { // else no roles record at all
+			m.rolesCorp = corp
+			if rng.IntN(10) == 0 {
+				m.rolesCorp = corpID(rng.IntN(nCorps)) // roles held in another corporation
 			}
+			for _, r := range roleNames {
+				if rng.IntN(4) == 0 {
+					m.roles = append(m.roles, r)
+				}
+			}
+			roleRecs = append(roleRecs, &snapshots.CharacterRoles{CharacterID: id, CorporationID: m.rolesCorp, Roles: m.roles})
 		}
-		members[id] = member{corp: corp, manager: slices.Contains(rs, snapshots.RoleStationManager)}
-		roleRecs = append(roleRecs, &snapshots.CharacterRoles{CharacterID: id, CorporationID: corp, Roles: rs})
+		members[id] = m
+	}
+	// may says whether the character may read a corporation route needing
+	// one of roles in corp.
+	may := func(character, corp int64, roles []string) bool {
+		m := members[character]
+		if m.corp != corp {
+			return false
+		}
+		if len(roles) == 0 {
+			return true
+		}
+		return m.rolesCorp == corp && (slices.Contains(m.roles, RoleDirector) ||
+			slices.ContainsFunc(roles, func(r string) bool { return slices.Contains(m.roles, r) }))
+	}
+
+	// Every corporation (and alliance) document route, with a document
+	// per corporation (alliance) whose body names its path.
+	var corpRoutes []documentRoute
+	var docRecs []snapshots.Record
+	for _, d := range documentTable {
+		if characterRoute(d.path) {
+			continue
+		}
+		corpRoutes = append(corpRoutes, d)
+		for i := range nCorps {
+			p := concrete(d.path, map[string]string{"corporation_id": fmt.Sprint(corpID(i)), "alliance_id": fmt.Sprint(allianceOf(corpID(i)))})
+			docRecs = append(docRecs, &snapshots.Document{Seq: int64(len(docRecs) + 1), Path: p, Body: json.RawMessage(fmt.Sprintf(`{"path":%q}`, p))})
+		}
 	}
 	ts := newTestServer(t, indexertest.Records{
 		snapshots.Structures: structRecs, snapshots.Roles: roleRecs, snapshots.Characters: charRecs,
+		snapshots.Documents: uniqueDocuments(docRecs),
 	}, func(d *Deps) { d.Limits.ErrorLimit = -1 })
 
 	// The tokens.
@@ -114,11 +154,16 @@ func TestAccessControlProperty(t *testing.T) {
 		return raw
 	}
 	allScopes := []string{ScopeSearchStructures, scopeReadStructures, scopeWriteStructures, "esi-skills.read_skills.v1"}
+	for _, d := range corpRoutes {
+		if !slices.Contains(allScopes, d.scope) {
+			allScopes = append(allScopes, d.scope)
+		}
+	}
 	var tokens []token
 	for range 120 {
 		tk := token{kind: "valid", character: charID(rng.IntN(nChars))}
 		for _, s := range allScopes {
-			if rng.IntN(2) == 0 {
+			if rng.IntN(4) != 0 {
 				tk.scopes = append(tk.scopes, s)
 			}
 		}
@@ -158,15 +203,23 @@ func TestAccessControlProperty(t *testing.T) {
 	for range nRequests {
 		tk := tokens[rng.IntN(len(tokens))]
 		viaQuery := rng.IntN(4) == 0 // ?token= as well as the header
-		send := func(path string) (int, string) {
+		send := func(path string, post ...string) (int, string) {
 			t.Helper()
 			var headers []string
 			if viaQuery {
-				path += "&token=" + url.QueryEscape(tk.raw)
+				sep := "&"
+				if !strings.Contains(path, "?") {
+					sep = "?"
+				}
+				path += sep + "token=" + url.QueryEscape(tk.raw)
 			} else {
 				headers = bearer(tk.raw)
 			}
-			rec := ts.do(http.MethodGet, path, nil, headers...)
+			method, body := http.MethodGet, io.Reader(nil)
+			if len(post) > 0 {
+				method, body = http.MethodPost, strings.NewReader(post[0])
+			}
+			rec := ts.do(method, path, body, headers...)
 			if rec.Code != http.StatusOK {
 				errorOf(t, rec) // every refusal is a JSON error
 			}
@@ -226,19 +279,59 @@ func TestAccessControlProperty(t *testing.T) {
 			continue
 		}
 
-		// Corporation structures list.
 		corp := corpID(rng.IntN(nCorps + 1)) // one corporation owns nothing
-		if m, ok := members[tk.character]; ok && rng.IntN(2) == 0 {
-			corp = m.corp // often the token's own corporation, where managers are
+		if m, ok := members[tk.character]; ok && rng.IntN(4) != 0 {
+			corp = m.corp // often the token's own corporation, where its roles are
 		}
+		m := members[tk.character]
+		if i := rng.IntN(len(corpRoutes) + 1); i < len(corpRoutes) {
+			// A corporation (or alliance) document route.
+			d := corpRoutes[i]
+			alliance := allianceOf(corp)
+			if rng.IntN(4) == 0 {
+				alliance = 99200000 + int64(rng.IntN(4))
+			}
+			path := "/latest" + concrete(d.path, map[string]string{"corporation_id": fmt.Sprint(corp), "alliance_id": fmt.Sprint(alliance)})
+			var post []string
+			if d.method == http.MethodPost {
+				post = []string{"[1000000016991]"}
+			}
+			status, body := send(path, post...)
+			allowed := may(tk.character, corp, d.roles)
+			if allianceRoute(d.path) {
+				allowed = allianceOf(m.corp) == alliance
+			}
+			var want int
+			switch {
+			case tk.kind != "valid":
+				want = http.StatusUnauthorized
+			case !slices.Contains(tk.scopes, d.scope) || !allowed:
+				want = http.StatusForbidden
+			default:
+				want = http.StatusOK
+				if (allianceRoute(d.path) && alliance == 99200003) || (!allianceRoute(d.path) && corp == corpID(nCorps)) {
+					want = http.StatusNotFound // no documents for it
+				}
+			}
+			key := d.method + " " + d.path
+			counts[fmt.Sprintf("%s %d", key, want)]++
+			if status != want {
+				t.Fatalf("token %s for %d (%+v) scopes %v, %s: %d %s, want %d", tk.kind, tk.character, m, tk.scopes, path, status, body, want)
+			}
+			if want == http.StatusOK && body != fmt.Sprintf(`{"path":%q}`, strings.TrimPrefix(path, "/latest")) {
+				t.Fatalf("LEAK or mix-up: %s answered %s", path, body)
+			}
+			continue
+		}
+
+		// Corporation structures list.
 		path := fmt.Sprintf("/latest/corporations/%d/structures/?page=1", corp)
 		status, body := send(path)
-		m, isMember := members[tk.character]
 		var want int
 		switch {
 		case tk.kind != "valid":
 			want = http.StatusUnauthorized
-		case !slices.Contains(tk.scopes, scopeReadStructures) || !isMember || m.corp != corp || !m.manager:
+		case !slices.Contains(tk.scopes, scopeReadStructures) || !may(tk.character, corp, structureRoles):
 			want = http.StatusForbidden
 		default:
 			want = http.StatusOK
@@ -277,9 +370,29 @@ func TestAccessControlProperty(t *testing.T) {
 	t.Logf("%d requests: %v", nRequests, counts)
 	// The draw must have exercised every outcome, or the property is
 	// vacuous for the missing one.
-	for _, k := range []string{"search 200", "search 401", "search 403", "search with structures", "list 200", "list 401", "list 403"} {
+	want := []string{"search 200", "search 401", "search 403", "search with structures", "list 200", "list 401", "list 403"}
+	for _, d := range corpRoutes {
+		want = append(want, d.method+" "+d.path+" 200", d.method+" "+d.path+" 403")
+	}
+	for _, k := range want {
 		if counts[k] == 0 {
 			t.Errorf("no request ended as %q: change the seed or the sizes", k)
 		}
 	}
+}
+
+// uniqueDocuments drops documents whose path an earlier one has (alliance
+// routes repeat for corporations of one alliance).
+func uniqueDocuments(docs []snapshots.Record) []snapshots.Record {
+	seen := map[string]bool{}
+	var out []snapshots.Record
+	for _, r := range docs {
+		d := r.(*snapshots.Document)
+		if !seen[d.Path] {
+			seen[d.Path] = true
+			d.Seq = int64(len(out) + 1)
+			out = append(out, d)
+		}
+	}
+	return out
 }

@@ -20,40 +20,44 @@ type documentRoute struct {
 	version      int
 	// scope is the EVE SSO scope ESI requires for the route.
 	scope, tag, summary string
+	// roles are ESI's x-required-roles of a corporation route: the token's
+	// character must hold one of them in the path's corporation. A
+	// corporation route without roles still requires membership.
+	roles []string
 }
 
 // documentTable is spec §4.6, with ESI's scopes and tags.
 var documentTable = []documentRoute{
-	{"GET", "/characters/{character_id}/bookmarks/", 2, "esi-bookmarks.read_character_bookmarks.v1", "Bookmarks", "List bookmarks"},
-	{"GET", "/characters/{character_id}/bookmarks/folders/", 2, "esi-bookmarks.read_character_bookmarks.v1", "Bookmarks", "List bookmark folders"},
-	{"GET", "/alliances/{alliance_id}/contacts/", 1, "esi-alliances.read_contacts.v1", "Contacts", "Get alliance contacts"},
-	{"GET", "/characters/{character_id}/fw/stats/", 1, "esi-characters.read_fw_stats.v1", "Faction Warfare", "Overview of a character involved in faction warfare"},
-	{"GET", "/characters/{character_id}/mining/", 1, "esi-industry.read_character_mining.v1", "Industry", "Character mining ledger"},
-	{"GET", "/characters/{character_id}/titles/", 1, "esi-characters.read_titles.v1", "Character", "Get character corporation titles"},
-	{"GET", "/characters/{character_id}/wallet/journal/", 3, "esi-wallet.read_character_wallet.v1", "Wallet", "Get character wallet journal"},
-	{"GET", "/corporations/{corporation_id}/bookmarks/", 1, "esi-bookmarks.read_corporation_bookmarks.v1", "Bookmarks", "List corporation bookmarks"},
-	{"GET", "/corporations/{corporation_id}/bookmarks/folders/", 1, "esi-bookmarks.read_corporation_bookmarks.v1", "Bookmarks", "List corporation bookmark folders"},
-	{"GET", "/corporations/{corporation_id}/containers/logs/", 1, "esi-corporations.read_container_logs.v1", "Corporation", "Get all corporation ALSC logs"},
-	{"GET", "/corporations/{corporation_id}/contracts/", 1, "esi-contracts.read_corporation_contracts.v1", "Contracts", "Get corporation contracts"},
-	{"GET", "/corporations/{corporation_id}/contracts/{contract_id}/bids/", 1, "esi-contracts.read_corporation_contracts.v1", "Contracts", "Get corporation contract bids"},
-	{"GET", "/corporations/{corporation_id}/contracts/{contract_id}/items/", 1, "esi-contracts.read_corporation_contracts.v1", "Contracts", "Get corporation contract items"},
-	{"GET", "/corporations/{corporation_id}/customs_offices/", 1, "esi-planets.read_customs_offices.v1", "Planetary Interaction", "List corporation customs offices"},
-	{"GET", "/corporations/{corporation_id}/facilities/", 1, "esi-corporations.read_facilities.v1", "Corporation", "Get corporation facilities"},
-	{"GET", "/corporations/{corporation_id}/fw/stats/", 1, "esi-corporations.read_fw_stats.v1", "Faction Warfare", "Overview of a corporation involved in faction warfare"},
-	{"GET", "/corporations/{corporation_id}/industry/jobs/", 1, "esi-industry.read_corporation_jobs.v1", "Industry", "List corporation industry jobs"},
-	{"GET", "/corporations/{corporation_id}/medals/", 1, "esi-corporations.read_medals.v1", "Corporation", "Get corporation medals"},
-	{"GET", "/corporations/{corporation_id}/medals/issued/", 1, "esi-corporations.read_medals.v1", "Corporation", "Get corporation issued medals"},
-	{"GET", "/corporations/{corporation_id}/members/titles/", 1, "esi-corporations.read_titles.v1", "Corporation", "Get corporation's members' titles"},
-	{"GET", "/corporation/{corporation_id}/mining/observers/", 1, "esi-industry.read_corporation_mining.v1", "Industry", "Corporation mining observers"},
-	{"GET", "/corporation/{corporation_id}/mining/observers/{observer_id}/", 1, "esi-industry.read_corporation_mining.v1", "Industry", "Observed corporation mining"},
-	{"GET", "/corporations/{corporation_id}/orders/", 1, "esi-markets.read_corporation_orders.v1", "Market", "List open orders from a corporation"},
-	{"GET", "/corporations/{corporation_id}/roles/history/", 1, "esi-corporations.read_corporation_membership.v1", "Corporation", "Get corporation member roles history"},
-	{"GET", "/corporations/{corporation_id}/standings/", 1, "esi-corporations.read_standings.v1", "Corporation", "Get corporation standings"},
-	{"GET", "/corporations/{corporation_id}/starbases/", 1, "esi-corporations.read_starbases.v1", "Corporation", "Get corporation starbases (POSes)"},
-	{"GET", "/corporations/{corporation_id}/starbases/{starbase_id}/", 1, "esi-corporations.read_starbases.v1", "Corporation", "Get starbase (POS) detail"},
-	{"GET", "/corporations/{corporation_id}/wallets/{division}/journal/", 2, "esi-wallet.read_corporation_wallets.v1", "Wallet", "Get corporation wallet journal"},
-	{"POST", "/corporations/{corporation_id}/assets/locations/", 1, "esi-assets.read_corporation_assets.v1", "Assets", "Get corporation asset locations"},
-	{"POST", "/corporations/{corporation_id}/assets/names/", 1, "esi-assets.read_corporation_assets.v1", "Assets", "Get corporation asset names"},
+	{"GET", "/characters/{character_id}/bookmarks/", 2, "esi-bookmarks.read_character_bookmarks.v1", "Bookmarks", "List bookmarks", nil},
+	{"GET", "/characters/{character_id}/bookmarks/folders/", 2, "esi-bookmarks.read_character_bookmarks.v1", "Bookmarks", "List bookmark folders", nil},
+	{"GET", "/alliances/{alliance_id}/contacts/", 1, "esi-alliances.read_contacts.v1", "Contacts", "Get alliance contacts", nil},
+	{"GET", "/characters/{character_id}/fw/stats/", 1, "esi-characters.read_fw_stats.v1", "Faction Warfare", "Overview of a character involved in faction warfare", nil},
+	{"GET", "/characters/{character_id}/mining/", 1, "esi-industry.read_character_mining.v1", "Industry", "Character mining ledger", nil},
+	{"GET", "/characters/{character_id}/titles/", 1, "esi-characters.read_titles.v1", "Character", "Get character corporation titles", nil},
+	{"GET", "/characters/{character_id}/wallet/journal/", 3, "esi-wallet.read_character_wallet.v1", "Wallet", "Get character wallet journal", nil},
+	{"GET", "/corporations/{corporation_id}/bookmarks/", 1, "esi-bookmarks.read_corporation_bookmarks.v1", "Bookmarks", "List corporation bookmarks", nil},
+	{"GET", "/corporations/{corporation_id}/bookmarks/folders/", 1, "esi-bookmarks.read_corporation_bookmarks.v1", "Bookmarks", "List corporation bookmark folders", nil},
+	{"GET", "/corporations/{corporation_id}/containers/logs/", 1, "esi-corporations.read_container_logs.v1", "Corporation", "Get all corporation ALSC logs", []string{RoleDirector}},
+	{"GET", "/corporations/{corporation_id}/contracts/", 1, "esi-contracts.read_corporation_contracts.v1", "Contracts", "Get corporation contracts", nil},
+	{"GET", "/corporations/{corporation_id}/contracts/{contract_id}/bids/", 1, "esi-contracts.read_corporation_contracts.v1", "Contracts", "Get corporation contract bids", nil},
+	{"GET", "/corporations/{corporation_id}/contracts/{contract_id}/items/", 1, "esi-contracts.read_corporation_contracts.v1", "Contracts", "Get corporation contract items", nil},
+	{"GET", "/corporations/{corporation_id}/customs_offices/", 1, "esi-planets.read_customs_offices.v1", "Planetary Interaction", "List corporation customs offices", []string{RoleDirector}},
+	{"GET", "/corporations/{corporation_id}/facilities/", 1, "esi-corporations.read_facilities.v1", "Corporation", "Get corporation facilities", []string{RoleFactoryManager}},
+	{"GET", "/corporations/{corporation_id}/fw/stats/", 1, "esi-corporations.read_fw_stats.v1", "Faction Warfare", "Overview of a corporation involved in faction warfare", nil},
+	{"GET", "/corporations/{corporation_id}/industry/jobs/", 1, "esi-industry.read_corporation_jobs.v1", "Industry", "List corporation industry jobs", []string{RoleFactoryManager}},
+	{"GET", "/corporations/{corporation_id}/medals/", 1, "esi-corporations.read_medals.v1", "Corporation", "Get corporation medals", nil},
+	{"GET", "/corporations/{corporation_id}/medals/issued/", 1, "esi-corporations.read_medals.v1", "Corporation", "Get corporation issued medals", []string{RoleDirector}},
+	{"GET", "/corporations/{corporation_id}/members/titles/", 1, "esi-corporations.read_titles.v1", "Corporation", "Get corporation's members' titles", []string{RoleDirector}},
+	{"GET", "/corporation/{corporation_id}/mining/observers/", 1, "esi-industry.read_corporation_mining.v1", "Industry", "Corporation mining observers", []string{RoleAccountant}},
+	{"GET", "/corporation/{corporation_id}/mining/observers/{observer_id}/", 1, "esi-industry.read_corporation_mining.v1", "Industry", "Observed corporation mining", []string{RoleAccountant}},
+	{"GET", "/corporations/{corporation_id}/orders/", 1, "esi-markets.read_corporation_orders.v1", "Market", "List open orders from a corporation", []string{RoleAccountant, RoleTrader}},
+	{"GET", "/corporations/{corporation_id}/roles/history/", 1, "esi-corporations.read_corporation_membership.v1", "Corporation", "Get corporation member roles history", []string{RoleDirector}},
+	{"GET", "/corporations/{corporation_id}/standings/", 1, "esi-corporations.read_standings.v1", "Corporation", "Get corporation standings", nil},
+	{"GET", "/corporations/{corporation_id}/starbases/", 1, "esi-corporations.read_starbases.v1", "Corporation", "Get corporation starbases (POSes)", []string{RoleDirector}},
+	{"GET", "/corporations/{corporation_id}/starbases/{starbase_id}/", 1, "esi-corporations.read_starbases.v1", "Corporation", "Get starbase (POS) detail", []string{RoleDirector}},
+	{"GET", "/corporations/{corporation_id}/wallets/{division}/journal/", 2, "esi-wallet.read_corporation_wallets.v1", "Wallet", "Get corporation wallet journal", []string{RoleAccountant, RoleJuniorAccountant}},
+	{"POST", "/corporations/{corporation_id}/assets/locations/", 1, "esi-assets.read_corporation_assets.v1", "Assets", "Get corporation asset locations", []string{RoleDirector}},
+	{"POST", "/corporations/{corporation_id}/assets/names/", 1, "esi-assets.read_corporation_assets.v1", "Assets", "Get corporation asset names", []string{RoleDirector}},
 }
 
 // maxDivision is the highest corporation wallet division.
@@ -68,9 +72,14 @@ func (s *server) documentRoutes() []Route {
 	lc := s.lifecycles().Current
 	out := make([]Route, 0, len(documentTable))
 	for _, d := range documentTable {
-		who := "any character's token with the scope: the route answers the snapshot's document for the path to every caller"
-		if characterRoute(d.path) {
+		who := "a token with the scope of a member of the path's corporation"
+		switch {
+		case characterRoute(d.path):
 			who = "a token of the path's character with the scope"
+		case allianceRoute(d.path):
+			who = "a token with the scope of a member of the path's alliance"
+		case len(d.roles) > 0:
+			who += " holding one of the roles " + strings.Join(d.roles, ", ") + " (or Director)"
 		}
 		doc := Doc{Response: anyJSON()}
 		for _, name := range pathParams(d.path) {
@@ -83,7 +92,7 @@ func (s *server) documentRoutes() []Route {
 		}
 		out = append(out, Route{
 			Method: d.method, Path: d.path, Summary: d.summary + "; requires " + who,
-			Tags: []string{d.tag}, Scope: d.scope, Doc: doc, RateLimit: documentRateGroup(d.path),
+			Tags: []string{d.tag}, Scope: d.scope, Roles: d.roles, Doc: doc, RateLimit: documentRateGroup(d.path),
 			Versions: []Version{{N: d.version, Handler: s.documentHandler(d), Lifecycle: lc}},
 		})
 	}
@@ -102,6 +111,10 @@ func documentRateGroup(path string) string {
 // characterRoute reports whether the route is about the path's character,
 // whose token alone may read it.
 func characterRoute(path string) bool { return strings.HasPrefix(path, "/characters/{character_id}/") }
+
+// allianceRoute reports whether the route is about the path's alliance,
+// which only its members may read.
+func allianceRoute(path string) bool { return strings.HasPrefix(path, "/alliances/{alliance_id}/") }
 
 // pathParams are the {names} of a path template, in order.
 func pathParams(path string) []string {
@@ -126,7 +139,19 @@ func (s *server) documentHandler(d documentRoute) gin.HandlerFunc {
 		if characterRoute(d.path) {
 			character = ids["character_id"]
 		}
-		if _, ok := s.authorize(c, character, d.scope); !ok {
+		claims, ok := s.authorize(c, character, d.scope)
+		if !ok {
+			return
+		}
+		v, ok := s.openView(c)
+		if !ok {
+			return
+		}
+		defer v.Close()
+		if corp, ok := ids["corporation_id"]; ok && !s.corporationAccess(c, v, claims.CharacterID, corp, d.roles) {
+			return
+		}
+		if alliance, ok := ids["alliance_id"]; ok && !s.allianceAccess(c, v, claims.CharacterID, alliance) {
 			return
 		}
 		if d.method == http.MethodPost {
@@ -135,11 +160,6 @@ func (s *server) documentHandler(d documentRoute) gin.HandlerFunc {
 				return
 			}
 		}
-		v, ok := s.openView(c)
-		if !ok {
-			return
-		}
-		defer v.Close()
 		if d.method == http.MethodGet && s.revalidate(c, v, true, "") {
 			return
 		}

@@ -39,7 +39,22 @@ func documentFixture() indexertest.Records {
 		docs = append(docs, &snapshots.Document{Seq: int64(i + 1), Path: p,
 			Body: json.RawMessage(fmt.Sprintf(`[{"path":%q,"n":%d}]`, p, i))})
 	}
-	return indexertest.Records{snapshots.Documents: docs}
+	// The owner of documentIDs: a Director of the corporation, in the
+	// alliance; 90000009 is in another corporation and alliance.
+	return indexertest.Records{
+		snapshots.Documents: docs,
+		snapshots.Characters: {
+			&snapshots.Character{Entity: indexertest.Named(90000001, "Owner"), CorporationID: 98000001, AllianceID: 99000001},
+			&snapshots.Character{Entity: indexertest.Named(90000002, "Other Owner"), CorporationID: 98000001, AllianceID: 99000001},
+			&snapshots.Character{Entity: indexertest.Named(90000009, "Outsider"), CorporationID: 98000002, AllianceID: 99000002},
+			&snapshots.Character{Entity: indexertest.Named(90000003, "Owner Elsewhere"), CorporationID: 98000003, AllianceID: 99000003},
+		},
+		snapshots.Roles: {
+			&snapshots.CharacterRoles{CharacterID: 90000001, CorporationID: 98000001, Roles: []string{RoleDirector}},
+			&snapshots.CharacterRoles{CharacterID: 90000009, CorporationID: 98000002, Roles: []string{RoleDirector}},
+			&snapshots.CharacterRoles{CharacterID: 90000003, CorporationID: 98000003, Roles: []string{RoleDirector}},
+		},
+	}
 }
 
 func TestDocumentRoutes(t *testing.T) {
@@ -80,19 +95,20 @@ func TestDocumentRoutes(t *testing.T) {
 				if code != 403 {
 					t.Errorf("another character's token: %d %s, want 403", code, got)
 				}
-			} else if code != 200 {
-				t.Errorf("another character's token on a corporation route: %d %s, want 200", code, got)
+			} else if code != 403 {
+				t.Errorf("a token of another corporation's Director: %d %s, want 403", code, got)
 			}
 			// The last parameter points at a path without a document.
 			params := pathParams(d.path)
 			last := params[len(params)-1]
 			missing := map[string]string{last: "2"}
-			if characterRoute(d.path) {
-				missing = map[string]string{"character_id": "90000002"}
-			}
 			headers := good
-			if characterRoute(d.path) {
-				headers = bearer(ts.token(90000002, d.scope))
+			switch last {
+			case "character_id", "corporation_id", "alliance_id":
+				// Another owner, whose own corporation and alliance have
+				// no documents.
+				missing = map[string]string{"character_id": "90000003", "corporation_id": "98000003", "alliance_id": "99000003"}
+				headers = bearer(ts.token(90000003, d.scope))
 			}
 			mp := concrete(d.path, missing)
 			if code, got := call("/latest", mp, headers...); code != 404 || !strings.Contains(got, mp) {

@@ -24,6 +24,11 @@ type Route struct {
 	// every route of a group spends from one bucket per client. "" means
 	// the route is not rate limited (the error limit still applies).
 	RateLimit string
+	// Roles are the corporation roles of which the token's character must
+	// hold one in the path's corporation (ESI's x-required-roles; a
+	// Director holds them all). Every route with a corporation in its path
+	// also requires the character to belong to it, roles or not.
+	Roles []string
 	// Unversioned serves the route without a version prefix, and only
 	// there (the older interface); its lifecycle is that of its only version.
 	Unversioned bool

@@ -47,8 +47,8 @@ func (s *server) structureRoutes() []Route {
 			RateLimit: RateGroupCorpStructure,
 			Summary: "Get corporation structures: needs the Station_Manager role in the corporation; " +
 				"paged by 250 with the X-Pages header",
-			Scope: scopeReadStructures,
-			Doc:   Doc{Params: listParams, Response: arrayOf(structureV2Schema)},
+			Scope: scopeReadStructures, Roles: structureRoles,
+			Doc: Doc{Params: listParams, Response: arrayOf(structureV2Schema)},
 			Versions: []Version{
 				{N: 1, Handler: s.listStructuresV1, Lifecycle: lc.ListV1, Doc: v1Doc},
 				{N: 2, Handler: s.listStructuresV2, Lifecycle: lc.ListV2},
@@ -60,7 +60,7 @@ func (s *server) structureRoutes() []Route {
 			RateLimit: RateGroupCorpStructure,
 			Summary: "Update structure vulnerability schedule: validated and answered 204, but the snapshot " +
 				"is read-only so nothing changes; legacy answers 204 always, then the route is removed",
-			Scope: scopeWriteStructures,
+			Scope: scopeWriteStructures, Roles: structureRoles,
 			Doc: Doc{Status: http.StatusNoContent, Params: []Param{
 				idParamDoc("corporation_id"), idParamDoc("structure_id"), datasourceParamDoc, windowsBodyDoc,
 			}},
@@ -78,7 +78,7 @@ func (s *server) olderRoutes() []Route {
 			Method: http.MethodGet, Path: corpStructsPath, Unversioned: true, Tags: []string{structuresTag},
 			RateLimit: RateGroupCorpStructure,
 			Summary:   "Older interface: corporation structures in the v1 shape",
-			Scope:     scopeReadStructures,
+			Scope:     scopeReadStructures, Roles: structureRoles,
 			// N is 1 so logs and metrics label it like the v1 it resembles.
 			Versions: []Version{{N: 1, Handler: s.listStructuresV1, Lifecycle: lc}},
 		},
@@ -86,8 +86,8 @@ func (s *server) olderRoutes() []Route {
 			Method: http.MethodPut, Path: "/structures/{structure_id}/", Unversioned: true, Tags: []string{structuresTag},
 			RateLimit: RateGroupCorpStructure,
 			Summary:   "Older interface: set a structure's vulnerability windows (validated, changes nothing)",
-			Scope:     scopeWriteStructures,
-			Versions:  []Version{{N: 1, Handler: s.putStructureOlder, Lifecycle: lc}},
+			Scope:     scopeWriteStructures, Roles: structureRoles,
+			Versions: []Version{{N: 1, Handler: s.putStructureOlder, Lifecycle: lc}},
 		},
 	}
 }
@@ -258,23 +258,15 @@ func (s *server) stationManager(c *gin.Context, corp int64, scope string) (*quer
 	return v, true
 }
 
-// requireRole answers 403 unless character holds Station_Manager in corp.
-// Roles are per corporation: the role in another corporation counts for
-// nothing.
+// structureRoles are the roles of the structures routes: ESI's
+// x-required-roles.
+var structureRoles = []string{RoleStationManager}
+
+// requireRole answers 403 unless character belongs to corp and holds
+// Station_Manager (or Director) there. Roles are per corporation: the role
+// in another corporation counts for nothing.
 func (s *server) requireRole(c *gin.Context, v *query.View, character, corp int64) bool {
-	roles, err := v.Roles(character)
-	switch {
-	case errors.Is(err, query.ErrNotFound):
-		roles = &snapshots.CharacterRoles{}
-	case err != nil:
-		s.internalError(c, err)
-		return false
-	}
-	if corp <= 0 || roles.CorporationID != corp || !roles.Has(snapshots.RoleStationManager) {
-		writeError(c, http.StatusForbidden, msgNoRole)
-		return false
-	}
-	return true
+	return s.corporationAccess(c, v, character, corp, structureRoles)
 }
 
 // putStructureV1 answers the v1 vulnerability update. While latest it

@@ -185,7 +185,7 @@ func TestStructuresAccess(t *testing.T) {
 
 // TestStructuresNeverLeak: random characters with random roles in random
 // corporations ask for random corporations' structures. Only a
-// Station_Manager of that very corporation gets an answer, and the answer
+// Station_Manager (or Director) of that very corporation gets an answer, and the answer
 // holds exactly that corporation's structures.
 func TestStructuresNeverLeak(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
@@ -218,7 +218,8 @@ func TestStructuresNeverLeak(t *testing.T) {
 				rs = append(rs, r)
 			}
 		}
-		members[id] = member{corp: corp, manager: slices.Contains(rs, snapshots.RoleStationManager)}
+		// A Director holds every role, Station_Manager included.
+		members[id] = member{corp: corp, manager: slices.Contains(rs, snapshots.RoleStationManager) || slices.Contains(rs, RoleDirector)}
 		roles = append(roles, &snapshots.CharacterRoles{CharacterID: id, CorporationID: corp, Roles: rs})
 	}
 	ts := newTestServer(t, indexertest.Records{snapshots.Structures: structures, snapshots.Roles: roles},
