@@ -23,6 +23,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 	"github.com/rs/zerolog"
 
+	"gds/indexer/nametable"
 	"gds/snapshots"
 	"gds/snapshots/disk"
 )
@@ -441,18 +442,18 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch chang
 // writeTables writes the base table and one overlay per language whose
 // names differ from the base names; it returns those languages.
 func writeTables(cdir string, docs []docInfo) ([]string, error) {
-	base := make([]Entry, len(docs))
-	overlays := map[string][]Entry{}
+	base := make([]nametable.Entry, len(docs))
+	overlays := map[string][]nametable.Entry{}
 	for i, d := range docs {
-		base[i] = Entry{ID: d.id, Folded: Fold(d.name), Access: d.access}
+		base[i] = nametable.Entry{ID: d.id, Folded: Fold(d.name), Access: d.access}
 		for lang, n := range d.names {
 			if lang == "en" || n == d.name {
 				continue
 			}
-			overlays[lang] = append(overlays[lang], Entry{ID: d.id, Folded: Fold(n), Access: d.access})
+			overlays[lang] = append(overlays[lang], nametable.Entry{ID: d.id, Folded: Fold(n), Access: d.access})
 		}
 	}
-	if err := WriteTable(filepath.Join(cdir, "base.tbl"), base, nil); err != nil {
+	if err := nametable.Write(filepath.Join(cdir, "base.tbl"), base, nil); err != nil {
 		return nil, err
 	}
 	langs := make([]string, 0, len(overlays))
@@ -473,7 +474,7 @@ func writeTables(cdir string, docs []docInfo) ([]string, error) {
 				mask.Add(uint32(o))
 			}
 		}
-		if err := WriteTable(filepath.Join(cdir, lang+".tbl"), overlays[lang], mask); err != nil {
+		if err := nametable.Write(filepath.Join(cdir, lang+".tbl"), overlays[lang], mask); err != nil {
 			return nil, err
 		}
 	}

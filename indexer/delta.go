@@ -8,6 +8,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"gds/indexer/nametable"
 	"gds/snapshots"
 	"gds/snapshots/disk"
 )
@@ -28,41 +29,6 @@ const (
 	// names), relative to the base, that an incremental build writes.
 	maxTableDelta = 0.10
 )
-
-// masked is the number of base ordinals an overlay or delta hides.
-func (t *Table) masked() int {
-	if t.mask == nil {
-		return 0
-	}
-	return int(t.mask.GetCardinality())
-}
-
-// entries returns the table's names as builder entries, in ordinal order,
-// leaving out the ordinals in skip (may be nil) and IDs drop reports.
-func (t *Table) entries(skip *roaring.Bitmap, drop func(id int64) bool) []Entry {
-	access := make(map[uint32][]int64)
-	for _, c := range t.accessKeys {
-		if bm := t.Access(c); bm != nil {
-			it := bm.Iterator()
-			for it.HasNext() {
-				o := it.Next()
-				access[o] = append(access[o], c)
-			}
-		}
-	}
-	out := make([]Entry, 0, t.n)
-	for o := 0; o < t.n; o++ {
-		if skip != nil && skip.Contains(uint32(o)) {
-			continue
-		}
-		id := t.ids[o]
-		if drop != nil && drop(id) {
-			continue
-		}
-		out = append(out, Entry{ID: id, Folded: string(t.Name(uint32(o))), Access: access[uint32(o)]})
-	}
-	return out
-}
 
 // patchCategory applies an incremental read (new and changed records
 // only) to a category: delta tables and patched bleve shards, side by side.
@@ -141,32 +107,32 @@ func patchTables(prev *CategoryTables, prevDir, cdir string, upserts []docInfo, 
 	isChanged := func(id int64) bool { _, ok := changed[id]; return ok }
 	base := prev.Base
 	mask := roaring.New()
-	if prev.Delta != nil && prev.Delta.mask != nil {
-		mask = prev.Delta.mask.Clone()
+	if prev.Delta != nil && prev.Delta.Mask() != nil {
+		mask = prev.Delta.Mask().Clone()
 	}
 	if len(changed) > 0 {
-		for o, id := range base.ids {
-			if _, ok := changed[id]; ok {
-				mask.Add(uint32(o))
+		for o := range uint32(base.Len()) {
+			if _, ok := changed[base.ID(o)]; ok {
+				mask.Add(o)
 			}
 		}
 	}
-	var entries []Entry
+	var entries []nametable.Entry
 	if prev.Delta != nil {
-		entries = prev.Delta.entries(nil, isChanged)
+		entries = prev.Delta.Entries(nil, isChanged)
 	}
 	for _, d := range upserts {
-		entries = append(entries, Entry{ID: d.id, Folded: Fold(d.name), Access: d.access})
+		entries = append(entries, nametable.Entry{ID: d.id, Folded: Fold(d.name), Access: d.access})
 	}
 	if got := base.Len() - int(mask.GetCardinality()) + len(entries); got != want {
 		return -1, fmt.Errorf("patched tables would hold %d names, the snapshot has %d", got, want)
 	}
 	if float64(len(entries))+float64(mask.GetCardinality()) > maxTableDelta*float64(max(base.Len(), 1)) {
-		all := append(base.entries(mask, nil), entries...)
+		all := append(base.Entries(mask, nil), entries...)
 		if err := os.Remove(filepath.Join(cdir, deltaTable)); err != nil && !os.IsNotExist(err) {
 			return -1, err
 		}
-		return -1, WriteTable(filepath.Join(cdir, baseTable), all, nil)
+		return -1, nametable.Write(filepath.Join(cdir, baseTable), all, nil)
 	}
 	dst := filepath.Join(cdir, baseTable)
 	if err := os.Remove(dst); err != nil && !os.IsNotExist(err) {
@@ -175,5 +141,5 @@ func patchTables(prev *CategoryTables, prevDir, cdir string, upserts []docInfo, 
 	if err := disk.LinkOrCopy(filepath.Join(prevDir, baseTable), dst, 0o644); err != nil {
 		return -1, err
 	}
-	return len(entries), WriteTable(filepath.Join(cdir, deltaTable), entries, mask)
+	return len(entries), nametable.Write(filepath.Join(cdir, deltaTable), entries, mask)
 }

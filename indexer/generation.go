@@ -16,6 +16,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"gds/indexer/nametable"
 	"gds/snapshots"
 	"gds/snapshots/disk"
 )
@@ -128,12 +129,12 @@ type Generation struct {
 // or, after an incremental build, the base table of an earlier generation
 // and a delta of what changed since. A category never has both.
 type CategoryTables struct {
-	Base     *Table
-	Overlays map[string]*Table
+	Base     *nametable.Table
+	Overlays map[string]*nametable.Table
 	// Delta, when set, holds records added or changed since Base was
 	// written; its Mask names the Base ordinals it hides (changed or
 	// removed records).
-	Delta *Table
+	Delta *nametable.Table
 }
 
 // Dir is the generation's directory.
@@ -337,24 +338,24 @@ func openGeneration(dir string, idle time.Duration) (*Generation, error) {
 		g.stores[kind] = s
 	}
 	for cat, count := range meta.Counts {
-		ct := &CategoryTables{Overlays: map[string]*Table{}}
+		ct := &CategoryTables{Overlays: map[string]*nametable.Table{}}
 		g.tables[cat] = ct
 		cdir := filepath.Join(dir, string(cat))
-		if ct.Base, err = OpenTable(filepath.Join(cdir, "base.tbl")); err != nil {
+		if ct.Base, err = nametable.Open(filepath.Join(cdir, "base.tbl")); err != nil {
 			return fail(err)
 		}
 		names := ct.Base.Len()
 		if _, ok := meta.Deltas[cat]; ok {
-			if ct.Delta, err = OpenTable(filepath.Join(cdir, deltaTable)); err != nil {
+			if ct.Delta, err = nametable.Open(filepath.Join(cdir, deltaTable)); err != nil {
 				return fail(err)
 			}
-			names += ct.Delta.Len() - ct.Delta.masked()
+			names += ct.Delta.Len() - ct.Delta.Masked()
 		}
 		if names != count {
 			return fail(fmt.Errorf("%s: tables hold %d names, meta says %d", cat, names, count))
 		}
 		for _, lang := range meta.Languages[cat] {
-			t, err := OpenTable(filepath.Join(cdir, lang+".tbl"))
+			t, err := nametable.Open(filepath.Join(cdir, lang+".tbl"))
 			if err != nil {
 				return fail(err)
 			}

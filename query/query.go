@@ -7,6 +7,7 @@ import (
 	"errors"
 	"time"
 
+	"gds/indexer/nametable"
 	"gds/snapshots"
 )
 
@@ -61,6 +62,13 @@ type Stats struct {
 	Matches int
 	// Duration is the wall time of the search.
 	Duration time.Duration
+}
+
+// addWalk adds the work of table walks.
+func (s *Stats) addWalk(w nametable.Stats) {
+	s.Candidates += w.Candidates
+	s.Verified += w.Verified
+	s.Steps += w.Steps
 }
 
 // GenerationInfo identifies the generation that answered, for cache

@@ -8,6 +8,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"gds/indexer"
+	"gds/indexer/nametable"
 	"gds/snapshots"
 )
 
@@ -169,7 +170,7 @@ func (v *View) IDs(names []string, lang string) map[snapshots.Category][]Named {
 		for _, name := range names {
 			folded := []byte(indexer.Fold(strings.TrimSpace(name)))
 			seen := map[int64]bool{}
-			add := func(t *indexer.Table, hidden *roaring.Bitmap) {
+			add := func(t *nametable.Table, hidden *roaring.Bitmap) {
 				t.Exact(folded, func(o uint32) bool {
 					if hidden != nil && hidden.Contains(o) {
 						return true // an old name, replaced in the delta

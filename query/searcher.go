@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -107,41 +108,50 @@ func (v *View) searchCategory(cat snapshots.Category, text []byte, strict bool, 
 	if ct == nil {
 		return nil
 	}
-	s := scratchPool.Get().(*blockScratch)
+	s := scratchPool.Get().(*searchScratch)
 	defer scratchPool.Put(s)
-	w := walker{t: ct.Base, text: text, limit: limit, stats: stats, s: s, hits: s.hits[0][:0]}
-	if cat == snapshots.CategoryStructure {
+	w := walker{t: ct.Base, text: text, limit: limit, stats: stats, hits: s.hits[0][:0]}
+	restricted := cat == snapshots.CategoryStructure
+	if restricted {
 		// Only structures the caller may access; a public search sees none.
 		if character == 0 {
 			return nil
 		}
-		if w.allow = ct.Base.Access(character); w.allow == nil {
+		var ok bool
+		if w.filter, ok = ct.Base.AccessFilter(character); !ok {
 			return nil
 		}
-		w.allowRaw = ct.Base.AccessBytes(character)
 	}
 	overlay := ct.Overlays[lang]
 	if overlay == nil {
 		overlay = ct.Delta // records changed since the base table: merged the same way
 	}
 	if overlay != nil {
-		w.deny = overlay.Mask()
+		w.filter.Hide = overlay.Mask()
 	}
 	w.run(strict)
 	if overlay == nil {
 		return w.ids()
 	}
-	ow := walker{t: overlay, text: text, limit: limit, stats: stats, s: s, hits: s.hits[1][:0]}
-	if w.allow != nil {
+	ow := walker{t: overlay, text: text, limit: limit, stats: stats, hits: s.hits[1][:0]}
+	if restricted {
 		// Fail closed: an overlay entry nobody listed is seen by nobody.
-		if ow.allow = overlay.Access(character); ow.allow == nil {
+		var ok bool
+		if ow.filter, ok = overlay.AccessFilter(character); !ok {
 			return w.ids()
 		}
-		ow.allowRaw = overlay.AccessBytes(character)
 	}
 	ow.run(strict)
 	return mergeIDs(&w, &ow, limit)
 }
+
+// searchScratch holds the hits of a base table and of its overlay, pooled
+// so that a search allocates little more than its answer.
+type searchScratch struct {
+	hits [2][MaxResults]hit
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(searchScratch) }}
 
 func (w *walker) run(strict bool) {
 	if strict {

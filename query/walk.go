@@ -1,21 +1,16 @@
 package query
 
 import (
-	"bytes"
-	"math/bits"
-	"slices"
 	"unicode/utf8"
 
-	"github.com/RoaringBitmap/roaring/v2"
-
-	"gds/indexer"
+	"gds/indexer/nametable"
 )
 
 // Match classes, in rank order.
 const (
-	classExact uint8 = iota
-	classPrefix
-	classContains
+	classExact    = uint8(nametable.MatchExact)
+	classPrefix   = uint8(nametable.MatchPrefix)
+	classContains = uint8(nametable.MatchContains)
 )
 
 // hit is one ranked match in a table. Ordering is class, then name length
@@ -33,7 +28,7 @@ type rankKey struct {
 	id    int64
 }
 
-func keyOf(t *indexer.Table, h hit) rankKey {
+func keyOf(t *nametable.Table, h hit) rankKey {
 	return rankKey{class: h.class, runes: utf8.RuneCount(t.Name(h.o)), id: t.ID(h.o)}
 }
 
@@ -47,22 +42,15 @@ func (a rankKey) less(b rankKey) bool {
 	return a.id < b.id
 }
 
-// walker runs one table search and counts its work.
+// walker runs one table search, keeps its ranked hits up to a limit and
+// counts its work.
 type walker struct {
-	t     *indexer.Table
-	text  []byte
-	limit int
-	allow *roaring.Bitmap // when set, only these ordinals (structure access)
-	deny  *roaring.Bitmap // ordinals replaced by a language overlay
-	stats *Stats
-	hits  []hit
-	// allowRaw is allow as stored, intersected with the trigram lists.
-	allowRaw []byte
-	// s is working memory; hits may be in it too (both pooled, so that a
-	// search allocates little more than its answer).
-	s      *blockScratch
-	touch  byte // keeps flush's reads
-	blocks int  // blocks intersected in the current walk
+	t      *nametable.Table
+	text   []byte
+	limit  int
+	filter nametable.Filter
+	stats  *Stats
+	hits   []hit // may be in pooled memory (see searchScratch)
 }
 
 func (w *walker) add(class uint8, o uint32) bool {
@@ -73,6 +61,21 @@ func (w *walker) add(class uint8, o uint32) bool {
 	return len(w.hits) < w.limit
 }
 
+// strict collects names equal to the text.
+func (w *walker) strict() {
+	var st nametable.Stats
+	w.t.Strict(w.text, &w.filter, &st, func(o uint32) bool { return w.add(classExact, o) })
+	w.stats.addWalk(st)
+}
+
+// contains collects names containing the text, exact and prefix matches
+// first.
+func (w *walker) contains() {
+	var st nametable.Stats
+	w.t.Contains(w.text, &w.filter, &st, func(o uint32, m nametable.Match) bool { return w.add(uint8(m), o) })
+	w.stats.addWalk(st)
+}
+
 // ids returns the IDs of the walker's hits, in order.
 func (w *walker) ids() []int64 {
 	out := make([]int64, len(w.hits))
@@ -80,353 +83,6 @@ func (w *walker) ids() []int64 {
 		out[i] = w.t.ID(h.o)
 	}
 	return out
-}
-
-// denied reports an ordinal the caller may not see or an overlay replaces.
-// The allow list is also intersected with the trigram lists; it is checked
-// here too so that access never depends on how a walk picks its lists.
-func (w *walker) denied(o uint32) bool {
-	return (w.deny != nil && w.deny.Contains(o)) || (w.allow != nil && !w.allow.Contains(o))
-}
-
-// strict collects names equal to the text.
-func (w *walker) strict() {
-	w.t.Exact(w.text, func(o uint32) bool {
-		w.stats.Candidates++
-		if w.denied(o) {
-			return true
-		}
-		w.stats.Verified++
-		return w.add(classExact, o)
-	})
-}
-
-// contains collects exact and prefix matches first (walking the names that
-// start with the text's first trigram), then, if the limit is not reached,
-// the other names containing the text.
-func (w *walker) contains() {
-	s := w.s
-	if s == nil {
-		s = scratchPool.Get().(*blockScratch)
-		defer scratchPool.Put(s)
-	}
-	grams := w.gramLists(s, w.text)
-	if grams == nil {
-		return // some trigram of the text occurs in no name
-	}
-	var allow rlist
-	if w.allow != nil && !allow.parse(w.allowRaw) {
-		return
-	}
-	allow.pos = noPos
-	if b := w.t.PrefixBytes(indexer.Gram3(w.text)); b != nil {
-		var first rlist
-		if !first.parse(b) {
-			return
-		}
-		first.pos = 0
-		// The first trigram is implied by the prefix list.
-		lists := append(append(s.phase[:0], first), grams[1:]...)
-		if w.allow != nil {
-			lists = append(lists, allow)
-		}
-		complete := w.intersect(s, lists, func(o uint32) bool {
-			if w.denied(o) {
-				return true
-			}
-			name := w.t.Name(o)
-			w.stats.Verified++
-			if !bytes.HasPrefix(name, w.text) {
-				return true
-			}
-			class := classPrefix
-			if len(name) == len(w.text) {
-				class = classExact
-			}
-			return w.add(class, o)
-		})
-		if !complete {
-			return
-		}
-	}
-	lists := append(s.phase[:0], grams...)
-	if w.allow != nil {
-		lists = append(lists, allow)
-	}
-	w.intersect(s, lists, func(o uint32) bool {
-		if w.denied(o) {
-			return true
-		}
-		name := w.t.Name(o)
-		w.stats.Verified++
-		if bytes.HasPrefix(name, w.text) || !bytes.Contains(name, w.text) {
-			return true // prefix matches were all taken above
-		}
-		return w.add(classContains, o)
-	})
-}
-
-// maxLists is the most trigram lists one walk intersects: the rarest of a
-// long text's trigrams; any subset finds every match, as names are
-// verified.
-const maxLists = 16
-
-// gramLists returns the posting list of each distinct trigram of text (at
-// most maxLists of them, the shortest), the text's first trigram first, or
-// nil when one has no postings.
-func (w *walker) gramLists(s *blockScratch, text []byte) []rlist {
-	var seen [64]uint32
-	keys := seen[:0]
-	lists := s.grams[:0]
-	for i := 0; i+3 <= len(text); i++ {
-		g := indexer.Gram3(text[i:])
-		if slices.Contains(keys, g) {
-			continue
-		}
-		if len(keys) < len(seen) {
-			keys = append(keys, g)
-		}
-		var l rlist
-		if !l.parse(w.t.GramBytes(g)) {
-			return nil
-		}
-		l.pos = i
-		switch {
-		case len(lists) < cap(lists):
-			lists = append(lists, l)
-		default:
-			// Keep the first trigram (the prefix phase replaces it) and the
-			// shortest of the others.
-			j := 1
-			for k := 2; k < len(lists); k++ {
-				if lists[k].card > lists[j].card {
-					j = k
-				}
-			}
-			if l.card < lists[j].card {
-				lists[j] = l
-			}
-		}
-	}
-	return lists
-}
-
-// intersect calls fn with each ordinal present in every list, ascending,
-// until fn returns false, and with some present in only some of them (see
-// keptNum): fn verifies. It reports whether it saw every ordinal.
-//
-// It goes one 65,536-ordinal block at a time: blocks some list lacks are
-// skipped from the headers alone; in the others the containers of all
-// lists are intersected, the smallest first, and fn sees what remains
-// before the next block is read.
-func (w *walker) intersect(s *blockScratch, lists []rlist, fn func(o uint32) bool) bool {
-	if len(lists) == 0 {
-		return true
-	}
-	for i := range lists {
-		lists[i].at, lists[i].tried, lists[i].kept = 0, 0, 0
-	}
-	w.blocks = 0
-	key := 0
-	for {
-		aligned := true
-		for i := range lists {
-			l := &lists[i]
-			for l.at < l.n && int(l.key(l.at)) < key {
-				l.at++
-			}
-			if l.at == l.n {
-				return true
-			}
-			if k := int(l.key(l.at)); k > key {
-				key, aligned = k, false
-				break
-			}
-		}
-		if !aligned {
-			continue
-		}
-		if !w.block(s, lists, uint32(key)<<16, fn) {
-			return false
-		}
-		if key++; key > 0xffff {
-			return true
-		}
-	}
-}
-
-// block intersects the lists' containers of the block starting at ordinal
-// hi (every list's cursor is on it) and calls fn with what remains.
-//
-// The smallest container goes first, then, smallest first, those whose
-// trigrams do not overlap any taken so far (trigrams of one word say
-// little more than one of them: "kirjuun" than "kir"; trigrams of
-// different parts of the text filter independently), then the others.
-// Once the set is empty the rest is skipped.
-func (w *walker) block(s *blockScratch, lists []rlist, hi uint32, fn func(o uint32) bool) bool {
-	cs := s.ctrs[:len(lists)]
-	for i := range lists {
-		c := lists[i].container(lists[i].at)
-		c.pos, c.list = lists[i].pos, i
-		j := i
-		for ; j > 0 && cs[j-1].card > c.card; j-- {
-			cs[j] = cs[j-1]
-		}
-		cs[j] = c
-	}
-	if len(cs) == 1 {
-		return w.emitContainer(s, cs[0], hi, fn)
-	}
-	// Move the non-overlapping containers forward, keeping card order.
-	for done := 1; done < len(cs); {
-		j := done
-		for ; j < len(cs) && overlaps(cs[:done], cs[j].pos); j++ {
-		}
-		if j == len(cs) {
-			break
-		}
-		c := cs[j]
-		copy(cs[done+1:j+1], cs[done:j])
-		cs[done] = c
-		done++
-	}
-	r := newBlockSet(s)
-	rest := cs[1:]
-	if cs[0].kind == kindBitmap && cs[1].kind == kindBitmap {
-		r.loadAnd(cs[0], cs[1])
-		rest = cs[2:]
-		w.stats.Steps++
-	} else {
-		r.load(cs[0])
-	}
-	w.blocks++
-	recheck := w.blocks%recheckEvery == 0
-	for _, c := range rest {
-		if r.n == 0 {
-			return true
-		}
-		l := &lists[c.list]
-		if !recheck && l.tried >= minTried && l.kept*keptDen > l.tried*keptNum {
-			continue // it has kept nearly everything so far
-		}
-		w.stats.Steps++
-		n := r.n
-		r.and(c)
-		l.tried += n
-		l.kept += r.n
-	}
-	if r.bitmap {
-		return w.emitBitmap(s, &s.bits, hi, fn)
-	}
-	return w.emitArray(s, r.arr[:r.n], hi, fn)
-}
-
-// A list that has kept more than keptNum/keptDen of the ordinals it was
-// intersected with (at least minTried of them) is skipped in later blocks,
-// but for one in recheckEvery: the lists taken before it imply it (often
-// trigrams of one word), so intersecting it costs more than verifying the
-// few names it would remove. Any subset of the lists finds every match.
-const (
-	keptNum      = 7
-	keptDen      = 8
-	minTried     = 32
-	recheckEvery = 8
-)
-
-// noPos is the text position of a list that overlaps no trigram.
-const noPos = -1 << 20
-
-// overlaps reports whether a trigram at pos shares a byte of the text with
-// one of cs.
-func overlaps(cs []ctr, pos int) bool {
-	for _, c := range cs {
-		if c.pos-pos < 3 && pos-c.pos < 3 {
-			return true
-		}
-	}
-	return false
-}
-
-// emitBatch is how many candidates are fetched together before any is
-// verified.
-const emitBatch = 16
-
-// flush calls fn with the candidates in s.batch[:n]. It first reads the
-// start of each one's name, and its ID (needed for the answer): those loads
-// do not depend on one another, so their cache misses overlap, where
-// verifying one name after another would wait for each in turn.
-func (w *walker) flush(s *blockScratch, n int, fn func(o uint32) bool) bool {
-	if w.t != nil { // nil in tests of intersect alone
-		var touch byte
-		for _, o := range s.batch[:n] {
-			if name := w.t.Name(o); len(name) > 0 {
-				touch += name[0] + byte(w.t.ID(o))
-			}
-		}
-		w.touch += touch
-	}
-	for _, o := range s.batch[:n] {
-		w.stats.Candidates++
-		if !fn(o) {
-			return false
-		}
-	}
-	return true
-}
-
-func (w *walker) emitArray(s *blockScratch, vals []uint16, hi uint32, fn func(o uint32) bool) bool {
-	for len(vals) > 0 {
-		n := min(len(vals), emitBatch)
-		for i, v := range vals[:n] {
-			s.batch[i] = hi | uint32(v)
-		}
-		if !w.flush(s, n, fn) {
-			return false
-		}
-		vals = vals[n:]
-	}
-	return true
-}
-
-func (w *walker) emitBitmap(s *blockScratch, b *[bitmapWords]uint64, hi uint32, fn func(o uint32) bool) bool {
-	n := 0
-	for i, word := range b {
-		for word != 0 {
-			s.batch[n] = hi | uint32(i<<6|bits.TrailingZeros64(word))
-			word &= word - 1
-			if n++; n == emitBatch {
-				if !w.flush(s, n, fn) {
-					return false
-				}
-				n = 0
-			}
-		}
-	}
-	return w.flush(s, n, fn)
-}
-
-// emitContainer calls fn with every ordinal of one container.
-func (w *walker) emitContainer(s *blockScratch, c ctr, hi uint32, fn func(o uint32) bool) bool {
-	switch c.kind {
-	case kindArray:
-		return w.emitArray(s, c.array(), hi, fn)
-	case kindBitmap:
-		return w.emitBitmap(s, c.bitmap(), hi, fn)
-	}
-	runs := c.runs()
-	n := 0
-	for i := 0; i < len(runs); i += 2 {
-		for v, end := uint32(runs[i]), uint32(runs[i])+uint32(runs[i+1]); v <= end; v++ {
-			s.batch[n] = hi | v
-			if n++; n == emitBatch {
-				if !w.flush(s, n, fn) {
-					return false
-				}
-				n = 0
-			}
-		}
-	}
-	return w.flush(s, n, fn)
 }
 
 // mergeIDs merges the ranked hits of two walkers (a base table and a

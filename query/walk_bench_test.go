@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"gds/indexer"
+	"gds/indexer/nametable"
 )
 
 // BenchmarkWalkBlocks measures contains walks over a table of 500,000
@@ -28,7 +28,7 @@ func BenchmarkWalkBlocks(b *testing.B) {
 		return s.String()
 	}
 	const n = 500_000
-	entries := make([]indexer.Entry, n)
+	entries := make([]nametable.Entry, n)
 	for i := range entries {
 		var name string
 		switch r := rng.IntN(8); {
@@ -47,13 +47,13 @@ func BenchmarkWalkBlocks(b *testing.B) {
 		default:
 			name = word() + " " + word()
 		}
-		entries[i] = indexer.Entry{ID: int64(i + 1), Folded: name}
+		entries[i] = nametable.Entry{ID: int64(i + 1), Folded: name}
 	}
 	path := filepath.Join(b.TempDir(), "t.tbl")
-	if err := indexer.WriteTable(path, entries, nil); err != nil {
+	if err := nametable.Write(path, entries, nil); err != nil {
 		b.Fatal(err)
 	}
-	t, err := indexer.OpenTable(path)
+	t, err := nametable.Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,115 +11,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/RoaringBitmap/roaring/v2"
-
 	"gds/indexer"
+	"gds/indexer/nametable"
 )
-
-// randomBitmap returns a bitmap over a few blocks whose containers are of
-// every kind: sparse (arrays), dense (bitmaps) and runs.
-func randomBitmap(rng *rand.Rand, blocks int) *roaring.Bitmap {
-	bm := roaring.New()
-	for b := 0; b < blocks; b++ {
-		if rng.IntN(5) == 0 {
-			continue // a block this list lacks
-		}
-		hi := uint32(b) << 16
-		switch rng.IntN(5) {
-		case 0: // sparse
-			for i, n := 0, 1+rng.IntN(300); i < n; i++ {
-				bm.Add(hi | uint32(rng.IntN(1<<16)))
-			}
-		case 1: // near the array/bitmap boundary
-			for i, n := 0, 3000+rng.IntN(3000); i < n; i++ {
-				bm.Add(hi | uint32(rng.IntN(1<<16)))
-			}
-		case 2: // dense
-			for i, n := 0, 10000+rng.IntN(40000); i < n; i++ {
-				bm.Add(hi | uint32(rng.IntN(1<<16)))
-			}
-		case 3: // runs
-			for i, n := 0, 1+rng.IntN(20); i < n; i++ {
-				lo := uint64(hi) | uint64(rng.IntN(1<<16))
-				bm.AddRange(lo, min(lo+1+uint64(rng.IntN(5000)), uint64(hi)+1<<16))
-			}
-		default: // the whole block, or all but a few
-			bm.AddRange(uint64(hi), uint64(hi)+1<<16)
-			for i, n := 0, rng.IntN(4); i < n; i++ {
-				bm.Remove(hi | uint32(rng.IntN(1<<16)))
-			}
-		}
-	}
-	bm.RunOptimize()
-	return bm
-}
-
-func TestIntersectBlocks(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	s := new(blockScratch)
-	for round := 0; round < 300; round++ {
-		n := 1 + rng.IntN(5)
-		bms := make([]*roaring.Bitmap, n)
-		lists := make([]rlist, n)
-		for i := range bms {
-			bms[i] = randomBitmap(rng, 1+rng.IntN(4))
-			if bms[i].IsEmpty() {
-				bms[i].Add(uint32(rng.IntN(1 << 18)))
-			}
-			raw, err := bms[i].ToBytes()
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Unaligned, as containers may be in the mapped file.
-			raw = append([]byte{0}, raw...)[1:]
-			if !lists[i].parse(raw) {
-				t.Fatalf("round %d: list %d does not parse", round, i)
-			}
-			if lists[i].card != bms[i].GetCardinality() {
-				t.Fatalf("round %d: cardinality %d, want %d", round, lists[i].card, bms[i].GetCardinality())
-			}
-		}
-		want := roaring.FastAnd(bms...).ToArray()
-		if n == 1 {
-			want = bms[0].ToArray()
-		}
-		limit := len(want) + 1
-		if rng.IntN(3) == 0 && len(want) > 0 {
-			limit = 1 + rng.IntN(len(want))
-		}
-		var stats Stats
-		w := walker{stats: &stats}
-		var got []uint32
-		complete := w.intersect(s, lists, func(o uint32) bool {
-			// Lists that filter little may be skipped: like verification
-			// in a walk, keep only what is in every list.
-			for _, bm := range bms {
-				if !bm.Contains(o) {
-					return true
-				}
-			}
-			got = append(got, o)
-			return len(got) < limit
-		})
-		if complete != (limit > len(want)) {
-			t.Fatalf("round %d: complete %v with limit %d and %d ordinals", round, complete, limit, len(want))
-		}
-		want = want[:min(limit, len(want))]
-		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
-			t.Fatalf("round %d (%d lists, limit %d): got %d ordinals, want %d; first difference at %d",
-				round, n, limit, len(got), len(want), firstDiff(got, want))
-		}
-	}
-}
-
-func firstDiff(a, b []uint32) int {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return min(len(a), len(b))
-}
 
 // TestContainsManyBlocks checks contains against brute force on a table of
 // several 65,536-ordinal blocks, with names that make posting lists of
@@ -138,7 +32,7 @@ func TestContainsManyBlocks(t *testing.T) {
 		return b.String()
 	}
 	const n = 200_000
-	entries := make([]indexer.Entry, n)
+	entries := make([]nametable.Entry, n)
 	names := make([]string, n)
 	for i := range entries {
 		var name string
@@ -153,13 +47,13 @@ func TestContainsManyBlocks(t *testing.T) {
 		}
 		name = indexer.Fold(name)
 		names[i] = name
-		entries[i] = indexer.Entry{ID: int64(1_000_000 + i), Folded: name}
+		entries[i] = nametable.Entry{ID: int64(1_000_000 + i), Folded: name}
 	}
 	path := filepath.Join(t.TempDir(), "t.tbl")
-	if err := indexer.WriteTable(path, entries, nil); err != nil {
+	if err := nametable.Write(path, entries, nil); err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := indexer.OpenTable(path)
+	tbl, err := nametable.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +126,7 @@ func TestMergeIDs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	syl := []string{"ka", "ri", "ki", "jun", "sa", "to", "é", "σ", " "}
 	names := map[int64]string{}
-	var ea, eb []indexer.Entry
+	var ea, eb []nametable.Entry
 	for i := 0; i < 4000; i++ {
 		var b strings.Builder
 		for k, n := 0, 2+rng.IntN(5); k < n; k++ {
@@ -248,18 +142,18 @@ func TestMergeIDs(t *testing.T) {
 		}
 		names[id] = name
 		if rng.IntN(4) == 0 {
-			eb = append(eb, indexer.Entry{ID: id, Folded: name})
+			eb = append(eb, nametable.Entry{ID: id, Folded: name})
 		} else {
-			ea = append(ea, indexer.Entry{ID: id, Folded: name})
+			ea = append(ea, nametable.Entry{ID: id, Folded: name})
 		}
 	}
 	dir := t.TempDir()
-	open := func(name string, entries []indexer.Entry) *indexer.Table {
+	open := func(name string, entries []nametable.Entry) *nametable.Table {
 		path := filepath.Join(dir, name)
-		if err := indexer.WriteTable(path, entries, nil); err != nil {
+		if err := nametable.Write(path, entries, nil); err != nil {
 			t.Fatal(err)
 		}
-		tbl, err := indexer.OpenTable(path)
+		tbl, err := nametable.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package indexer_test
+package nametable_test
 
 import (
 	"fmt"
@@ -7,27 +7,27 @@ import (
 	"slices"
 	"testing"
 
-	"gds/indexer"
+	"gds/indexer/nametable"
 )
 
 // Exact finds every ordinal of a name, however many names are equal, in
 // ascending order, against a brute-force scan of the table.
 func TestExactFindsEveryDuplicate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	var entries []indexer.Entry
+	var entries []nametable.Entry
 	names := []string{"hara tanaka", "solene dupont", "otsu", "unique one", "søren núñez"}
 	for i := range 5000 {
 		name := names[rng.IntN(len(names))]
 		if rng.IntN(3) == 0 {
 			name = fmt.Sprintf("name %d", rng.IntN(2000)) // some repeat, most do not
 		}
-		entries = append(entries, indexer.Entry{ID: int64(90000000 + i), Folded: name})
+		entries = append(entries, nametable.Entry{ID: int64(90000000 + i), Folded: name})
 	}
 	path := filepath.Join(t.TempDir(), "t.tbl")
-	if err := indexer.WriteTable(path, entries, nil); err != nil {
+	if err := nametable.Write(path, entries, nil); err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := indexer.OpenTable(path)
+	tbl, err := nametable.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package query
+package nametable
 
 import (
 	"encoding/binary"
@@ -167,7 +167,7 @@ func (c ctr) bitmap() *[bitmapWords]uint64 { return (*[bitmapWords]uint64)(c.p) 
 // runs returns (start, length-1) pairs.
 func (c ctr) runs() []uint16 { return unsafe.Slice((*uint16)(c.p), 2*c.n) }
 
-// blockScratch is a walk's working memory, pooled so searches allocate
+// blockScratch is a walk's working memory, pooled so walks allocate
 // nothing.
 type blockScratch struct {
 	arr   [2][arrayMax]uint16
@@ -177,7 +177,6 @@ type blockScratch struct {
 	phase [maxLists + 2]rlist
 	ctrs  [maxLists + 2]ctr
 	batch [emitBatch]uint32
-	hits  [2][MaxResults]hit // of a base table and of its overlay
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(blockScratch) }}

@@ -1,0 +1,370 @@
+// Package nametable owns the name-table file format end to end: writing a
+// table (Write), opening it memory-mapped (Open), the walks that answer a
+// contains or strict search (Table.Contains, Table.Strict) and exact
+// lookups (Table.Exact). Callers see ordinals, IDs and names; the bytes of
+// the posting lists stay inside.
+package nametable
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"unsafe"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"gds/snapshots/disk"
+)
+
+// A table is the search side of one category in one language: every name,
+// folded, numbered by rank (shorter names first, then lower ID), so that
+// walking any posting list in ascending ordinal order visits names in the
+// order results are returned, and a search can stop once it has enough.
+//
+// Built at index time and memory-mapped at serve time, it holds:
+//   - ids: ordinal → ID;
+//   - offsets and names: ordinal → folded name, for verification;
+//   - slots: an open-addressing hash table of folded names for strict search;
+//   - grams: trigram (three bytes of the folded UTF-8 name) → ordinals of
+//     names containing it; trigrams span spaces and punctuation, so "p An"
+//     and "O'm" are as cheap as any other text;
+//   - prefixes: first trigram → ordinals of names starting with it;
+//   - access (structures): character ID → ordinals it may access;
+//   - mask (language overlays): ordinals of the base table this overlay
+//     replaces.
+type Table struct {
+	n       int
+	ids     []int64
+	offsets []uint32
+	names   []byte
+	slots   []uint32 // ordinal+1, 0 when empty
+	// grouped (tables since GDSTBL02): a slot holds the lowest ordinal of
+	// a distinct name; dupKeys lists the slots' ordinals whose name other
+	// ordinals share, and dupOffs/dupList all ordinals of each, ascending.
+	// A strict search then costs one probe and one name comparison
+	// however many names are equal.
+	grouped bool
+	dupKeys []uint32
+	dupOffs []uint32 // pairs: offset, length into dupList
+	dupList []uint32
+	grams   postingLists
+	prefix  postingLists
+	mask    *roaring.Bitmap
+
+	accessKeys []int64
+	accessOffs []uint64 // pairs: offset, length into mm
+	mm         []byte
+}
+
+const (
+	tableMagic   = "GDSTBL02"
+	tableMagicV1 = "GDSTBL01" // slots held every ordinal, duplicates included
+	headerFields = 16
+)
+
+// section indices in the header
+const (
+	secIDs = iota
+	secOffsets
+	secNames
+	secSlots
+	secGramKeys
+	secGramOffs
+	secPrefixKeys
+	secPrefixOffs
+	secAccessKeys
+	secAccessOffs
+	secMask
+	secBitmaps
+	secDupKeys
+	secDupOffs
+	secDupList
+	secCount
+)
+
+// Len is the number of names in the table.
+func (t *Table) Len() int { return t.n }
+
+// ID returns the ID at ordinal o.
+func (t *Table) ID(o uint32) int64 { return t.ids[o] }
+
+// Name returns the folded name at ordinal o. It aliases the mapped file.
+func (t *Table) Name(o uint32) []byte { return t.names[t.offsets[o]:t.offsets[o+1]] }
+
+// postingLists finds posting lists by trigram in the mapped file; a walk
+// reads them in place (see rlist): opening a table costs nothing per list.
+type postingLists struct {
+	keys []uint32 // sorted
+	offs []uint64 // pairs: offset, length into blob
+	blob []byte
+}
+
+func newPostingLists(keys []uint32, offs []uint64, blob []byte) (postingLists, error) {
+	if len(offs) != 2*len(keys) {
+		return postingLists{}, errors.New("posting list index is inconsistent")
+	}
+	for i := range keys {
+		if offs[2*i]+offs[2*i+1] > uint64(len(blob)) {
+			return postingLists{}, fmt.Errorf("posting list %d out of range", i)
+		}
+	}
+	return postingLists{keys: keys, offs: offs, blob: blob}, nil
+}
+
+// Mask returns the ordinals of the base table an overlay replaces, or nil.
+func (t *Table) Mask() *roaring.Bitmap { return t.mask }
+
+// Access returns the ordinals character may access, or nil.
+func (t *Table) Access(character int64) *roaring.Bitmap {
+	i, ok := slices.BinarySearch(t.accessKeys, character)
+	if !ok {
+		return nil
+	}
+	off, n := t.accessOffs[2*i], t.accessOffs[2*i+1]
+	bm := roaring.New()
+	if _, err := bm.FromBuffer(t.mm[off : off+n]); err != nil {
+		return nil
+	}
+	return bm
+}
+
+// Masked is the number of base ordinals an overlay or delta hides.
+func (t *Table) Masked() int {
+	if t.mask == nil {
+		return 0
+	}
+	return int(t.mask.GetCardinality())
+}
+
+// Exact calls fn with the ordinals whose folded name equals text, in
+// ascending order.
+func (t *Table) Exact(text []byte, fn func(o uint32) bool) {
+	if len(t.slots) == 0 {
+		return
+	}
+	mask := uint64(len(t.slots) - 1)
+	if t.grouped {
+		for i := hashName(text) & mask; ; i = (i + 1) & mask {
+			v := t.slots[i]
+			if v == 0 {
+				return
+			}
+			o := v - 1
+			if string(t.Name(o)) != string(text) {
+				continue
+			}
+			if j, ok := slices.BinarySearch(t.dupKeys, o); ok {
+				off, n := t.dupOffs[2*j], t.dupOffs[2*j+1]
+				for _, d := range t.dupList[off : off+n] {
+					if !fn(d) {
+						return
+					}
+				}
+				return
+			}
+			fn(o)
+			return
+		}
+	}
+	var found [8]uint32
+	hits := found[:0]
+	for i := hashName(text) & mask; ; i = (i + 1) & mask {
+		v := t.slots[i]
+		if v == 0 {
+			break
+		}
+		if string(t.Name(v-1)) == string(text) {
+			hits = append(hits, v-1)
+		}
+	}
+	slices.Sort(hits)
+	for _, o := range hits {
+		if !fn(o) {
+			return
+		}
+	}
+}
+
+// Open maps a table file read-only. The mapping is populated up
+// front: a search touches names all over the table, and a first touch of
+// each page would otherwise cost a page fault inside a search.
+func Open(path string) (*Table, error) {
+	mm, err := disk.Map(path, true)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", path, err)
+	}
+	if hdrLen := len(tableMagic) + 8 + headerFields*2*8; len(mm) < hdrLen {
+		disk.Unmap(mm)
+		return nil, fmt.Errorf("table %s: too short (%d bytes)", path, len(mm))
+	}
+	t, err := parseTable(mm)
+	if err != nil {
+		disk.Unmap(mm)
+		return nil, fmt.Errorf("table %s: %w", path, err)
+	}
+	return t, nil
+}
+
+func parseTable(mm []byte) (*Table, error) {
+	magic := string(mm[:len(tableMagic)])
+	if magic != tableMagic && magic != tableMagicV1 {
+		return nil, errors.New("not a gds table (bad magic)")
+	}
+	p := len(tableMagic)
+	n := binary.LittleEndian.Uint64(mm[p:])
+	p += 8
+	var secs [secCount][]byte
+	for i := 0; i < secCount; i++ {
+		off := binary.LittleEndian.Uint64(mm[p+16*i:])
+		l := binary.LittleEndian.Uint64(mm[p+16*i+8:])
+		if off+l > uint64(len(mm)) || off%8 != 0 {
+			return nil, fmt.Errorf("section %d out of range", i)
+		}
+		secs[i] = mm[off : off+l]
+	}
+	t := &Table{
+		n:          int(n),
+		ids:        fromBytes[int64](secs[secIDs]),
+		offsets:    fromBytes[uint32](secs[secOffsets]),
+		names:      secs[secNames],
+		slots:      fromBytes[uint32](secs[secSlots]),
+		accessKeys: fromBytes[int64](secs[secAccessKeys]),
+		accessOffs: fromBytes[uint64](secs[secAccessOffs]),
+		mm:         mm,
+	}
+	if len(t.ids) != t.n || len(t.offsets) != t.n+1 || int(t.offsets[t.n]) != len(t.names) {
+		return nil, errors.New("sections disagree on the number of names")
+	}
+	if magic == tableMagic {
+		t.grouped = true
+		t.dupKeys = fromBytes[uint32](secs[secDupKeys])
+		t.dupOffs = fromBytes[uint32](secs[secDupOffs])
+		t.dupList = fromBytes[uint32](secs[secDupList])
+		if len(t.dupOffs) != 2*len(t.dupKeys) {
+			return nil, errors.New("duplicate-name index is inconsistent")
+		}
+		for i := range t.dupKeys {
+			if uint64(t.dupOffs[2*i])+uint64(t.dupOffs[2*i+1]) > uint64(len(t.dupList)) || t.dupKeys[i] >= uint32(t.n) {
+				return nil, fmt.Errorf("duplicate-name list %d out of range", i)
+			}
+		}
+		for _, o := range t.dupList {
+			if o >= uint32(t.n) {
+				return nil, errors.New("duplicate-name list names a missing ordinal")
+			}
+		}
+	}
+	blob := secs[secBitmaps]
+	blobOff := uint64(len(mm) - len(blob))
+	if len(blob) == 0 {
+		blobOff = uint64(len(mm))
+	}
+	// Access offsets are stored relative to the blob; keep an absolute copy.
+	abs := make([]uint64, len(t.accessOffs))
+	for i := 0; i < len(abs); i += 2 {
+		abs[i], abs[i+1] = t.accessOffs[i]+blobOff, t.accessOffs[i+1]
+	}
+	t.accessOffs = abs
+	var err error
+	if t.grams, err = newPostingLists(fromBytes[uint32](secs[secGramKeys]), fromBytes[uint64](secs[secGramOffs]), blob); err != nil {
+		return nil, err
+	}
+	if t.prefix, err = newPostingLists(fromBytes[uint32](secs[secPrefixKeys]), fromBytes[uint64](secs[secPrefixOffs]), blob); err != nil {
+		return nil, err
+	}
+	if m := secs[secMask]; len(m) > 0 {
+		t.mask = roaring.New()
+		if _, err := t.mask.FromBuffer(m); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// Close unmaps the table; no method may be called afterwards.
+func (t *Table) Close() error {
+	if t.mm == nil {
+		return nil
+	}
+	err := disk.Unmap(t.mm)
+	t.mm = nil
+	return err
+}
+
+// gramBytes returns the posting list of trigram g as stored: a roaring
+// bitmap in the portable serialization format
+// (https://github.com/RoaringBitmap/RoaringFormatSpec), aliasing the mapped
+// file, or nil. Walks read its containers in place (see rlist).
+func (t *Table) gramBytes(g uint32) []byte { return t.grams.bytes(g) }
+
+// prefixBytes is the list of names whose first trigram is g, as stored
+// (see gramBytes), or nil.
+func (t *Table) prefixBytes(g uint32) []byte { return t.prefix.bytes(g) }
+
+// accessBytes is Access as stored (see gramBytes), or nil.
+func (t *Table) accessBytes(character int64) []byte {
+	i, ok := slices.BinarySearch(t.accessKeys, character)
+	if !ok {
+		return nil
+	}
+	off, n := t.accessOffs[2*i], t.accessOffs[2*i+1]
+	return t.mm[off : off+n : off+n]
+}
+
+func (p *postingLists) bytes(g uint32) []byte {
+	i, ok := slices.BinarySearch(p.keys, g)
+	if !ok {
+		return nil
+	}
+	off, n := p.offs[2*i], p.offs[2*i+1]
+	return p.blob[off : off+n : off+n]
+}
+
+// Entries returns the table's names as Write takes them, in ordinal
+// order, leaving out the ordinals in skip (may be nil) and the IDs drop
+// reports (may be nil): what rewriting a table from an older one needs,
+// without the records.
+func (t *Table) Entries(skip *roaring.Bitmap, drop func(id int64) bool) []Entry {
+	access := make(map[uint32][]int64)
+	for _, c := range t.accessKeys {
+		if bm := t.Access(c); bm != nil {
+			it := bm.Iterator()
+			for it.HasNext() {
+				o := it.Next()
+				access[o] = append(access[o], c)
+			}
+		}
+	}
+	out := make([]Entry, 0, t.n)
+	for o := 0; o < t.n; o++ {
+		if skip != nil && skip.Contains(uint32(o)) {
+			continue
+		}
+		id := t.ids[o]
+		if drop != nil && drop(id) {
+			continue
+		}
+		out = append(out, Entry{ID: id, Folded: string(t.Name(uint32(o))), Access: access[uint32(o)]})
+	}
+	return out
+}
+
+// gram3 packs three bytes into a trigram key.
+func gram3(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
+
+// hashName places a folded name in the strict-search hash table.
+func hashName(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
+}
+
+func fromBytes[T int64 | uint64 | uint32](b []byte) []T {
+	var zero T
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(zero)))
+}

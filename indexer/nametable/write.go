@@ -1,0 +1,413 @@
+package nametable
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// Entry is one name handed to Write.
+type Entry struct {
+	ID     int64
+	Folded string
+	// Access lists the characters that may see the entry (structures only).
+	Access []int64
+}
+
+// Write builds a table from entries (in any order; ascending ID is
+// fastest) and writes it to path atomically, leaving entries in ordinal
+// order. mask, when set, is stored as the overlay mask.
+func Write(path string, entries []Entry, mask *roaring.Bitmap) error {
+	rankOrder(entries)
+	ids, offsets, err := nameIndex(entries)
+	if err != nil {
+		return fmt.Errorf("table %s: %w", path, err)
+	}
+	slots, dups := strictIndex(entries)
+	grams, prefix := postings(entries)
+
+	// Every bitmap goes in one blob, the file's last section; the lists
+	// say where each one is in it.
+	var blob bitmapBlob
+	gramKeys, gramOffs := blob.addAll(grams)
+	prefixKeys, prefixOffs := blob.addAll(prefix)
+	accessKeys, accessOffs := blob.addAccess(accessLists(entries))
+	var maskBytes []byte
+	if mask != nil {
+		maskBytes, _ = mask.ToBytes()
+	}
+
+	var secs [secCount]section
+	secs[secIDs] = raw(asBytes(ids))
+	secs[secOffsets] = raw(asBytes(offsets))
+	secs[secNames] = func(w *sectionWriter) {
+		for _, e := range entries {
+			w.writeString(e.Folded)
+		}
+	}
+	secs[secSlots] = raw(asBytes(slots))
+	secs[secGramKeys] = raw(asBytes(gramKeys))
+	secs[secGramOffs] = raw(asBytes(gramOffs))
+	secs[secPrefixKeys] = raw(asBytes(prefixKeys))
+	secs[secPrefixOffs] = raw(asBytes(prefixOffs))
+	secs[secAccessKeys] = raw(asBytes(accessKeys))
+	secs[secAccessOffs] = raw(asBytes(accessOffs))
+	secs[secMask] = raw(maskBytes)
+	secs[secDupKeys] = raw(asBytes(dups.keys))
+	secs[secDupOffs] = raw(asBytes(dups.offs))
+	secs[secDupList] = raw(asBytes(dups.list))
+	secs[secBitmaps] = func(w *sectionWriter) {
+		for _, b := range blob.parts {
+			w.write(b)
+			w.align()
+		}
+	}
+	return writeFile(path, uint64(len(entries)), &secs)
+}
+
+// nameIndex returns the IDs and the offsets of the names, in ordinal order.
+func nameIndex(entries []Entry) (ids []int64, offsets []uint32, err error) {
+	n := len(entries)
+	ids = make([]int64, n)
+	offsets = make([]uint32, n+1)
+	var size uint64
+	for i, e := range entries {
+		ids[i] = e.ID
+		offsets[i] = uint32(size)
+		size += uint64(len(e.Folded))
+		if size > 1<<32-1 {
+			return nil, nil, fmt.Errorf("names exceed 4 GiB; shard the category")
+		}
+	}
+	offsets[n] = uint32(size)
+	return ids, offsets, nil
+}
+
+// dupLists lists, for each slot ordinal whose name other ordinals share
+// (keys, ascending), all the ordinals of that name: offs holds (offset,
+// length) pairs into list.
+type dupLists struct {
+	keys, offs, list []uint32
+}
+
+// strictIndex builds the open-addressing hash table of folded names (a
+// power of two at least twice the names; a slot holds the lowest ordinal
+// of a name, plus one) and the lists of ordinals sharing a name.
+func strictIndex(entries []Entry) (slots []uint32, d dupLists) {
+	n := len(entries)
+	nslots := 1
+	for nslots < n*2 {
+		nslots <<= 1
+	}
+	if n == 0 {
+		nslots = 0
+	}
+	slots = make([]uint32, nslots)
+	dups := map[uint32][]uint32{}
+	hmask := uint64(nslots - 1)
+	for i, e := range entries {
+		for j := hashName([]byte(e.Folded)) & hmask; ; j = (j + 1) & hmask {
+			v := slots[j]
+			if v == 0 {
+				slots[j] = uint32(i) + 1
+				break
+			}
+			if entries[v-1].Folded == e.Folded { // a duplicate of the lower ordinal v-1
+				if dups[v-1] == nil {
+					dups[v-1] = []uint32{v - 1}
+				}
+				dups[v-1] = append(dups[v-1], uint32(i))
+				break
+			}
+		}
+	}
+	d.keys = make([]uint32, 0, len(dups))
+	for k := range dups {
+		d.keys = append(d.keys, k)
+	}
+	slices.Sort(d.keys)
+	d.offs = make([]uint32, 0, 2*len(d.keys))
+	for _, k := range d.keys {
+		d.offs = append(d.offs, uint32(len(d.list)), uint32(len(dups[k])))
+		d.list = append(d.list, dups[k]...)
+	}
+	return slots, d
+}
+
+// accessLists returns, per character, the ordinals it may access.
+func accessLists(entries []Entry) map[int64]*roaring.Bitmap {
+	access := map[int64]*roaring.Bitmap{}
+	for i, e := range entries {
+		for _, c := range e.Access {
+			bm := access[c]
+			if bm == nil {
+				bm = roaring.New()
+				access[c] = bm
+			}
+			bm.Add(uint32(i))
+		}
+	}
+	return access
+}
+
+// bitmapBlob collects serialized bitmaps, each padded to 8 bytes, and
+// where each one starts.
+type bitmapBlob struct {
+	parts [][]byte
+	size  uint64
+}
+
+func (b *bitmapBlob) add(bm *roaring.Bitmap) (off, n uint64) {
+	raw, _ := bm.ToBytes()
+	off = b.size
+	b.parts = append(b.parts, raw)
+	b.size += pad8(uint64(len(raw)))
+	return off, uint64(len(raw))
+}
+
+// addAll adds posting lists, run-optimized, in ascending trigram order and
+// returns the trigrams and their (offset, length) pairs.
+func (b *bitmapBlob) addAll(m map[uint32]*roaring.Bitmap) (keys []uint32, offs []uint64) {
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		bm := m[k]
+		bm.RunOptimize()
+		off, n := b.add(bm)
+		offs = append(offs, off, n)
+	}
+	return keys, offs
+}
+
+// addAccess adds access lists in ascending character order and returns
+// the characters and their (offset, length) pairs.
+func (b *bitmapBlob) addAccess(m map[int64]*roaring.Bitmap) (keys []int64, offs []uint64) {
+	for c := range m {
+		keys = append(keys, c)
+	}
+	slices.Sort(keys)
+	for _, c := range keys {
+		off, n := b.add(m[c])
+		offs = append(offs, off, n)
+	}
+	return keys, offs
+}
+
+// writeOrder is the order sections lie in the file. The bitmaps stay last:
+// their offsets count from the start of their section, found from the end.
+var writeOrder = [secCount]int{
+	secIDs, secOffsets, secNames, secSlots,
+	secGramKeys, secGramOffs, secPrefixKeys, secPrefixOffs, secAccessKeys, secAccessOffs,
+	secMask, secDupKeys, secDupOffs, secDupList,
+	secBitmaps,
+}
+
+// A section writes one section's bytes.
+type section func(w *sectionWriter)
+
+func raw(b []byte) section { return func(w *sectionWriter) { w.write(b) } }
+
+// writeFile writes the header and the sections, each 8-byte aligned, to a
+// temporary file beside path, syncs it and renames it into place.
+func writeFile(path string, n uint64, secs *[secCount]section) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".table-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	fail := func(err error) error {
+		f.Close()
+		return err
+	}
+	var header [headerFields * 2]uint64
+	hdrLen := len(tableMagic) + 8 + len(header)*8
+	w := &sectionWriter{w: bufio.NewWriterSize(f, 1<<20)}
+	w.write(make([]byte, hdrLen)) // filled in last
+	for _, i := range writeOrder {
+		w.align()
+		start := w.n
+		secs[i](w)
+		header[2*i], header[2*i+1] = start, w.n-start
+	}
+	if w.err != nil {
+		return fail(w.err)
+	}
+	if err := w.w.Flush(); err != nil {
+		return fail(err)
+	}
+	hdr := make([]byte, 0, hdrLen)
+	hdr = append(hdr, tableMagic...)
+	hdr = binary.LittleEndian.AppendUint64(hdr, n)
+	for _, v := range header {
+		hdr = binary.LittleEndian.AppendUint64(hdr, v)
+	}
+	if _, err := f.WriteAt(hdr, 0); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func addTo(m map[uint32]*roaring.Bitmap, k uint32, o uint32) {
+	bm := m[k]
+	if bm == nil {
+		bm = roaring.New()
+		m[k] = bm
+	}
+	bm.Add(o)
+}
+
+// rankOrder sorts entries by name length in runes, then ID. Snapshots
+// stream records in ascending ID, so a stable counting sort by length is
+// enough; other input falls back to a comparison sort.
+func rankOrder(entries []Entry) {
+	lens := make([]int32, len(entries))
+	ascending := true
+	maxLen := int32(0)
+	for i, e := range entries {
+		lens[i] = int32(utf8.RuneCountInString(e.Folded))
+		maxLen = max(maxLen, lens[i])
+		if i > 0 && entries[i-1].ID >= e.ID {
+			ascending = false
+		}
+	}
+	if !ascending {
+		idx := make([]int, len(entries))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortFunc(idx, func(a, b int) int {
+			if lens[a] != lens[b] {
+				return int(lens[a] - lens[b])
+			}
+			return cmp.Compare(entries[a].ID, entries[b].ID)
+		})
+		sorted := make([]Entry, len(entries))
+		for j, i := range idx {
+			sorted[j] = entries[i]
+		}
+		copy(entries, sorted)
+		return
+	}
+	start := make([]int, maxLen+2)
+	for _, l := range lens {
+		start[l+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	sorted := make([]Entry, len(entries))
+	for i, e := range entries {
+		sorted[start[lens[i]]] = e
+		start[lens[i]]++
+	}
+	copy(entries, sorted)
+}
+
+// postings builds the trigram and first-trigram posting lists, splitting
+// the ordinals into ranges built in parallel and joined in order.
+func postings(entries []Entry) (grams, prefix map[uint32]*roaring.Bitmap) {
+	parts := runtime.GOMAXPROCS(0)
+	if len(entries) < 100000 {
+		parts = 1
+	}
+	type result struct{ grams, prefix map[uint32]*roaring.Bitmap }
+	results := make([]result, parts)
+	var wg sync.WaitGroup
+	chunk := (len(entries) + parts - 1) / parts
+	for p := 0; p < parts; p++ {
+		lo, hi := p*chunk, min((p+1)*chunk, len(entries))
+		wg.Add(1)
+		go func(p, lo, hi int) {
+			defer wg.Done()
+			g, f := map[uint32]*roaring.Bitmap{}, map[uint32]*roaring.Bitmap{}
+			for i := lo; i < hi; i++ {
+				name := entries[i].Folded
+				for j := 0; j+3 <= len(name); j++ {
+					addTo(g, uint32(name[j])<<16|uint32(name[j+1])<<8|uint32(name[j+2]), uint32(i))
+				}
+				if len(name) >= 3 {
+					addTo(f, uint32(name[0])<<16|uint32(name[1])<<8|uint32(name[2]), uint32(i))
+				}
+			}
+			results[p] = result{g, f}
+		}(p, lo, hi)
+	}
+	wg.Wait()
+	grams, prefix = results[0].grams, results[0].prefix
+	for _, r := range results[1:] {
+		for k, bm := range r.grams {
+			if have := grams[k]; have != nil {
+				have.Or(bm)
+			} else {
+				grams[k] = bm
+			}
+		}
+		for k, bm := range r.prefix {
+			if have := prefix[k]; have != nil {
+				have.Or(bm)
+			} else {
+				prefix[k] = bm
+			}
+		}
+	}
+	return grams, prefix
+}
+
+// sectionWriter counts what it writes and keeps the first error.
+type sectionWriter struct {
+	w   *bufio.Writer
+	n   uint64
+	err error
+}
+
+func (s *sectionWriter) writeString(b string) {
+	if s.err != nil {
+		return
+	}
+	k, err := s.w.WriteString(b)
+	s.n += uint64(k)
+	s.err = err
+}
+
+func (s *sectionWriter) write(b []byte) {
+	if s.err != nil {
+		return
+	}
+	k, err := s.w.Write(b)
+	s.n += uint64(k)
+	s.err = err
+}
+
+func (s *sectionWriter) align() {
+	if p := pad8(s.n) - s.n; p > 0 {
+		s.write(make([]byte, p))
+	}
+}
+
+func pad8(n uint64) uint64 { return (n + 7) &^ 7 }
+
+func asBytes[T int64 | uint64 | uint32](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
+}
