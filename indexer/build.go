@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,14 +15,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	index "github.com/blevesearch/bleve_index_api"
 	"github.com/rs/zerolog"
 
-	"gds/indexer/nametable"
 	"gds/snapshots"
 	"gds/snapshots/disk"
 )
@@ -263,222 +260,6 @@ func (b *builder) buildKind(kind snapshots.Kind) error {
 		}
 	}
 	return nil
-}
-
-// readResult is what reading one kind's file yields.
-type readResult struct {
-	// docs holds what the category needs of every record, or, when
-	// partial, of the new and changed records only.
-	docs    []docInfo
-	ch      change
-	partial bool
-}
-
-// maxStoreDelta is the largest delta file, relative to the base file, an
-// incremental build keeps adding to; past it the store is written whole.
-const maxStoreDelta = 0.25
-
-// readKind streams one kind into its store, collecting what the category
-// needs and what changed since the previous generation. When partial, lines
-// byte-identical to the previous generation's records are not decoded, and
-// only new and changed records are collected.
-func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatcher) (readResult, error) {
-	rd := readResult{partial: partial}
-	dir := filepath.Join(b.dir, recordsDir)
-	var prev *Store
-	if b.prev != nil {
-		prev = b.prev.Store(kind)
-	}
-	var sw *storeWriter
-	var err error
-	if partial && !prev.fnv && prev.DeltaShare() < maxStoreDelta {
-		sw, err = newDeltaStoreWriter(dir, string(kind), prev, filepath.Join(b.prev.Dir(), recordsDir))
-	} else {
-		sw, err = newStoreWriter(dir, string(kind), prev)
-	}
-	if err != nil {
-		return rd, err
-	}
-	total := b.snap.Count(kind)
-	sw.reserve(int(total))
-	_, searchable := categoryOf(kind)
-	if searchable && !partial {
-		rd.docs = make([]docInfo, 0, total)
-	}
-	pi := 0
-	advance := func(key int64) {
-		for prev != nil && pi < prev.Len() && prev.Key(pi) < key {
-			rd.ch.deletes = append(rd.ch.deletes, prev.Key(pi))
-			pi++
-		}
-	}
-	var opts snapshots.EachOptions
-	if partial {
-		// Skip runs on the snapshot's reader goroutine, ahead of fn: it
-		// walks the previous store with a cursor of its own.
-		si := 0
-		opts.Skip = func(key int64, raw []byte) bool {
-			for si < prev.Len() && prev.Key(si) < key {
-				si++
-			}
-			return si < prev.Len() && prev.Key(si) == key && prev.Hash(si) == prev.HashOf(raw)
-		}
-	}
-	var n int64
-	err = b.snap.EachWith(kind, opts, func(rec snapshots.Record, line snapshots.Line) error {
-		advance(line.Key)
-		known := prev != nil && pi < prev.Len() && prev.Key(pi) == line.Key
-		if rec == nil { // skipped: the previous generation's record, unchanged
-			if err := sw.keep(pi, line.Raw); err != nil {
-				return err
-			}
-			pi++
-		} else {
-			changed := !known || prev.Hash(pi) != prev.HashOf(line.Raw)
-			if known {
-				pi++
-			}
-			if changed && prev != nil {
-				rd.ch.upserts = append(rd.ch.upserts, line.Key)
-			}
-			if err := sw.add(line.Key, line.Raw); err != nil {
-				return err
-			}
-			switch r := rec.(type) {
-			case *snapshots.Structure:
-				sw.group(groupCorporation, r.CorporationID)
-			case *snapshots.Document:
-				sw.group(groupPath, HashPath(r.Path))
-			}
-			if searchable && (!partial || changed) {
-				named := rec.(snapshots.Named)
-				d := docInfo{id: line.Key, name: baseName(named), names: named.LocalizedNames()}
-				if s, ok := rec.(*snapshots.Structure); ok {
-					d.access = s.Access
-				}
-				rd.docs = append(rd.docs, d)
-			}
-		}
-		if early != nil {
-			early.passed(line.Key, rd.docs, rd.ch.deletes)
-		}
-		if n++; n%100000 == 0 {
-			b.report(Progress{Phase: "read", Kind: string(kind), Done: n, Total: total})
-			if err := b.ctx.Err(); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		sw.f.Close()
-		return rd, err
-	}
-	advance(math.MaxInt64)
-	if prev != nil && pi < prev.Len() && prev.Key(pi) == math.MaxInt64 {
-		rd.ch.deletes = append(rd.ch.deletes, math.MaxInt64)
-	}
-	b.report(Progress{Phase: "read", Kind: string(kind), Done: n, Total: total})
-	return rd, sw.close()
-}
-
-// baseName is the name searched when no language is asked for: the English
-// localization where there is one, else the single name.
-func baseName(n snapshots.Named) string {
-	if en, ok := n.LocalizedNames()["en"]; ok {
-		return en
-	}
-	return n.DisplayName()
-}
-
-// buildCategory writes a category's tables and bleve shards from all its
-// records: the tables on one goroutine while the shards are built or
-// patched beside it.
-func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch change) error {
-	cdir := filepath.Join(b.dir, string(cat))
-	if err := os.MkdirAll(cdir, 0o755); err != nil {
-		return err
-	}
-	if err := os.Remove(filepath.Join(cdir, deltaTable)); err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	b.report(Progress{Phase: "tables", Kind: string(cat), Total: int64(len(docs))})
-	var (
-		langs    []string
-		tableErr error
-		wg       sync.WaitGroup
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		langs, tableErr = writeTables(cdir, docs)
-	}()
-	shards := b.shardsFor(len(docs))
-	var err error
-	if b.canPatch(cat, shards, len(docs), ch) {
-		if bounds, ok := b.prev.Meta.ShardBounds[cat]; ok {
-			b.setBounds(cat, bounds)
-		}
-		err = b.patchBleve(cat, shards, upsertDocs(docs, ch), ch.deletes)
-	} else {
-		b.meta.Incremental = false
-		b.buildBleve(cat, cdir, shards, docs)
-	}
-	wg.Wait()
-	if err != nil {
-		return err
-	}
-	if tableErr != nil {
-		return tableErr
-	}
-	b.meta.Counts[cat] = len(docs)
-	if len(langs) > 0 {
-		b.meta.Languages[cat] = langs
-	}
-	b.meta.Shards[cat] = shards
-	return nil
-}
-
-// writeTables writes the base table and one overlay per language whose
-// names differ from the base names; it returns those languages.
-func writeTables(cdir string, docs []docInfo) ([]string, error) {
-	base := make([]nametable.Entry, len(docs))
-	overlays := map[string][]nametable.Entry{}
-	for i, d := range docs {
-		base[i] = nametable.Entry{ID: d.id, Folded: Fold(d.name), Access: d.access}
-		for lang, n := range d.names {
-			if lang == "en" || n == d.name {
-				continue
-			}
-			overlays[lang] = append(overlays[lang], nametable.Entry{ID: d.id, Folded: Fold(n), Access: d.access})
-		}
-	}
-	if err := nametable.Write(filepath.Join(cdir, "base.tbl"), base, nil); err != nil {
-		return nil, err
-	}
-	langs := make([]string, 0, len(overlays))
-	for lang := range overlays {
-		langs = append(langs, lang)
-	}
-	sort.Strings(langs)
-	for _, lang := range langs {
-		// The mask names the base ordinals this overlay replaces; base is
-		// sorted in ordinal order now.
-		replaced := map[int64]bool{}
-		for _, e := range overlays[lang] {
-			replaced[e.ID] = true
-		}
-		mask := roaring.New()
-		for o, e := range base {
-			if replaced[e.ID] {
-				mask.Add(uint32(o))
-			}
-		}
-		if err := nametable.Write(filepath.Join(cdir, lang+".tbl"), overlays[lang], mask); err != nil {
-			return nil, err
-		}
-	}
-	return langs, nil
 }
 
 // shardRouter says which bleve shard of a category holds a record. Shards

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -13,6 +14,11 @@ import (
 	"gds/snapshots/disk"
 )
 
+// A search category whose file changed is written in one of two steps:
+// whole (buildCategory, from every record: base table, one overlay per
+// language, bleve shards built or patched) or patched (patchCategory, from
+// the new and changed records only, after an incremental read).
+//
 // An incremental build patches a category instead of rebuilding it: the
 // previous generation's base table is hard-linked, and a delta table holds
 // the records added or changed since that base was written, its mask hiding
@@ -29,6 +35,96 @@ const (
 	// names), relative to the base, that an incremental build writes.
 	maxTableDelta = 0.10
 )
+
+// buildCategory writes a category's tables and bleve shards from all its
+// records: the tables on one goroutine while the shards are built or
+// patched beside it.
+func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch change) error {
+	cdir := filepath.Join(b.dir, string(cat))
+	if err := os.MkdirAll(cdir, 0o755); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(cdir, deltaTable)); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	b.report(Progress{Phase: "tables", Kind: string(cat), Total: int64(len(docs))})
+	var (
+		langs    []string
+		tableErr error
+		wg       sync.WaitGroup
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		langs, tableErr = writeTables(cdir, docs)
+	}()
+	shards := b.shardsFor(len(docs))
+	var err error
+	if b.canPatch(cat, shards, len(docs), ch) {
+		if bounds, ok := b.prev.Meta.ShardBounds[cat]; ok {
+			b.setBounds(cat, bounds)
+		}
+		err = b.patchBleve(cat, shards, upsertDocs(docs, ch), ch.deletes)
+	} else {
+		b.meta.Incremental = false
+		b.buildBleve(cat, cdir, shards, docs)
+	}
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	if tableErr != nil {
+		return tableErr
+	}
+	b.meta.Counts[cat] = len(docs)
+	if len(langs) > 0 {
+		b.meta.Languages[cat] = langs
+	}
+	b.meta.Shards[cat] = shards
+	return nil
+}
+
+// writeTables writes the base table and one overlay per language whose
+// names differ from the base names; it returns those languages.
+func writeTables(cdir string, docs []docInfo) ([]string, error) {
+	base := make([]nametable.Entry, len(docs))
+	overlays := map[string][]nametable.Entry{}
+	for i, d := range docs {
+		base[i] = nametable.Entry{ID: d.id, Folded: Fold(d.name), Access: d.access}
+		for lang, n := range d.names {
+			if lang == "en" || n == d.name {
+				continue
+			}
+			overlays[lang] = append(overlays[lang], nametable.Entry{ID: d.id, Folded: Fold(n), Access: d.access})
+		}
+	}
+	if err := nametable.Write(filepath.Join(cdir, baseTable), base, nil); err != nil {
+		return nil, err
+	}
+	langs := make([]string, 0, len(overlays))
+	for lang := range overlays {
+		langs = append(langs, lang)
+	}
+	sort.Strings(langs)
+	for _, lang := range langs {
+		// The mask names the base ordinals this overlay replaces; base is
+		// sorted in ordinal order now.
+		replaced := map[int64]bool{}
+		for _, e := range overlays[lang] {
+			replaced[e.ID] = true
+		}
+		mask := roaring.New()
+		for o, e := range base {
+			if replaced[e.ID] {
+				mask.Add(uint32(o))
+			}
+		}
+		if err := nametable.Write(filepath.Join(cdir, lang+".tbl"), overlays[lang], mask); err != nil {
+			return nil, err
+		}
+	}
+	return langs, nil
+}
 
 // patchCategory applies an incremental read (new and changed records
 // only) to a category: delta tables and patched bleve shards, side by side.
