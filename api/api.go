@@ -49,8 +49,8 @@ type Deps struct {
 	Now func() time.Time
 	// Logger receives errors the API cannot hand to a client.
 	Logger zerolog.Logger
-	// ReleaseDay is the day the new structures system is released (spec
-	// §4.4–4.7); route versions change labels relative to it.
+	// ReleaseDay is the day the new structures system is released (docs/api.md,
+	// Corporation structures); route versions change labels relative to it.
 	ReleaseDay time.Time
 	// DevEnabled serves dev versions under /dev/ (and their /vN/).
 	DevEnabled bool

@@ -12,7 +12,8 @@ import (
 	"gds/query"
 )
 
-// documentRoute is one route of spec §4.6. Its answers are opaque JSON
+// documentRoute is one document route (docs/api.md, Character and
+// corporation documents). Its answers are opaque JSON
 // documents the snapshot holds per concrete path; the service knows
 // nothing of their shape.
 type documentRoute struct {
@@ -26,7 +27,7 @@ type documentRoute struct {
 	roles []string
 }
 
-// documentTable is spec §4.6, with ESI's scopes and tags.
+// documentTable lists the document routes, with ESI's scopes and tags.
 var documentTable = []documentRoute{
 	{"GET", "/characters/{character_id}/bookmarks/", 2, "esi-bookmarks.read_character_bookmarks.v1", "Bookmarks", "List bookmarks", nil},
 	{"GET", "/characters/{character_id}/bookmarks/folders/", 2, "esi-bookmarks.read_character_bookmarks.v1", "Bookmarks", "List bookmark folders", nil},
@@ -66,7 +67,7 @@ const maxDivision = 7
 // maxItemIDs bounds the item IDs of the POST routes, as ESI does.
 const maxItemIDs = 1000
 
-// documentRoutes are the other routes of spec §4.6, answered from the
+// documentRoutes are the document routes, answered from the
 // snapshot's documents.
 func (s *server) documentRoutes() []Route {
 	lc := s.lifecycles().Current

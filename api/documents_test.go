@@ -11,7 +11,7 @@ import (
 	"gds/snapshots"
 )
 
-// documentIDs fill the path parameters of the §4.6 routes in the tests.
+// documentIDs fill the path parameters of the document routes in the tests.
 var documentIDs = map[string]string{
 	"character_id": "90000001", "corporation_id": "98000001", "alliance_id": "99000001",
 	"contract_id": "5", "observer_id": "6", "starbase_id": "7", "division": "1",
@@ -30,7 +30,7 @@ func concrete(template string, other map[string]string) string {
 	return out
 }
 
-// documentFixture stores one document per §4.6 route, for documentIDs,
+// documentFixture stores one document per document route, for documentIDs,
 // whose body names its path.
 func documentFixture() indexertest.Records {
 	var docs []snapshots.Record

@@ -17,7 +17,8 @@ import (
 	"gds/snapshots"
 )
 
-// lookupRoutes resolve the IDs a search returns (spec §4.3), in ESI's
+// lookupRoutes resolve the IDs a search returns (docs/api.md, Lookups and
+// bulk resolution), in ESI's
 // shapes, from the live generation's records.
 func (s *server) lookupRoutes() []Route {
 	lc := s.lifecycles().Current
@@ -81,7 +82,7 @@ func (s *server) lookups() []lookup {
 		version: 5, kinds: []snapshots.Kind{snapshots.Corporations}, notFound: "Corporation not found",
 		render: renderCorporation, schema: corporationSchema,
 	}
-	// The spec spells the corporation lookup /corporation/ (§4.3); ESI
+	// The interface spells the corporation lookup /corporation/; ESI
 	// spells it /corporations/. Both answer.
 	corporations := corporation
 	corporation.path = "/corporation/{corporation_id}/"

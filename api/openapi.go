@@ -57,7 +57,8 @@ func object(required []string, props map[string]any) map[string]any {
 	return s
 }
 
-// anyJSON is the schema of the opaque documents of spec §4.6.
+// anyJSON is the schema of the opaque documents (docs/api.md, Character and
+// corporation documents).
 func anyJSON() map[string]any { return map[string]any{} }
 
 var positionSchema = object([]string{"x", "y", "z"}, map[string]any{

@@ -7,7 +7,8 @@ import "time"
 // interface (v2 latest, v1 legacy, PUT removed).
 var DefaultReleaseDay = time.Date(2018, 10, 16, 0, 0, 0, 0, time.UTC)
 
-// Lifecycle offsets relative to the release day (spec §4.4, §4.5, §4.7).
+// Lifecycle offsets relative to the release day (docs/api.md, Corporation
+// structures).
 const (
 	// putGrace is how long the v1 PUT stays as legacy before it is
 	// removed: "two weeks later the route is removed".

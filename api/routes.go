@@ -87,7 +87,8 @@ const (
 	PhaseRemoved    Phase = "removed"
 )
 
-// Warning headers of spec §9.
+// Warning headers of legacy and upgradable versions (docs/api.md, Errors,
+// caching, limits).
 const (
 	WarningDeprecated = "299 - This route is deprecated."
 	WarningUpgrade    = "199 - This route has an upgrade available."

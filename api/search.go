@@ -35,7 +35,8 @@ type searchHandler struct {
 	gate  gate
 }
 
-// searchRoutes are the public and character search routes (spec §4.1, §4.2).
+// searchRoutes are the public and character search routes (docs/api.md,
+// Search).
 func (s *server) searchRoutes() []Route {
 	h := &searchHandler{
 		s:     s,
@@ -251,7 +252,8 @@ var bodyBuffers = sync.Pool{New: func() any {
 	return &b
 }}
 
-// appendResult writes the search result object (spec §2.1) by hand: only
+// appendResult writes the search result object (docs/api.md, Search) by
+// hand: only
 // categories with matches, in order, each an array of IDs in rank order.
 // encoding/json would spend a map iteration, a sort and reflection on it.
 func appendResult(b []byte, ids map[snapshots.Category][]int64, order []snapshots.Category) []byte {

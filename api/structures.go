@@ -35,7 +35,8 @@ const (
 	corpStructsPath = "/corporations/{corporation_id}/structures/"
 )
 
-// structureRoutes are the corporation structures routes (spec §4.4, §4.5).
+// structureRoutes are the corporation structures routes (docs/api.md,
+// Corporation structures).
 // Every label change comes from the release day (release.go).
 func (s *server) structureRoutes() []Route {
 	lc := s.lifecycles()
@@ -69,7 +70,7 @@ func (s *server) structureRoutes() []Route {
 	}
 }
 
-// olderRoutes are the two routes of the older interface (spec §4.7),
+// olderRoutes are the two routes of the older interface,
 // served without a version prefix until the release day.
 func (s *server) olderRoutes() []Route {
 	lc := s.lifecycles().Older
@@ -101,8 +102,8 @@ type serviceResponse struct {
 	State string `json:"state"`
 }
 
-// structureV2 is an element of the v2 list (spec §2.3). Power mode is not
-// a field: clients derive it from services (rule 3).
+// structureV2 is an element of the v2 list. Power mode is not a field:
+// clients derive it from services (docs/api.md, Corporation structures).
 type structureV2 struct {
 	StructureID          int64             `json:"structure_id"`
 	TypeID               int64             `json:"type_id"`
@@ -168,7 +169,7 @@ func renderStructureV2(st *snapshots.Structure) structureV2 {
 }
 
 // renderStructureV1 keeps the old shape; after the release day the windows
-// no longer mean anything and are empty lists (spec §2.3 rule 6).
+// no longer mean anything and are empty lists.
 func renderStructureV1(st *snapshots.Structure, released bool) structureV1 {
 	out := structureV1{
 		StructureID: st.ID, TypeID: st.TypeID, CorporationID: st.CorporationID, SystemID: st.SystemID,
@@ -272,7 +273,7 @@ func (s *server) requireRole(c *gin.Context, v *query.View, character, corp int6
 // putStructureV1 answers the v1 vulnerability update. While latest it
 // checks everything a real update would and answers 204; the snapshot is
 // read-only, so nothing changes. Once legacy it answers 204 always, as the
-// game did in the two weeks before removal (spec §4.5).
+// game did in the two weeks before removal.
 func (s *server) putStructureV1(c *gin.Context) {
 	if r, v := RouteOf(c); r != nil && v != nil && r.Phase(v.N, s.now()) == PhaseLegacy {
 		c.Status(http.StatusNoContent)

@@ -275,8 +275,8 @@ type DogmaEffect struct {
 	IsDefault bool  `json:"is_default"`
 }
 
-// Type is an inventory type (category inventory_type): every field of spec
-// §2.2. Optional numbers are pointers so "unknown" and 0 stay distinct.
+// Type is an inventory type (category inventory_type): every field of the
+// type record (docs/api.md, Lookups and bulk resolution). Optional numbers are pointers so "unknown" and 0 stay distinct.
 type Type struct {
 	Entity
 	Description     string           `json:"description"`
@@ -478,7 +478,7 @@ func (r *CharacterRoles) Has(role string) bool {
 }
 
 // Document is an opaque JSON answer for one concrete path of the routes of
-// spec §4.6, e.g. "/characters/90000001/bookmarks/". Documents are keyed by a
+// docs/api.md, Character and corporation documents, e.g. "/characters/90000001/bookmarks/". Documents are keyed by a
 // running number (Seq) so the file obeys the same ascending-key rule as the
 // others; lookups go by Path.
 type Document struct {

@@ -19,7 +19,7 @@ func init() {
 }
 
 // runStructures prints each structure of a corporation with what clients
-// derive from the list (spec §2.3 rule 3, §3): its power mode, the
+// derive from the list (docs/api.md, Corporation structures): its power mode, the
 // reinforcement cycles that mode gives, and the next windows in which a
 // first and a final reinforcement can end. It reads the snapshot directly,
 // so it answers for any moment (--now) without a server.

@@ -1,4 +1,4 @@
-// Package reinforce holds the reinforcement rules of spec §3 for player
+// Package reinforce holds the reinforcement rules for player
 // structures: full or low power from the services, the four-hour windows
 // around reinforce_hour in which a structure leaves reinforcement, the
 // reinforced states it passes through, and when a requested change of
@@ -16,7 +16,8 @@ import (
 )
 
 // Mode is a structure's power mode. It is not a returned field: clients
-// derive it from the services (spec §2.3 rule 3).
+// derive it from the services: full power with at least one online
+// service, low power otherwise (docs/api.md, Corporation structures).
 type Mode int
 
 const (
@@ -153,7 +154,7 @@ func (s Schedule) Validate() error {
 }
 
 // ChangeDelay is how long a requested change of the schedule takes to apply
-// (spec §2.3 rule 2, §8).
+// (seven days; docs/api.md, Corporation structures).
 const ChangeDelay = 7 * 24 * time.Hour
 
 // ApplyAt is when a change requested at requestedAt takes effect: the

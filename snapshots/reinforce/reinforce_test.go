@@ -74,7 +74,7 @@ func TestCycles(t *testing.T) {
 			t.Errorf("Cycles(%v) shares its slice between calls", tt.mode)
 		}
 	}
-	// Spec §2.3 rule 4: low power has one reinforcement cycle fewer, and
+	// Low power has one reinforcement cycle fewer, and
 	// both end in the same final period.
 	full, low := Cycles(FullPower), Cycles(LowPower)
 	if len(full) != len(low)+1 || full[len(full)-1] != low[len(low)-1] {

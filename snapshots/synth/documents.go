@@ -12,7 +12,8 @@ import (
 
 // docCorporations is how many corporations (spread over the ID range) get
 // documents, for themselves and their CEO; the first alliance gets its
-// contacts. A handful is enough to exercise the routes of spec §4.6.
+// contacts. A handful is enough to exercise the document routes
+// (docs/api.md, Character and corporation documents).
 const docCorporations = 5
 
 // Ore type IDs (Veldspar, Scordite, Pyroxeres, Plagioclase, Kernite) and
