@@ -426,9 +426,9 @@ func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *s
 		"unsafe_batch": true,
 		// A shard is written once, in batches, and then only patched:
 		// let it keep one segment per batch rather than merge them in
-		// tiers of ten, which rewrote every document twice more (57 vs 42
-		// CPU-µs per document for a shard of 1M names). Analysts' prefix
-		// and wildcard queries visit more dictionaries in exchange.
+		// tiers of ten, which rewrote every document twice more.
+		// Analysts' prefix and wildcard queries visit more dictionaries
+		// in exchange (docs/performance.md).
 		"scorchMergePlanOptions": map[string]interface{}{
 			"MaxSegmentsPerTier":   b.segmentsPerShard(),
 			"SegmentsPerMergeTask": 10,

@@ -10,9 +10,9 @@ import (
 // DefaultBuildGCPercent is the GOGC a process whose job is one build (gds
 // index) runs it with: a build's heap is mostly short-lived garbage of
 // bleve's segment building, and letting it grow to five times what it
-// holds between collections took a 10M-name build from 4m18s (Go's
-// default, 100; peak RSS 4.9 GiB) to 3m15s (9.1 GiB). A server keeps Go's
-// default: its reindexes share the process with searches.
+// holds between collections trades memory for a shorter build (figures in
+// docs/performance.md). A server keeps Go's default: its reindexes share
+// the process with searches.
 const DefaultBuildGCPercent = 400
 
 // TuneGCForBuild sets the process's GOGC to percent and, when capMemory

@@ -44,9 +44,8 @@ type Options struct {
 	// segment file of a shard built whole (shards do not merge their
 	// segments). Default DefaultBatchSize; at most MaxBatchSize. Larger
 	// batches make fewer segments, each of which analysts' prefix and
-	// wildcard queries search (name:kari* over 10M names: 9 to 12 s at
-	// 10,000, 1.3 s at 50,000), for a slower full build (2m24s against
-	// 2m49s in one measurement).
+	// wildcard queries search, for a slower full build (figures in
+	// docs/performance.md).
 	BatchSize int
 	// AnalystIdle is how long a generation keeps the bleve shards an
 	// analyst's query opened after the last such query ends; they are

@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 )
 
-// Characters are most of a large snapshot, and encoding/json spends ~8 µs
-// on each through reflection. decodeCharacter reads the flat shape this
+// Characters are most of a large snapshot, and encoding/json spends most
+// of a build's reading time on them through reflection. decodeCharacter reads the flat shape this
 // package writes (no spaces, no nested names, each known key once)
 // directly, and declines anything else: the caller then decodes the line
 // with encoding/json, which stays the one judge of what is valid and
