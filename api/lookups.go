@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -281,17 +282,27 @@ type corporationResponse struct {
 	FactionID     int64      `json:"faction_id,omitempty"`
 	HomeStationID int64      `json:"home_station_id,omitempty"`
 	TaxRate       float64    `json:"tax_rate"`
+	Shares        *int64     `json:"shares,omitempty"`
 	DateFounded   *time.Time `json:"date_founded,omitempty"`
 	Description   string     `json:"description,omitempty"`
 	URL           string     `json:"url,omitempty"`
 	WarEligible   *bool      `json:"war_eligible,omitempty"`
 }
 
+// eveSystem is character 1, "EVE System": the creator ESI names for NPC
+// corporations (and their CEO where they have none). Snapshots imported
+// before the SDE importer recorded it lack it.
+const eveSystem = 1
+
 func renderCorporation(rec snapshots.Record, lang string) any {
 	r := rec.(*snapshots.Corporation)
+	ceo, creator := r.CEOID, r.CreatorID
+	if r.NPC {
+		ceo, creator = cmp.Or(ceo, eveSystem), cmp.Or(creator, eveSystem)
+	}
 	return corporationResponse{
 		Name: localized(r.Name, r.Names, lang), Ticker: r.Ticker, MemberCount: r.MemberCount,
-		CEOID: r.CEOID, CreatorID: r.CreatorID, AllianceID: r.AllianceID, FactionID: r.FactionID,
+		CEOID: ceo, CreatorID: creator, AllianceID: r.AllianceID, FactionID: r.FactionID, Shares: r.Shares,
 		HomeStationID: r.HomeStationID, TaxRate: r.TaxRate, DateFounded: r.DateFounded,
 		Description: localized(r.Description, r.Descriptions, lang), URL: r.URL, WarEligible: r.WarEligible,
 	}
@@ -356,16 +367,17 @@ func renderRegion(rec snapshots.Record, lang string) any {
 }
 
 type constellationResponse struct {
-	ConstellationID int64   `json:"constellation_id"`
-	Name            string  `json:"name"`
-	RegionID        int64   `json:"region_id"`
-	Systems         []int64 `json:"systems"`
+	ConstellationID int64               `json:"constellation_id"`
+	Name            string              `json:"name"`
+	Position        *snapshots.Position `json:"position,omitempty"`
+	RegionID        int64               `json:"region_id"`
+	Systems         []int64             `json:"systems"`
 }
 
 func renderConstellation(rec snapshots.Record, lang string) any {
 	r := rec.(*snapshots.Constellation)
 	return constellationResponse{ConstellationID: r.ID, Name: localized(r.Name, r.Names, lang),
-		RegionID: r.RegionID, Systems: nonNil(r.Systems)}
+		Position: r.Position, RegionID: r.RegionID, Systems: nonNil(r.Systems)}
 }
 
 type systemResponse struct {
@@ -377,13 +389,15 @@ type systemResponse struct {
 	StarID          int64               `json:"star_id,omitempty"`
 	Position        *snapshots.Position `json:"position,omitempty"`
 	Stations        []int64             `json:"stations,omitempty"`
+	Planets         []snapshots.Planet  `json:"planets,omitempty"`
+	Stargates       []int64             `json:"stargates,omitempty"`
 }
 
 func renderSystem(rec snapshots.Record, lang string) any {
 	r := rec.(*snapshots.SolarSystem)
 	return systemResponse{SystemID: r.ID, Name: localized(r.Name, r.Names, lang), ConstellationID: r.ConstellationID,
 		SecurityStatus: r.SecurityStatus, SecurityClass: r.SecurityClass, StarID: r.StarID,
-		Position: r.Position, Stations: r.Stations}
+		Position: r.Position, Stations: r.Stations, Planets: r.Planets, Stargates: r.Stargates}
 }
 
 type factionResponse struct {

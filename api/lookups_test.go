@@ -45,7 +45,7 @@ func universeFixture() indexertest.Records {
 				CEOID: 90000001, CreatorID: 90000001, AllianceID: 99000001, HomeStationID: 60003760, TaxRate: 0.1,
 				DateFounded: &founded, Description: "We fly.", URL: "https://example.com", WarEligible: ptr(true)},
 			&snapshots.Corporation{Entity: named(1000002, "CBD Corporation", snapshots.Localized{"de": "CBD Gesellschaft"}),
-				Ticker: "CBD", MemberCount: 0, CEOID: 3004038, TaxRate: 0, FactionID: 500001,
+				Ticker: "CBD", MemberCount: 0, CEOID: 3004038, TaxRate: 0, FactionID: 500001, Shares: ptr(int64(30515077373)),
 				Description: "An NPC corporation.", Descriptions: snapshots.Localized{"de": "Eine NPC-Corp."}, NPC: true},
 		},
 		snapshots.Stations: {
@@ -69,11 +69,14 @@ func universeFixture() indexertest.Records {
 			&snapshots.Region{Entity: named(10000002, "The Forge", nil), Description: "Trade.", Constellations: []int64{20000020}},
 		},
 		snapshots.Constellations: {
-			&snapshots.Constellation{Entity: named(20000020, "Kimotoro", nil), RegionID: 10000002, Systems: []int64{30000142}},
+			&snapshots.Constellation{Entity: named(20000020, "Kimotoro", nil), RegionID: 10000002, Systems: []int64{30000142},
+				Position: &snapshots.Position{X: -1.35e17, Y: 6.5e16, Z: 1.03e17}},
 		},
 		snapshots.SolarSystems: {
 			&snapshots.SolarSystem{Entity: named(30000142, "Jita", nil), ConstellationID: 20000020, SecurityStatus: 0.9459,
-				SecurityClass: "B", StarID: 40009076, Position: &snapshots.Position{X: 1, Y: 2, Z: 3}, Stations: []int64{60003760}},
+				SecurityClass: "B", StarID: 40009076, Position: &snapshots.Position{X: 1, Y: 2, Z: 3}, Stations: []int64{60003760},
+				Planets: []snapshots.Planet{{PlanetID: 40009077}, {PlanetID: 40009080, Moons: []int64{40009081}, AsteroidBelts: []int64{40009079}}},
+				Stargates: []int64{50001248, 50001249}},
 		},
 	}
 }
@@ -120,7 +123,8 @@ func TestLookups(t *testing.T) {
 			"ceo_id":90000001,"creator_id":90000001,"alliance_id":99000001,"home_station_id":60003760,"tax_rate":0.1,
 			"date_founded":"2010-05-01T00:00:00Z","description":"We fly.","url":"https://example.com","war_eligible":true}`},
 		{"corporation as the spec spells it", "/v5/corporation/1000002/?language=de", nil, 200, `{"name":"CBD Gesellschaft",
-			"ticker":"CBD","member_count":0,"ceo_id":3004038,"faction_id":500001,"tax_rate":0,"description":"Eine NPC-Corp."}`},
+			"ticker":"CBD","member_count":0,"ceo_id":3004038,"creator_id":1,"faction_id":500001,"tax_rate":0,
+			"shares":30515077373,"description":"Eine NPC-Corp."}`},
 		{"corporation unknown", "/latest/corporation/98999999/", nil, 404, "Corporation not found"},
 		{"corporation malformed", "/v5/corporations/x/", nil, 400, "corporation_id"},
 
@@ -144,11 +148,14 @@ func TestLookups(t *testing.T) {
 		{"region unknown", "/v1/universe/regions/10000003/", nil, 404, "Region not found"},
 		{"region malformed", "/v1/universe/regions/x/", nil, 400, "region_id"},
 		{"constellation", "/v1/universe/constellations/20000020/", nil, 200,
-			`{"constellation_id":20000020,"name":"Kimotoro","region_id":10000002,"systems":[30000142]}`},
+			`{"constellation_id":20000020,"name":"Kimotoro","position":{"x":-1.35e17,"y":6.5e16,"z":1.03e17},
+			"region_id":10000002,"systems":[30000142]}`},
 		{"constellation unknown", "/v1/universe/constellations/20000021/", nil, 404, "Constellation not found"},
 		{"constellation malformed", "/v1/universe/constellations/-1/", nil, 400, "constellation_id"},
 		{"system", "/v4/universe/systems/30000142/", nil, 200, `{"system_id":30000142,"name":"Jita","constellation_id":20000020,
-			"security_status":0.9459,"security_class":"B","star_id":40009076,"position":{"x":1,"y":2,"z":3},"stations":[60003760]}`},
+			"security_status":0.9459,"security_class":"B","star_id":40009076,"position":{"x":1,"y":2,"z":3},"stations":[60003760],
+			"planets":[{"planet_id":40009077},{"planet_id":40009080,"moons":[40009081],"asteroid_belts":[40009079]}],
+			"stargates":[50001248,50001249]}`},
 		{"system unknown", "/v4/universe/systems/30000143/", nil, 404, "Solar system not found"},
 		{"system malformed", "/v4/universe/systems/jita/", nil, 400, "system_id"},
 

@@ -93,6 +93,7 @@ var corporationSchema = object([]string{"member_count", "name", "tax_rate", "tic
 	"faction_id": schemaInt32(), "home_station_id": schemaInt32(),
 	"tax_rate": schemaRange(schemaFloat(), 0, 1), "date_founded": schemaDateTime(),
 	"description": schemaString(), "url": schemaString(), "war_eligible": schemaBool(),
+	"shares": schemaInt64(),
 })
 
 var stationSchema = object([]string{
@@ -119,13 +120,16 @@ var regionSchema = object([]string{"constellations", "name", "region_id"}, map[s
 
 var constellationSchema = object([]string{"constellation_id", "name", "region_id", "systems"}, map[string]any{
 	"constellation_id": schemaInt32(), "name": schemaString(), "region_id": schemaInt32(),
-	"systems": arrayOf(schemaInt32()),
+	"systems": arrayOf(schemaInt32()), "position": positionSchema,
 })
 
 var systemSchema = object([]string{"constellation_id", "name", "security_status", "system_id"}, map[string]any{
 	"system_id": schemaInt32(), "name": schemaString(), "constellation_id": schemaInt32(),
 	"security_status": schemaFloat(), "security_class": schemaString(), "star_id": schemaInt32(),
-	"position": positionSchema, "stations": arrayOf(schemaInt32()),
+	"position": positionSchema, "stations": arrayOf(schemaInt32()), "stargates": arrayOf(schemaInt32()),
+	"planets": arrayOf(object([]string{"planet_id"}, map[string]any{
+		"planet_id": schemaInt32(), "moons": arrayOf(schemaInt32()), "asteroid_belts": arrayOf(schemaInt32()),
+	})),
 })
 
 var factionSchema = object([]string{

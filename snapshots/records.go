@@ -143,6 +143,9 @@ type Constellation struct {
 	Entity
 	RegionID int64   `json:"region_id"`
 	Systems  []int64 `json:"systems,omitempty"`
+	// Position is the constellation's centre (absent in snapshots
+	// written before it was recorded).
+	Position *Position `json:"position,omitempty"`
 }
 
 func (r *Constellation) Validate() error { return r.validate() }
@@ -158,6 +161,7 @@ type Corporation struct {
 	FactionID     int64      `json:"faction_id,omitempty"`
 	HomeStationID int64      `json:"home_station_id,omitempty"`
 	TaxRate       float64    `json:"tax_rate"`
+	Shares        *int64     `json:"shares,omitempty"`
 	DateFounded   *time.Time `json:"date_founded,omitempty"`
 	Description   string     `json:"description,omitempty"`
 	Descriptions  Localized  `json:"descriptions,omitempty"`
@@ -222,6 +226,18 @@ type SolarSystem struct {
 	StarID          int64     `json:"star_id,omitempty"`
 	Position        *Position `json:"position,omitempty"`
 	Stations        []int64   `json:"stations,omitempty"`
+	// Planets and Stargates are absent in snapshots written before they
+	// were recorded.
+	Planets   []Planet `json:"planets,omitempty"`
+	Stargates []int64  `json:"stargates,omitempty"`
+}
+
+// Planet is a planet of a solar system with its moons and asteroid belts,
+// as ESI lists them.
+type Planet struct {
+	PlanetID      int64   `json:"planet_id"`
+	Moons         []int64 `json:"moons,omitempty"`
+	AsteroidBelts []int64 `json:"asteroid_belts,omitempty"`
 }
 
 func (r *SolarSystem) Validate() error {
@@ -230,6 +246,11 @@ func (r *SolarSystem) Validate() error {
 	}
 	if r.ConstellationID <= 0 {
 		return fmt.Errorf("constellation_id: must be a positive integer, got %d", r.ConstellationID)
+	}
+	for i, p := range r.Planets {
+		if p.PlanetID <= 0 {
+			return fmt.Errorf("planets[%d].planet_id: must be a positive integer, got %d", i, p.PlanetID)
+		}
 	}
 	return nil
 }

@@ -235,11 +235,16 @@ type corporationYAML struct {
 	Description map[string]string `yaml:"descriptionID"`
 	Ticker      string            `yaml:"tickerName"`
 	CEOID       int64             `yaml:"ceoID"`
+	Shares      *int64            `yaml:"shares"`
 	FactionID   int64             `yaml:"factionID"`
 	StationID   int64             `yaml:"stationID"`
 	TaxRate     float64           `yaml:"taxRate"`
 	URL         string            `yaml:"url"`
 }
+
+// npcCreator is the creator ESI names for every NPC corporation (and the
+// CEO of the few the export gives none): character 1, "EVE System".
+const npcCreator = 1
 
 // readCorporations collects the NPC corporations (a few hundred); deleted
 // ones are left out, as ESI no longer knows them.
@@ -255,10 +260,15 @@ func (im *importer) readCorporations() error {
 		}
 		names := localized(c.Name)
 		descs := localized(c.Description)
+		if c.CEOID == 0 {
+			c.CEOID = npcCreator
+		}
 		im.corps = append(im.corps, &snapshots.Corporation{
 			Entity:        snapshots.Entity{ID: ch.ID, Name: english(names), Names: names},
 			Ticker:        c.Ticker,
 			CEOID:         c.CEOID,
+			CreatorID:     npcCreator,
+			Shares:        c.Shares,
 			FactionID:     c.FactionID,
 			HomeStationID: c.StationID,
 			TaxRate:       c.TaxRate,

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -161,9 +162,20 @@ func TestImportUniverse(t *testing.T) {
 	if !slices.Contains(jita.Stations, 60003760) {
 		t.Errorf("Jita's stations %v lack 60003760", jita.Stations)
 	}
+	// Planets with their moons and belts, and stargates, as ESI lists them.
+	if len(jita.Planets) != 8 || jita.Planets[0].PlanetID != 40009077 || len(jita.Planets[0].Moons) != 0 ||
+		jita.Planets[3].PlanetID != 40009082 || len(jita.Planets[3].Moons) != 12 || jita.Planets[3].Moons[0] != 40009083 {
+		t.Errorf("Jita's planets = %+v", jita.Planets)
+	}
+	if !slices.Equal(jita.Stargates, []int64{50001248, 50001249, 50001250, 50013876, 50013913, 50013921, 50013928}) {
+		t.Errorf("Jita's stargates = %v", jita.Stargates)
+	}
 	kimotoro := get[*snapshots.Constellation](t, im, snapshots.Constellations, 20000020)
 	if kimotoro.Name != "Kimotoro" || kimotoro.RegionID != 10000002 || !slices.Contains(kimotoro.Systems, 30000142) {
 		t.Errorf("Kimotoro = %+v", kimotoro)
+	}
+	if p := kimotoro.Position; p == nil || p.X != -1.3499640046818544e+17 || p.Z != 1.0332561731752134e+17 {
+		t.Errorf("Kimotoro's position = %+v, want its centre", p)
 	}
 	forge := get[*snapshots.Region](t, im, snapshots.Regions, 10000002)
 	if forge.Name != "The Forge" || !slices.Equal(forge.Constellations, []int64{20000020}) {
@@ -193,6 +205,9 @@ func TestImportStationsAndNPCs(t *testing.T) {
 	navy := get[*snapshots.Corporation](t, im, snapshots.Corporations, 1000035)
 	if navy.Name != "Caldari Navy" || !navy.NPC || navy.Ticker != "CN" || navy.FactionID != 500001 {
 		t.Errorf("Caldari Navy = %+v", navy)
+	}
+	if navy.CEOID != 3004069 || navy.CreatorID != 1 || navy.Shares == nil || *navy.Shares != 100000000 {
+		t.Errorf("Caldari Navy: ceo %d creator %d shares %v, want 3004069, 1 (EVE System), 100000000", navy.CEOID, navy.CreatorID, navy.Shares)
 	}
 	if navy.Descriptions["ja"] == "" || navy.Description == "" {
 		t.Errorf("Caldari Navy lacks localized descriptions: %v", navy.Descriptions)
@@ -437,5 +452,57 @@ func TestImportStopsWhenCancelled(t *testing.T) {
 	cancel()
 	if _, err := Import(ctx, fixture, w, Options{}); err != context.Canceled {
 		t.Errorf("Import = %v, want context.Canceled", err)
+	}
+}
+
+// celestials reads the IDs of planets, their moons and belts, and
+// stargates from the export's layout, ignoring every other block.
+func TestCelestialsFromLines(t *testing.T) {
+	text := `border: false
+center:
+- 1.0
+- 2.0
+planets:
+  40009050:
+    asteroidBelts:
+      40009051:
+        position:
+        - -3.0
+      40009052:
+        position: []
+    celestialIndex: 1
+    moons:
+      40009053:
+        npcStations:
+          60000001:
+            typeID: 1
+    npcStations:
+      60000002:
+        typeID: 2
+    position:
+    - 1.0
+  40009060:
+    typeID: 11
+secondarySun:
+  itemID: 40009070
+star:
+  id: 40009049
+stargates:
+  50000001:
+    destination: 50000002
+  50000003:
+    destination: 50000004
+sunTypeID: 3800
+`
+	var c celestials
+	for _, line := range strings.Split(text, "\n") {
+		c.line([]byte(line))
+	}
+	want := []snapshots.Planet{{PlanetID: 40009050, Moons: []int64{40009053}, AsteroidBelts: []int64{40009051, 40009052}}, {PlanetID: 40009060}}
+	if !reflect.DeepEqual(c.planets, want) {
+		t.Errorf("planets = %+v, want %+v", c.planets, want)
+	}
+	if !slices.Equal(c.stargates, []int64{50000001, 50000003}) {
+		t.Errorf("stargates = %v", c.stargates)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"go.yaml.in/yaml/v3"
 
@@ -26,7 +27,8 @@ type regionYAML struct {
 }
 
 type constellationYAML struct {
-	ConstellationID int64 `yaml:"constellationID"`
+	ConstellationID int64     `yaml:"constellationID"`
+	Center          []float64 `yaml:"center"`
 }
 
 type systemYAML struct {
@@ -40,10 +42,11 @@ type systemYAML struct {
 }
 
 // The top-level keys read from each file; the rest (planets, stargates:
-// most of the 400 MB) is skipped without being parsed.
+// most of the 400 MB) is skipped without being parsed: celestials takes
+// only their IDs from the lines.
 var (
 	regionKeys        = map[string]bool{"regionID": true}
-	constellationKeys = map[string]bool{"constellationID": true}
+	constellationKeys = map[string]bool{"constellationID": true, "center": true}
 	systemKeys        = map[string]bool{"solarSystemID": true, "security": true, "securityClass": true, "center": true, "star": true}
 )
 
@@ -75,7 +78,7 @@ func (im *importer) readUniverse() error {
 
 func (im *importer) readRegion(u *universe, dir string) error {
 	var ry regionYAML
-	if err := im.readTopLevel(filepath.Join(dir, "region.yaml"), regionKeys, &ry); err != nil {
+	if err := im.readTopLevel(filepath.Join(dir, "region.yaml"), regionKeys, &ry, nil); err != nil {
 		return err
 	}
 	region := &snapshots.Region{Entity: snapshots.Entity{ID: ry.RegionID}}
@@ -97,17 +100,19 @@ func (im *importer) readRegion(u *universe, dir string) error {
 
 func (im *importer) readConstellation(u *universe, dir string, regionID int64) (*snapshots.Constellation, error) {
 	var cy constellationYAML
-	if err := im.readTopLevel(filepath.Join(dir, "constellation.yaml"), constellationKeys, &cy); err != nil {
+	if err := im.readTopLevel(filepath.Join(dir, "constellation.yaml"), constellationKeys, &cy, nil); err != nil {
 		return nil, err
 	}
-	c := &snapshots.Constellation{Entity: snapshots.Entity{ID: cy.ConstellationID}, RegionID: regionID}
+	c := &snapshots.Constellation{Entity: snapshots.Entity{ID: cy.ConstellationID}, RegionID: regionID,
+		Position: position(cy.Center)}
 	sdirs, err := subdirs(dir)
 	if err != nil {
 		return nil, err
 	}
 	for _, sdir := range sdirs {
 		var sy systemYAML
-		if err := im.readTopLevel(filepath.Join(sdir, "solarsystem.yaml"), systemKeys, &sy); err != nil {
+		var cel celestials
+		if err := im.readTopLevel(filepath.Join(sdir, "solarsystem.yaml"), systemKeys, &sy, cel.line); err != nil {
 			return nil, err
 		}
 		s := &snapshots.SolarSystem{
@@ -119,9 +124,8 @@ func (im *importer) readConstellation(u *universe, dir string, regionID int64) (
 		if sy.Star != nil {
 			s.StarID = sy.Star.ID
 		}
-		if len(sy.Center) == 3 {
-			s.Position = &snapshots.Position{X: sy.Center[0], Y: sy.Center[1], Z: sy.Center[2]}
-		}
+		s.Position = position(sy.Center)
+		s.Planets, s.Stargates = cel.planets, cel.stargates
 		u.systems = append(u.systems, s)
 		im.progress("universe (systems)", len(u.systems))
 		c.Systems = append(c.Systems, s.ID)
@@ -148,7 +152,8 @@ func subdirs(dir string) ([]string, error) {
 
 // readTopLevel decodes only the top-level keys listed in keep. Skipped
 // lines become blank lines, so yaml's line numbers still match the file.
-func (im *importer) readTopLevel(path string, keep map[string]bool, v any) error {
+// Every line also goes to each, when not nil.
+func (im *importer) readTopLevel(path string, keep map[string]bool, v any, each func(line []byte)) error {
 	name := im.rel(path)
 	f, err := os.Open(path)
 	if err != nil {
@@ -167,6 +172,9 @@ func (im *importer) readTopLevel(path string, keep map[string]bool, v any) error
 		}
 		if keeping {
 			buf.Write(line)
+		}
+		if each != nil {
+			each(line)
 		}
 		buf.WriteByte('\n')
 	}
@@ -221,4 +229,81 @@ func (im *importer) nameAndAdd(k snapshots.Kind, e *snapshots.Entity, rec snapsh
 	}
 	e.Name = name
 	return im.add(k, rec)
+}
+
+// position is a centre [x, y, z] as ESI's position; nil when absent.
+func position(c []float64) *snapshots.Position {
+	if len(c) != 3 {
+		return nil
+	}
+	return &snapshots.Position{X: c[0], Y: c[1], Z: c[2]}
+}
+
+// celestials collects the IDs of a solarsystem.yaml's planets (with their
+// moons and asteroid belts) and stargates from its lines, without parsing
+// the blocks around them (positions, statistics: most of the file). The
+// export writes them as mapping keys at fixed indents:
+//
+//	planets:
+//	  40009077:          a planet
+//	    asteroidBelts:
+//	      40009079:      one of its belts
+//	    moons:
+//	      40009081:      one of its moons
+//	stargates:
+//	  50001248:          a stargate
+type celestials struct {
+	planets   []snapshots.Planet
+	stargates []int64
+	section   string // the top-level key being read
+	sub       string // the planet's key being read
+}
+
+func (c *celestials) line(line []byte) {
+	indent := 0
+	for indent < len(line) && line[indent] == ' ' {
+		indent++
+	}
+	key, rest, ok := bytes.Cut(line[indent:], []byte(":"))
+	if !ok || len(bytes.TrimSpace(rest)) > 0 || len(key) == 0 {
+		if indent == 0 && len(line) > 0 && line[0] != '-' {
+			c.section = "" // a top-level key with a value on its line
+		}
+		return
+	}
+	switch indent {
+	case 0:
+		c.section = string(key)
+	case 2:
+		if id, ok := mapKeyID(key); ok {
+			switch c.section {
+			case "planets":
+				c.planets = append(c.planets, snapshots.Planet{PlanetID: id})
+				c.sub = ""
+			case "stargates":
+				c.stargates = append(c.stargates, id)
+			}
+		}
+	case 4:
+		c.sub = string(key)
+	case 6:
+		if c.section != "planets" || len(c.planets) == 0 {
+			return
+		}
+		if id, ok := mapKeyID(key); ok {
+			p := &c.planets[len(c.planets)-1]
+			switch c.sub {
+			case "moons":
+				p.Moons = append(p.Moons, id)
+			case "asteroidBelts":
+				p.AsteroidBelts = append(p.AsteroidBelts, id)
+			}
+		}
+	}
+}
+
+// mapKeyID reads a mapping key that is a positive ID.
+func mapKeyID(key []byte) (int64, bool) {
+	id, err := strconv.ParseInt(string(key), 10, 64)
+	return id, err == nil && id > 0
 }
