@@ -6,6 +6,8 @@ import (
 
 	bdoc "github.com/blevesearch/bleve/v2/document"
 	index "github.com/blevesearch/bleve_index_api"
+
+	"gds/indexer/nametable"
 )
 
 // bleveDoc is a record as a bleve document whose fields are analysed as the
@@ -148,7 +150,7 @@ func foldASCII(name string) (folded string, ok bool) {
 			return "", false
 		}
 	}
-	return Fold(name), true
+	return nametable.Fold(name), true
 }
 
 func isASCIIAlnum(c byte) bool {

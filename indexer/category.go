@@ -90,12 +90,12 @@ func writeTables(cdir string, docs []docInfo) ([]string, error) {
 	base := make([]nametable.Entry, len(docs))
 	overlays := map[string][]nametable.Entry{}
 	for i, d := range docs {
-		base[i] = nametable.Entry{ID: d.id, Folded: Fold(d.name), Access: d.access}
+		base[i] = nametable.Entry{ID: d.id, Folded: nametable.Fold(d.name), Access: d.access}
 		for lang, n := range d.names {
 			if lang == "en" || n == d.name {
 				continue
 			}
-			overlays[lang] = append(overlays[lang], nametable.Entry{ID: d.id, Folded: Fold(n), Access: d.access})
+			overlays[lang] = append(overlays[lang], nametable.Entry{ID: d.id, Folded: nametable.Fold(n), Access: d.access})
 		}
 	}
 	if err := nametable.Write(filepath.Join(cdir, baseTable), base, nil); err != nil {
@@ -218,7 +218,7 @@ func patchTables(prev *CategoryTables, prevDir, cdir string, upserts []docInfo, 
 		entries = prev.Delta.Entries(nil, isChanged)
 	}
 	for _, d := range upserts {
-		entries = append(entries, nametable.Entry{ID: d.id, Folded: Fold(d.name), Access: d.access})
+		entries = append(entries, nametable.Entry{ID: d.id, Folded: nametable.Fold(d.name), Access: d.access})
 	}
 	if got := base.Len() - int(mask.GetCardinality()) + len(entries); got != want {
 		return -1, fmt.Errorf("patched tables would hold %d names, the snapshot has %d", got, want)

@@ -8,34 +8,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"gds/indexer"
 	"gds/indexer/indexertest"
+	"gds/indexer/nametable"
 	"gds/snapshots"
 )
-
-// The folds a person typing plain letters relies on, each on the slow
-// (non-ASCII) path, and the token filter bleve uses agreeing with them.
-func TestFold(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{"JITA", "jita"},
-		{"Straße", "strasse"},    // sharp s
-		{"ẞ", "ss"},              // capital sharp s
-		{"Σίσυφος", "σίσυφοσ"},   // final sigma
-		{"ΣΊΣΥΦΟΣ", "σίσυφοσ"},   // upper case, same fold
-		{"İlkay", "ilkay"},       // Turkish dotted capital I: plain i
-		{"I\u0307lkay", "ilkay"}, // its decomposed spelling
-		{"ILKAY", "ilkay"},
-		{"İSTANBUL", "istanbul"},
-		{"Ünïcode", "ünïcode"},
-		{"U\u0308nïcode", "ünïcode"}, // decomposed umlaut composes
-		{"ı", "ı"},                   // dotless i stays itself
-	}
-	for _, c := range cases {
-		if got := indexer.Fold(c.in); got != c.want {
-			t.Errorf("Fold(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
 
 // Names with "İ" are found by plain letters through the name tables (the
 // searches) and through bleve (the analysts), at index and query time alike.
@@ -72,8 +48,8 @@ func TestOlderFoldIsRebuilt(t *testing.T) {
 	snap := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(20, func(i int) string { return fmt.Sprintf("İlkay %d", i) })})
 	m := open(t, data)
 	first := build(t, m, snap, false)
-	if live := m.Live(); live.Fold != indexer.FoldVersion {
-		t.Fatalf("new generation records fold %d, want %d", live.Fold, indexer.FoldVersion)
+	if live := m.Live(); live.Fold != nametable.FoldVersion {
+		t.Fatalf("new generation records fold %d, want %d", live.Fold, nametable.FoldVersion)
 	}
 	m.Close()
 
@@ -101,7 +77,7 @@ func TestOlderFoldIsRebuilt(t *testing.T) {
 	if again.Unchanged || again.Incremental || again.Generation <= first.Generation {
 		t.Fatalf("rebuild after a fold change: %+v, want a new full generation", again)
 	}
-	if live := m2.Live(); live.Fold != indexer.FoldVersion {
+	if live := m2.Live(); live.Fold != nametable.FoldVersion {
 		t.Errorf("rebuilt generation records fold %d", live.Fold)
 	}
 	if got := searchAll(t, m2, []string{"ilkay"}); len(got["ilkay/false"]) != 20 {

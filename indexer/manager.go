@@ -19,6 +19,7 @@ import (
 	"github.com/robfig/cron/v3"
 	"github.com/rs/zerolog"
 
+	"gds/indexer/nametable"
 	"gds/snapshots"
 	"gds/snapshots/disk"
 )
@@ -334,7 +335,7 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 	if prev != nil {
 		defer prev.Release()
 		// Names folded another way cannot be patched nor kept.
-		full = full || prev.Meta.Fold != FoldVersion
+		full = full || prev.Meta.Fold != nametable.FoldVersion
 		if prev.Meta.SnapshotHash == snap.Hash && !full {
 			return nil, Meta{}, nil
 		}
@@ -359,7 +360,7 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 	final := generationDir(m.opts.DataDir, id)
 	started := m.now()
 	b := &builder{ctx: m.ctx, opts: m.opts, snap: snap, prev: prev, full: full, dir: tmp, progress: progress, log: m.log}
-	b.meta = Meta{ID: id, Snapshot: req.Snapshot, SnapshotHash: snap.Hash, Fold: FoldVersion,
+	b.meta = Meta{ID: id, Snapshot: req.Snapshot, SnapshotHash: snap.Hash, Fold: nametable.FoldVersion,
 		SnapshotSource: snap.Manifest.Source, SnapshotCreated: snap.Manifest.Created, BleveBatch: m.opts.BatchSize}
 	if err := b.run(); err != nil {
 		_ = os.RemoveAll(tmp)

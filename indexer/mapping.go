@@ -11,6 +11,7 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/registry"
 
+	"gds/indexer/nametable"
 	"gds/snapshots"
 )
 
@@ -67,7 +68,7 @@ func (foldFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 func foldBytes(b []byte) []byte {
 	for _, c := range b {
 		if c >= utf8.RuneSelf {
-			return []byte(Fold(string(b)))
+			return []byte(nametable.Fold(string(b)))
 		}
 	}
 	for i, c := range b {

@@ -168,7 +168,7 @@ func (v *View) IDs(names []string, lang string) map[snapshots.Category][]Named {
 			continue
 		}
 		for _, name := range names {
-			folded := []byte(indexer.Fold(strings.TrimSpace(name)))
+			folded := []byte(nametable.Fold(strings.TrimSpace(name)))
 			seen := map[int64]bool{}
 			add := func(t *nametable.Table, hidden *roaring.Bitmap) {
 				t.Exact(folded, func(o uint32) bool {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"gds/indexer"
+	"gds/indexer/nametable"
 	"gds/snapshots"
 )
 
@@ -76,7 +77,7 @@ func (v *View) Search(ctx context.Context, req Request) (Result, error) {
 	if utf8.RuneCountInString(text) < MinTextRunes {
 		return res, ErrTextTooShort
 	}
-	folded := []byte(indexer.Fold(text))
+	folded := []byte(nametable.Fold(text))
 	lang, ok := NormalizeLanguage(req.Language)
 	if !ok {
 		lang = "en"

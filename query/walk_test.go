@@ -11,7 +11,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"gds/indexer"
 	"gds/indexer/nametable"
 )
 
@@ -45,7 +44,7 @@ func TestContainsManyBlocks(t *testing.T) {
 				name += " " + word()
 			}
 		}
-		name = indexer.Fold(name)
+		name = nametable.Fold(name)
 		names[i] = name
 		entries[i] = nametable.Entry{ID: int64(1_000_000 + i), Folded: name}
 	}

@@ -1,8 +1,9 @@
 // Package nametable owns the name-table file format end to end: writing a
 // table (Write), opening it memory-mapped (Open), the walks that answer a
-// contains or strict search (Table.Contains, Table.Strict) and exact
-// lookups (Table.Exact). Callers see ordinals, IDs and names; the bytes of
-// the posting lists stay inside.
+// contains or strict search (Table.Contains, Table.Strict), exact lookups
+// (Table.Exact) and the case folding that the names are stored in and
+// search texts must be given in (Fold). Callers see ordinals, IDs and
+// names; the bytes of the posting lists stay inside.
 package nametable
 
 import (

@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"gds/indexer"
+	"gds/indexer/nametable"
 	"gds/snapshots"
 )
 
@@ -149,7 +150,7 @@ func TestBench(t *testing.T) {
 	var folds []foldPair // names whose gds folding differs from lower()
 	src := namesSource(snap, func(name string) {
 		seen++
-		if f, l := indexer.Fold(name), strings.ToLower(name); f != l {
+		if f, l := nametable.Fold(name), strings.ToLower(name); f != l {
 			folds = append(folds, foldPair{lower: l, folded: f})
 		}
 		if len(sample) < cap(sample) {
@@ -417,7 +418,7 @@ type foldPair struct{ lower, folded string }
 func dropFoldSensitive(qs []Query, folds []foldPair) (kept, dropped []Query) {
 	for _, q := range qs {
 		text := strings.TrimSpace(q.Text)
-		lt, ft := strings.ToLower(text), indexer.Fold(text)
+		lt, ft := strings.ToLower(text), nametable.Fold(text)
 		sensitive := lt != ft
 		for _, f := range folds {
 			if sensitive {

@@ -1,4 +1,4 @@
-package indexer
+package nametable
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 
 // FoldVersion numbers what Fold does. Name tables and bleve indexes hold
 // folded names, so a generation built with another version is rebuilt in
-// full rather than served or patched (Meta.Fold).
+// full rather than served or patched (indexer.Meta.Fold).
 //
 //	1  full case folding, then NFC
 //	2  as 1, and the dot above after i dropped: "İ" folds to plain "i"
