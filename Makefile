@@ -99,9 +99,9 @@ soak:
 # beside each test (git-ignored), or to $GDS_BROWSER_OUT.
 .PHONY: browser-deps test-browser
 browser-deps:
-	@if [ ! -x /usr/bin/chromium ]; then \
+	@if [ ! -x /usr/bin/chromium ] || ! dpkg -s fonts-noto-cjk >/dev/null 2>&1; then \
 	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
-	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium fonts-noto-cjk; \
 	fi
 
 test-browser: browser-deps build

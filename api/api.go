@@ -15,6 +15,7 @@ import (
 
 	"gds/api/auth"
 	"gds/api/ratelimit"
+	"gds/api/web"
 	"gds/query"
 )
 
@@ -117,6 +118,8 @@ func New(d Deps) http.Handler {
 	e.Use(s.middleware()...)
 	s.register(e)
 	s.registerMeta(e)
+	// The search page for people: / and /assets/, outside the route table.
+	web.Register(e, web.Deps{Views: d.Views, Logger: d.Logger})
 	e.NoRoute(func(c *gin.Context) { writeError(c, http.StatusNotFound, "Not found") })
 	e.NoMethod(func(c *gin.Context) { writeError(c, http.StatusMethodNotAllowed, "Method not allowed") })
 	return e

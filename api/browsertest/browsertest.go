@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 )
 
@@ -176,11 +178,17 @@ next:
 	}
 }
 
+// StepTimeout bounds one Do or Get: an action waiting for an element that
+// never comes fails the test instead of running into the browser's timeout.
+var StepTimeout = time.Minute
+
 // Do runs actions in the tab, failing the test with what the page logged
 // when one fails.
 func (tab *Tab) Do(t testing.TB, what string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	if err := chromedp.Do(tab.Ctx, actions...); err != nil {
+	ctx, cancel := context.WithTimeout(tab.Ctx, StepTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
 		t.Fatalf("%s: %v\npage log: %q", what, err, tab.Problems())
 	}
 }
@@ -188,7 +196,9 @@ func (tab *Tab) Do(t testing.TB, what string, actions ...chromedp.Action[chromed
 // Get runs one action that returns a value, failing the test as Do does.
 func Get[T any](t testing.TB, tab *Tab, what string, a chromedp.Action[T]) T {
 	t.Helper()
-	v, err := chromedp.Run(tab.Ctx, a)
+	ctx, cancel := context.WithTimeout(tab.Ctx, StepTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
 	if err != nil {
 		t.Fatalf("%s: %v\npage log: %q", what, err, tab.Problems())
 	}
@@ -245,4 +255,51 @@ func (tab *Tab) Screenshot(t testing.TB, name string) string {
 	}
 	t.Logf("screenshot: %s", path)
 	return path
+}
+
+// Viewport sets the tab's layout width and height in CSS pixels (e.g. 390
+// for a phone, 1280 for a desktop).
+func (tab *Tab) Viewport(t testing.TB, width, height int64) {
+	t.Helper()
+	tab.Do(t, "viewport", chromedp.EmulateViewport(width, height))
+}
+
+// ColorScheme makes the page see prefers-color-scheme as "light" or
+// "dark" ("" removes the override).
+func (tab *Tab) ColorScheme(t testing.TB, scheme string) {
+	t.Helper()
+	p := emulation.SetEmulatedMediaParams{}
+	if scheme != "" {
+		p.Features = []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}
+	}
+	if _, err := chromedp.Call(tab.Ctx, emulation.SetEmulatedMedia, p); err != nil {
+		t.Fatalf("color scheme %q: %v", scheme, err)
+	}
+}
+
+// DisableScript turns JavaScript off in the tab for the pages it loads
+// next, to check what a page shows without it.
+func (tab *Tab) DisableScript(t testing.TB) {
+	t.Helper()
+	if _, err := chromedp.Call(tab.Ctx, emulation.SetScriptExecutionDisabled,
+		emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatalf("disabling script: %v", err)
+	}
+}
+
+// InsertText types text into the focused element as an input method would
+// (any script, e.g. トリタニウム), firing the input events a person's typing
+// fires.
+func (tab *Tab) InsertText(t testing.TB, text string) {
+	t.Helper()
+	if _, err := chromedp.Call(tab.Ctx, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
+		t.Fatalf("inserting %q: %v", text, err)
+	}
+}
+
+// Key presses one key (a kb constant such as kb.ArrowDown, or a character)
+// on the focused element.
+func (tab *Tab) Key(t testing.TB, key string) {
+	t.Helper()
+	tab.Do(t, "key "+key, chromedp.KeyEvent(key))
 }

@@ -1,0 +1,197 @@
+// Package web is the search page for people at / on the public port: one
+// server-rendered HTML page (html/template) that works without script, and
+// a small script that turns it into search-as-you-type over the public API.
+// Its assets are embedded in the binary, served with ETags, and the page
+// runs under a Content-Security-Policy that allows nothing from elsewhere
+// and no inline script or style.
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"html/template"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
+
+	"gds/query"
+)
+
+// Views pins the live generation for one page (query.Searcher implements
+// it, as the API's Views does).
+type Views interface {
+	View() (*query.View, error)
+}
+
+// Deps are what the page needs.
+type Deps struct {
+	// Views gives the server-side render the live generation, searched
+	// in-process with the API's ranking.
+	Views Views
+	// Logger receives render failures.
+	Logger zerolog.Logger
+}
+
+// CSP is the page's Content-Security-Policy: script, style, images and
+// fetches from this origin only, no inline script or style, no framing,
+// forms submit here only.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// AssetPrefix is where the embedded assets are served.
+const AssetPrefix = "/assets/"
+
+//go:embed assets
+var assetFS embed.FS
+
+// asset is one embedded file with its validator.
+type asset struct {
+	body        []byte
+	etag        string
+	contentType string
+}
+
+// Handler serves the page and its assets.
+type Handler struct {
+	d      Deps
+	assets map[string]asset
+	// version is a hash of every asset: the page links assets with it so a
+	// browser never mixes the script of one build with the page of another.
+	version string
+	page    *template.Template
+}
+
+// New loads the embedded assets and the page template.
+func New(d Deps) *Handler {
+	h := &Handler{d: d, assets: map[string]asset{}}
+	all := sha256.New()
+	err := fs.WalkDir(assetFS, "assets", func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		body, err := assetFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(body)
+		name := strings.TrimPrefix(p, "assets/")
+		all.Write([]byte(name))
+		all.Write(sum[:])
+		h.assets[name] = asset{body: body, etag: `"` + hex.EncodeToString(sum[:12]) + `"`,
+			contentType: contentType(name)}
+		return nil
+	})
+	if err != nil {
+		panic("web: embedded assets: " + err.Error()) // the build embeds them; cannot fail at run time
+	}
+	h.version = hex.EncodeToString(all.Sum(nil)[:6])
+	h.page = template.Must(template.New("page.html").Funcs(template.FuncMap{
+		"asset": func(name string) string { return AssetPrefix + name + "?v=" + h.version },
+	}).Parse(string(h.assets["page.html"].body)))
+	delete(h.assets, "page.html") // a template, not something to download
+	return h
+}
+
+func contentType(name string) string {
+	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+// Register adds the page (/) and its assets (/assets/...) to e, for GET and
+// HEAD. Nothing else of the API lives under these paths.
+func Register(e *gin.Engine, d Deps) *Handler {
+	h := New(d)
+	for _, m := range []string{http.MethodGet, http.MethodHead} {
+		e.Handle(m, "/", h.servePage)
+		e.Handle(m, AssetPrefix+"*name", h.serveAsset)
+	}
+	return h
+}
+
+// Size is the total size of the embedded assets in bytes (the page
+// template included), for the docs and a test that keeps it small.
+func Size() int {
+	n := 0
+	fs.WalkDir(assetFS, "assets", func(p string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			if b, err := assetFS.ReadFile(p); err == nil {
+				n += len(b)
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// securityHeaders go on the page and every asset.
+func securityHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", CSP)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+}
+
+// serveAsset answers an embedded asset with its ETag (304 when the client
+// has it). Linked with the current ?v= it may be kept for a year; without
+// it, it is revalidated every time.
+func (h *Handler) serveAsset(c *gin.Context) {
+	a, ok := h.assets[strings.TrimPrefix(c.Param("name"), "/")]
+	if !ok {
+		c.AbortWithStatusJSON(http.StatusNotFound, gin.H{"error": "Not found"})
+		return
+	}
+	hdr := c.Writer.Header()
+	securityHeaders(hdr)
+	hdr.Set("ETag", a.etag)
+	if c.Query("v") == h.version {
+		hdr.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		hdr.Set("Cache-Control", "no-cache")
+	}
+	if matches(c.Request.Header.Values("If-None-Match"), a.etag) {
+		c.Status(http.StatusNotModified)
+		return
+	}
+	c.Data(http.StatusOK, a.contentType, a.body)
+}
+
+// matches reports whether an If-None-Match header names etag.
+func matches(headers []string, etag string) bool {
+	for _, h := range headers {
+		for tag := range strings.SplitSeq(h, ",") {
+			tag = strings.TrimSpace(tag)
+			if tag == "*" || strings.TrimPrefix(tag, "W/") == etag {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// servePage renders the page for the state in the URL; with a search in
+// it, the results are in the HTML, so a shared link works without script.
+func (h *Handler) servePage(c *gin.Context) {
+	st := parseState(c.Request.URL.Query())
+	data := h.render(c.Request.Context(), st)
+	data.Version = h.version
+	var buf bytes.Buffer
+	if err := h.page.Execute(&buf, data); err != nil {
+		h.d.Logger.Error().Err(err).Msg("rendering the search page")
+		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "Internal error"})
+		return
+	}
+	hdr := c.Writer.Header()
+	securityHeaders(hdr)
+	// The page shows the live generation's answer: revalidate every time.
+	hdr.Set("Cache-Control", "no-cache")
+	c.Data(http.StatusOK, "text/html; charset=utf-8", buf.Bytes())
+}
