@@ -59,6 +59,10 @@ type Options struct {
 	MaxIncrementalShare float64
 	// OnBuild, when set, is called after every build attempt (for metrics).
 	OnBuild func(BuildResult)
+	// FetchSnapshot, when set, turns a build request's snapshot into a
+	// local directory (a snapshot in object storage is downloaded and
+	// checked); the generation still records the request's name.
+	FetchSnapshot func(ctx context.Context, snapshot string) (dir string, err error)
 }
 
 // BuildResult reports one build attempt.
@@ -326,7 +330,14 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 	// digests and counts while the build streams it; nothing goes live
 	// unless all of it passes, so the files are read once.
 	progress(Progress{Phase: "verify"})
-	snap, err := snapshots.OpenManifest(req.Snapshot)
+	dir := req.Snapshot
+	if m.opts.FetchSnapshot != nil {
+		var err error
+		if dir, err = m.opts.FetchSnapshot(m.ctx, req.Snapshot); err != nil {
+			return nil, Meta{}, err
+		}
+	}
+	snap, err := snapshots.OpenManifest(dir)
 	if err != nil {
 		return nil, Meta{}, err
 	}

@@ -57,6 +57,12 @@ type Options struct {
 	// generation (gds serve: the public listener is up), so a load
 	// balancer never routes to a port that is not accepting yet.
 	Ready func() error
+	// ReindexRefused, when set, is why this server builds nothing (a
+	// replica following a bucket): POST /admin/reindex answers 409 with it.
+	ReindexRefused string
+	// Fleet, when set, reports publishing or following a bucket under
+	// "fleet" in /admin/status.
+	Fleet func() any
 }
 
 // DefaultQueryLimit is the number of hits /admin/query returns unless told.
@@ -133,10 +139,16 @@ type StatusReport struct {
 	// Snapshot is what a reindex without a body builds.
 	Snapshot string    `json:"snapshot"`
 	Now      time.Time `json:"now"`
+	// Fleet is the publisher's or replica's view of its bucket.
+	Fleet any `json:"fleet,omitempty"`
 }
 
 func (h *handler) status(c *gin.Context) {
-	c.JSON(http.StatusOK, StatusReport{Status: h.o.Indexer.Status(), Snapshot: h.o.Snapshot, Now: h.o.Now().UTC()})
+	r := StatusReport{Status: h.o.Indexer.Status(), Snapshot: h.o.Snapshot, Now: h.o.Now().UTC()}
+	if h.o.Fleet != nil {
+		r.Fleet = h.o.Fleet()
+	}
+	c.JSON(http.StatusOK, r)
 }
 
 // ReindexRequest is the optional body of POST /admin/reindex.
@@ -156,6 +168,10 @@ type ReindexResponse struct {
 }
 
 func (h *handler) reindex(c *gin.Context) {
+	if h.o.ReindexRefused != "" {
+		writeError(c, http.StatusConflict, h.o.ReindexRefused)
+		return
+	}
 	var req ReindexRequest
 	dec := json.NewDecoder(c.Request.Body)
 	dec.DisallowUnknownFields()
@@ -177,8 +193,9 @@ func (h *handler) reindex(c *gin.Context) {
 		return
 	}
 	// Catch a mistyped directory now rather than as a failed build later;
-	// the build itself verifies the snapshot's contents.
-	if _, err := os.Stat(filepath.Join(req.Snapshot, snapshots.ManifestName)); err != nil {
+	// the build itself verifies the snapshot's contents (and fetches one
+	// named by a bucket URL).
+	if _, err := os.Stat(filepath.Join(req.Snapshot, snapshots.ManifestName)); err != nil && !strings.Contains(req.Snapshot, "://") {
 		writeError(c, http.StatusBadRequest, fmt.Sprintf("Snapshot %s has no readable manifest: %v", req.Snapshot, err))
 		return
 	}

@@ -374,3 +374,29 @@ func TestLogsRedactToken(t *testing.T) {
 		t.Errorf("log line = %v", line)
 	}
 }
+
+// TestReplicaRefusesReindex: a replica's operator port answers a reindex
+// with 409 and the reason, builds nothing, and shows its fleet status.
+func TestReplicaRefusesReindex(t *testing.T) {
+	metrics := admin.NewMetrics()
+	mgr := openManager(t, metrics)
+	h := admin.New(admin.Options{Indexer: mgr, Metrics: metrics, Logger: zerolog.New(io.Discard),
+		ReindexRefused: "This server is a replica", Fleet: func() any { return map[string]int{"pointer_generation": 7} }})
+	r := do(t, h, "POST", "/admin/reindex", `{"snapshot": "/x"}`)
+	if r.status != 409 || !bytes.Contains(r.body, []byte(`"error":"This server is a replica"`)) {
+		t.Fatalf("reindex on a replica = %d %s, want 409 with the reason", r.status, r.body)
+	}
+	if st := mgr.Status(); st.Building != nil || st.LastBuild != nil {
+		t.Fatalf("a replica started a build: %+v", st)
+	}
+	var rep struct {
+		Fleet map[string]int `json:"fleet"`
+	}
+	do(t, h, "GET", "/admin/status", "").decode(t, &rep)
+	if rep.Fleet["pointer_generation"] != 7 {
+		t.Fatalf("status without the fleet section: %+v", rep)
+	}
+	if r := do(t, h, "GET", "/readyz", ""); r.status != 503 {
+		t.Fatalf("/readyz before any generation = %d", r.status)
+	}
+}

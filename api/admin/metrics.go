@@ -164,6 +164,10 @@ func (m *Metrics) ObserveBuild(r indexer.BuildResult) {
 	m.lastBuild.Set(float64(r.Finished.Unix()))
 }
 
+// Register adds a collector of another package (a bucket publisher or
+// follower) to the registry.
+func (m *Metrics) Register(c prometheus.Collector) { m.reg.MustRegister(c) }
+
 // LiveSource reports the live generation (indexer.Manager implements it).
 type LiveSource interface {
 	Live() *indexer.Meta

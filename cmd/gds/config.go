@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"gds/indexer"
+	"gds/indexer/fleet"
 )
 
 // serveConfig is everything gds serve is told, from flags or GDS_* env.
@@ -39,6 +40,8 @@ type serveConfig struct {
 	BleveBatch            int
 	AnalystIdle           time.Duration
 	HTTP                  httpConfig
+
+	Fleet fleetConfig
 }
 
 // httpConfig bounds what one connection may cost the server.
@@ -64,7 +67,7 @@ func addLogFlags(fs *flag.FlagSet, c *logConfig) {
 	fs.StringVar(&c.Level, "log-level", "info", "debug, info, warn or error")
 }
 
-const serveSynopsis = "--snapshot DIR --data DIR [--addr 127.0.0.1:8080] [--admin-addr 127.0.0.1:9090] " +
+const serveSynopsis = "--snapshot DIR|URL --data DIR [--publish URL | --follow URL] [--addr 127.0.0.1:8080] [--admin-addr 127.0.0.1:9090] " +
 	"[--schedule CRON] [--release-day YYYY-MM-DD] [--jwks URL|FILE] [--admin-token T] [flags]"
 
 // parseServeConfig reads gds serve's flags and environment and checks
@@ -97,6 +100,9 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.DurationVar(&c.HTTP.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "on SIGINT/SIGTERM, time in-flight requests get to finish")
 	fs.IntVar(&c.HTTP.MaxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block")
 	fs.Int64Var(&c.HTTP.MaxBodyBytes, "max-body-bytes", 64<<10, "largest request body")
+	addPublishFlags(fs, &c.Fleet)
+	fs.StringVar(&c.Fleet.Follow, "follow", "", "serve as a replica of the generations published to this bucket URL (no --snapshot, no builds); see docs/fleet.md")
+	fs.DurationVar(&c.Fleet.FollowInterval, "follow-interval", fleet.DefaultInterval, "how often a replica reads the bucket's pointer")
 	positional, err := parseFlags(env, fs, args)
 	if err != nil {
 		return c, err
@@ -122,6 +128,9 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 		if _, err := indexer.ParseSchedule(c.Schedule); err != nil {
 			return c, fmt.Errorf("serve: --schedule %q: %w", c.Schedule, err)
 		}
+	}
+	if err := c.Fleet.check(c.Snapshot, c.Schedule); err != nil {
+		return c, fmt.Errorf("serve: %w", err)
 	}
 	if c.AnalystIdle == 0 {
 		return c, errors.New("serve: --analyst-idle must not be 0 (negative keeps the indexes open)")

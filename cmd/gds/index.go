@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"gds/indexer"
+	"gds/indexer/fleet"
 	"gds/snapshots"
 )
 
@@ -34,8 +35,8 @@ func init() {
 // refuses to start while a recent one exists (a server building) unless
 // --force is given.
 func runIndex(ctx context.Context, env *Env, args []string) error {
-	fs := newFlags(env, "index", "--snapshot DIR --data DIR [--full] [--json] [--force]")
-	snapshot := fs.String("snapshot", "", "snapshot directory to build from")
+	fs := newFlags(env, "index", "--snapshot DIR|URL --data DIR [--full] [--json] [--force] [--publish URL]")
+	snapshot := fs.String("snapshot", "", "snapshot directory, or bucket URL, to build from")
 	data := fs.String("data", "", "data directory holding the index generations")
 	full := fs.Bool("full", false, "rebuild every bleve index even if few records changed, and even if the snapshot is already live")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
@@ -44,6 +45,8 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	gcPercent := fs.Int("gc-percent", indexer.DefaultBuildGCPercent, "Go's GOGC for the build: more memory, less collecting (100 is Go's default; a GOGC variable in the environment wins)")
 	var batch int
 	addBleveBatchFlag(fs, &batch)
+	var fc fleetConfig
+	addPublishFlags(fs, &fc)
 	var lc logConfig
 	addLogFlags(fs, &lc)
 	positional, err := parseFlags(env, fs, args)
@@ -58,6 +61,9 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	}
 	if *snapshot == "" || *data == "" {
 		return errors.New("index: --snapshot and --data are required (or GDS_SNAPSHOT, GDS_DATA)")
+	}
+	if err := fc.check(*snapshot, ""); err != nil {
+		return fmt.Errorf("index: %w", err)
 	}
 	bar := isTerminal(env.Stderr) && lc.Format != "json"
 	if bar && lc.Level == "info" {
@@ -77,11 +83,19 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	if env.Getenv("GOGC") == "" {
 		defer indexer.TuneGCForBuild(*gcPercent, env.Getenv("GOMEMLIMIT") == "")()
 	}
-	mgr, err := indexer.Open(indexer.Options{DataDir: *data, Logger: log, BatchSize: batch})
+	fr, err := openPublisher(ctx, fc, log)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	defer fr.stop()
+	mgr, err := indexer.Open(indexer.Options{DataDir: *data, Logger: log, BatchSize: batch, FetchSnapshot: fetchSnapshot(*data)})
 	if err != nil {
 		return fmt.Errorf("index: opening %s: %w", *data, err)
 	}
 	defer mgr.Close()
+	if fr.pub != nil {
+		mgr.ReserveIDs(fr.pub.Published())
+	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
@@ -107,7 +121,19 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 		}
 		return fmt.Errorf("index: build from %s failed; the live generation is unchanged: %w", *snapshot, out.err)
 	}
-	return printBuild(env.Stdout, out.res, mgr.Live(), *asJSON)
+	if fr.pub == nil {
+		return printBuild(env.Stdout, out.res, mgr.Live(), *asJSON, nil)
+	}
+	g := mgr.Acquire()
+	if g == nil {
+		return errors.New("index: nothing live to publish")
+	}
+	pub, err := fr.pub.Publish(ctx, g)
+	g.Release()
+	if err != nil {
+		return fmt.Errorf("index: generation %d is live here but publishing it failed; the bucket still points at %d: %w", pub.Generation, fr.pub.Published(), err)
+	}
+	return printBuild(env.Stdout, out.res, mgr.Live(), *asJSON, &pub)
 }
 
 // startCPUProfile profiles the process's CPU into path until stop is called.
@@ -193,14 +219,18 @@ func progressLine(p indexer.Progress, elapsed time.Duration, width int) string {
 }
 
 // printBuild reports a finished build on w.
-func printBuild(w io.Writer, res indexer.BuildResult, live *indexer.Meta, asJSON bool) error {
+func printBuild(w io.Writer, res indexer.BuildResult, live *indexer.Meta, asJSON bool, pub *fleet.PublishResult) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Build indexer.BuildResult `json:"build"`
-			Live  *indexer.Meta       `json:"live"`
-		}{res, live})
+			Build   indexer.BuildResult  `json:"build"`
+			Live    *indexer.Meta        `json:"live"`
+			Publish *fleet.PublishResult `json:"publish,omitempty"`
+		}{res, live, pub})
+	}
+	if pub != nil {
+		defer printPublish(w, *pub)
 	}
 	d := time.Duration(res.Duration).Round(time.Millisecond)
 	switch {
@@ -254,4 +284,14 @@ func buildInProgress(data string, now time.Time) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// printPublish reports what a publish uploaded.
+func printPublish(w io.Writer, p fleet.PublishResult) {
+	if p.Unchanged {
+		fmt.Fprintf(w, "generation %d is already published\n", p.Generation)
+		return
+	}
+	fmt.Fprintf(w, "generation %d published in %v: %d files, %d bytes; uploaded %d objects, %d bytes; deleted %d old generations, %d objects\n",
+		p.Generation, time.Duration(p.Duration).Round(time.Millisecond), p.Files, p.Bytes, p.Uploaded, p.UploadedBytes, p.DeletedGenerations, p.DeletedObjects)
 }

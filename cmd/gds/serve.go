@@ -18,6 +18,7 @@ import (
 	"gds/api/auth"
 	"gds/api/httplog"
 	"gds/indexer"
+	"gds/indexer/fleet"
 	"gds/query"
 )
 
@@ -51,24 +52,35 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	metrics := admin.NewMetrics()
+	fr, err := openPublisher(ctx, cfg.Fleet, log)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	mgr, err := indexer.Open(indexer.Options{
-		DataDir:     cfg.Data,
-		Logger:      log.With().Str("component", "indexer").Logger(),
-		OnBuild:     metrics.ObserveBuild,
-		BatchSize:   cfg.BleveBatch,
-		AnalystIdle: cfg.AnalystIdle,
+		DataDir:       cfg.Data,
+		Logger:        log.With().Str("component", "indexer").Logger(),
+		OnBuild:       fr.onBuild(metrics.ObserveBuild),
+		BatchSize:     cfg.BleveBatch,
+		AnalystIdle:   cfg.AnalystIdle,
+		FetchSnapshot: fetchSnapshot(cfg.Data),
 	})
 	if err != nil {
+		fr.stop()
 		return fmt.Errorf("serve: opening data directory %s: %w", cfg.Data, err)
 	}
 	defer mgr.Close()
 	metrics.WatchLive(mgr)
+	err = fr.start(ctx, cfg.Fleet, cfg.Data, mgr, metrics, log)
+	defer fr.stop() // before the indexer closes
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 
 	srv := &servers{log: log, shutdownTimeout: cfg.HTTP.ShutdownTimeout}
 	defer srv.shutdown()
 	var publicUp atomic.Bool
 	adminLog := log.With().Str("listener", "admin").Logger()
-	adminHandler := admin.New(admin.Options{
+	adminOpts := admin.Options{
 		Indexer: mgr, Snapshot: cfg.Snapshot, Token: cfg.AdminToken, Metrics: metrics,
 		Logger: adminLog, MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
 		Ready: func() error {
@@ -77,12 +89,27 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 			}
 			return nil
 		},
-	})
+	}
+	if fr.active() {
+		adminOpts.Fleet = fr.status
+	}
+	if cfg.Fleet.Follow != "" {
+		adminOpts.ReindexRefused = "This server is a replica (--follow): it builds nothing and serves the generations " +
+			"published to its bucket. Reindex on the indexer that publishes them."
+	}
+	adminHandler := admin.New(adminOpts)
 	if err := srv.listen("admin", cfg.AdminAddr, newHTTPServer(adminHandler, cfg.HTTP, adminLog)); err != nil {
 		return err
 	}
 
-	if mgr.Live() == nil {
+	switch {
+	case mgr.Live() == nil && cfg.Fleet.Follow != "":
+		log.Info().Str("bucket", fleet.Redact(cfg.Fleet.Follow)).Msg("no generation is live; waiting for the first from the bucket")
+		if !waitForLive(ctx, mgr) {
+			log.Info().Msg("interrupted while waiting for the first generation")
+			return nil
+		}
+	case mgr.Live() == nil:
 		if cfg.Snapshot == "" {
 			return fmt.Errorf("serve: no index generation in %s yet: give --snapshot to build one", cfg.Data)
 		}

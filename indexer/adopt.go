@@ -1,0 +1,109 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"gds/snapshots"
+)
+
+// ErrNotNewer is returned by Adopt for a generation that is not newer than
+// the live one: generation numbers only grow.
+var ErrNotNewer = errors.New("generation is not newer than the live one")
+
+// MetaFile is the name of a generation's metadata file (its Meta as
+// JSON), written last by a build.
+const MetaFile = metaFile
+
+// GenerationID reads the number a complete generation directory records.
+func GenerationID(dir string) (uint64, error) {
+	m, err := readMeta(dir)
+	return m.ID, err
+}
+
+// Adopt makes a complete generation built elsewhere live, as a local build
+// does: dir (on the data directory's file system) holds every file of the
+// generation, generation.json included. It is moved into place under the
+// number its Meta records, opened and checked (every category's tables and
+// bleve documents match the Meta's counts), CURRENT is rewritten and the
+// generation swapped in. On any error the live generation keeps serving
+// and dir is left where it was, unless it was already moved (then it is
+// removed).
+func (m *Manager) Adopt(ctx context.Context, dir string) (Meta, error) {
+	meta, err := readMeta(dir)
+	if err != nil {
+		return Meta{}, err
+	}
+	if meta.ID == 0 {
+		return Meta{}, errors.New("generation has no number")
+	}
+	if live := m.Live(); live != nil && meta.ID <= live.ID {
+		return Meta{}, fmt.Errorf("generation %d: %w (%d)", meta.ID, ErrNotNewer, live.ID)
+	}
+	lock, err := lockBuilds(ctx, m.opts.DataDir, nil)
+	if err != nil {
+		return Meta{}, err
+	}
+	defer lock.unlock()
+	final := generationDir(m.opts.DataDir, meta.ID)
+	if _, err := os.Lstat(final); err == nil {
+		// Left over from an earlier attempt that failed its check, or a
+		// local build that took the number: neither is serving.
+		if err := os.RemoveAll(final); err != nil {
+			return Meta{}, err
+		}
+	}
+	if err := os.Rename(dir, final); err != nil {
+		return Meta{}, err
+	}
+	gen, err := openGeneration(final, m.opts.AnalystIdle)
+	if err == nil {
+		err = checkCounts(gen)
+	}
+	if err != nil {
+		if gen != nil {
+			gen.remove = true
+			gen.Release()
+		}
+		_ = os.RemoveAll(final)
+		return Meta{}, fmt.Errorf("check of generation %d: %w", meta.ID, err)
+	}
+	if err := snapshots.WriteFileAtomic(filepath.Join(m.opts.DataDir, currentFile), []byte(strconv.FormatUint(meta.ID, 10)+"\n"), 0o644); err != nil {
+		gen.remove = true
+		gen.Release()
+		return Meta{}, err
+	}
+	m.ReserveIDs(meta.ID)
+	m.swap(gen)
+	m.log.Info().Uint64("generation", meta.ID).Str("snapshot", meta.Snapshot).Msg("adopted generation live")
+	return gen.Meta, nil
+}
+
+// checkCounts verifies a generation that has no snapshot beside it: every
+// category's bleve shards hold as many documents as its Meta counts (the
+// tables were checked when it opened).
+func checkCounts(g *Generation) error {
+	for cat, want := range g.Meta.Counts {
+		n, err := g.countDocuments(cat)
+		if err != nil {
+			return err
+		}
+		if int(n) != want {
+			return fmt.Errorf("%s: bleve holds %d documents, meta says %d", cat, n, want)
+		}
+	}
+	return nil
+}
+
+// ReserveIDs makes the next build take a number above after, so the
+// generations of an indexer that publishes keep growing past those it
+// published before (even from an emptied data directory).
+func (m *Manager) ReserveIDs(after uint64) {
+	m.mu.Lock()
+	m.nextID = max(m.nextID, after)
+	m.mu.Unlock()
+}
