@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"gds/snapshots"
+	"gds/snapshots/disk"
 )
 
 // ErrNotNewer is returned by Adopt for a generation that is not newer than
@@ -48,7 +48,7 @@ func (m *Manager) Adopt(ctx context.Context, dir string) (Meta, error) {
 	if err != nil {
 		return Meta{}, err
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	final := generationDir(m.opts.DataDir, meta.ID)
 	if _, err := os.Lstat(final); err == nil {
 		// Left over from an earlier attempt that failed its check, or a
@@ -72,7 +72,7 @@ func (m *Manager) Adopt(ctx context.Context, dir string) (Meta, error) {
 		_ = os.RemoveAll(final)
 		return Meta{}, fmt.Errorf("check of generation %d: %w", meta.ID, err)
 	}
-	if err := snapshots.WriteFileAtomic(filepath.Join(m.opts.DataDir, currentFile), []byte(strconv.FormatUint(meta.ID, 10)+"\n"), 0o644); err != nil {
+	if err := disk.WriteFileAtomic(filepath.Join(m.opts.DataDir, currentFile), []byte(strconv.FormatUint(meta.ID, 10)+"\n"), 0o644); err != nil {
 		gen.remove = true
 		gen.Release()
 		return Meta{}, err

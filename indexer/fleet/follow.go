@@ -20,7 +20,7 @@ import (
 	"gocloud.dev/blob"
 
 	"gds/indexer"
-	"gds/snapshots"
+	"gds/snapshots/disk"
 )
 
 // DefaultInterval is how often a replica reads the pointer unless told.
@@ -270,7 +270,7 @@ func (f *Follower) download(ctx context.Context, m *Manifest) (string, error) {
 	if err := os.MkdirAll(f.path(manifestsDir), 0o755); err != nil {
 		return "", err
 	}
-	if err := snapshots.WriteFileAtomic(f.path(manifestsDir, name+".json"), raw, 0o644); err != nil {
+	if err := disk.WriteFileAtomic(f.path(manifestsDir, name+".json"), raw, 0o644); err != nil {
 		return "", err
 	}
 	reuse := map[string]string{}

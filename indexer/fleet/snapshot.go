@@ -15,6 +15,7 @@ import (
 	"gocloud.dev/blob"
 
 	"gds/snapshots"
+	"gds/snapshots/disk"
 )
 
 // SnapshotFetcher reads snapshots from buckets for the indexer
@@ -71,7 +72,7 @@ func (s *SnapshotFetcher) Fetch(ctx context.Context, snapshot string) (string, e
 		}
 	}
 	// The manifest last: the cache is a snapshot only once all is there.
-	if err := snapshots.WriteFileAtomic(filepath.Join(s.Dir, snapshots.ManifestName), raw, 0o644); err != nil {
+	if err := disk.WriteFileAtomic(filepath.Join(s.Dir, snapshots.ManifestName), raw, 0o644); err != nil {
 		return "", err
 	}
 	ents, err := os.ReadDir(s.Dir)
