@@ -117,8 +117,8 @@ func newPostingLists(keys []uint32, offs []uint64, blob []byte) (postingLists, e
 // Mask returns the ordinals of the base table an overlay replaces, or nil.
 func (t *Table) Mask() *roaring.Bitmap { return t.mask }
 
-// Access returns the ordinals character may access, or nil.
-func (t *Table) Access(character int64) *roaring.Bitmap {
+// access returns the ordinals character may access, decoded, or nil.
+func (t *Table) access(character int64) *roaring.Bitmap {
 	i, ok := slices.BinarySearch(t.accessKeys, character)
 	if !ok {
 		return nil
@@ -304,7 +304,7 @@ func (t *Table) gramBytes(g uint32) []byte { return t.grams.bytes(g) }
 // (see gramBytes), or nil.
 func (t *Table) prefixBytes(g uint32) []byte { return t.prefix.bytes(g) }
 
-// accessBytes is Access as stored (see gramBytes), or nil.
+// accessBytes is access as stored (see gramBytes), or nil.
 func (t *Table) accessBytes(character int64) []byte {
 	i, ok := slices.BinarySearch(t.accessKeys, character)
 	if !ok {
@@ -330,7 +330,7 @@ func (p *postingLists) bytes(g uint32) []byte {
 func (t *Table) Entries(skip *roaring.Bitmap, drop func(id int64) bool) []Entry {
 	access := make(map[uint32][]int64)
 	for _, c := range t.accessKeys {
-		if bm := t.Access(c); bm != nil {
+		if bm := t.access(c); bm != nil {
 			it := bm.Iterator()
 			for it.HasNext() {
 				o := it.Next()

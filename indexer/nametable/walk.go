@@ -51,7 +51,7 @@ type Filter struct {
 // AccessFilter returns a filter that lets through only the ordinals
 // character may access, or false when it may access none.
 func (t *Table) AccessFilter(character int64) (Filter, bool) {
-	allow := t.Access(character)
+	allow := t.access(character)
 	if allow == nil {
 		return Filter{}, false
 	}
