@@ -72,9 +72,9 @@ type Meta struct {
 	// names in its delta table (delta.tbl: records added or changed since
 	// its base table was written, which hides their old base entries).
 	Deltas map[snapshots.Category]int `json:"deltas,omitempty"`
-	// Fold is the nametable.FoldVersion the name tables and bleve indexes were built
-	// with; 0 (absent) is version 1. Another version than this code's is
-	// rebuilt in full, even from an unchanged snapshot.
+	// Fold is the nametable.FoldVersion the name tables and bleve indexes
+	// were built with; 0 (absent) is version 1. Another version than this
+	// code's is rebuilt in full, even from an unchanged snapshot.
 	Fold int `json:"fold,omitempty"`
 	// Incremental is set when the build reused the previous generation's
 	// bleve indexes and applied only the changed records.
