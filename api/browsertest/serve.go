@@ -65,6 +65,9 @@ type ServeOptions struct {
 	Args []string
 	// Env is added to the server's environment.
 	Env []string
+	// ReadyTimeout bounds the wait for the first generation; 2 minutes
+	// when zero (the sample builds in seconds; 10M names take minutes).
+	ReadyTimeout time.Duration
 }
 
 // Serve starts `gds serve` on free loopback ports with a data directory
@@ -102,7 +105,10 @@ func Serve(t testing.TB, o ServeOptions) *Server {
 		}
 	})
 	client := &http.Client{Timeout: 10 * time.Second}
-	deadline := time.Now().Add(2 * time.Minute)
+	if o.ReadyTimeout == 0 {
+		o.ReadyTimeout = 2 * time.Minute
+	}
+	deadline := time.Now().Add(o.ReadyTimeout)
 	for {
 		resp, err := client.Get(s.AdminURL + "/readyz")
 		if err == nil {
@@ -117,7 +123,7 @@ func Serve(t testing.TB, o ServeOptions) *Server {
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("gds serve not ready after 2 minutes\n%s", logs.String())
+			t.Fatalf("gds serve not ready after %v\n%s", o.ReadyTimeout, logs.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -218,6 +218,14 @@ func TestBrowserSharedLink(t *testing.T) {
 			t.Errorf("%s: server render %q, API %q", cat, serverIDs[cat], ids)
 		}
 	}
+	// Show more names the rest of a category with one names call.
+	before := browsertest.Eval[int](t, on, `document.querySelectorAll('.group[data-cat=station] a.r').length`)
+	on.Do(t, "show more stations", chromedp.Click(chromedp.CSS(`.group[data-cat=station] button.more`)))
+	on.WaitFor(t, "every station named", `document.querySelectorAll('.group[data-cat=station] a.r').length === document.querySelector('.group[data-cat=station]').dataset.ids.split(',').length && !document.querySelector('.group[data-cat=station] button.more')`, wait)
+	if after := browsertest.Eval[int](t, on, `document.querySelectorAll('.group[data-cat=station] a.r').length`); after <= before {
+		t.Errorf("show more: %d stations, before %d", after, before)
+	}
+
 	// The enhanced page searches on from there.
 	on.InsertText(t, " iv")
 	on.WaitFor(t, "a refined search", `location.search.includes('q=jita+iv') && `+hasResult(jitaCNAP)+` && !`+hasResult(jita), wait)

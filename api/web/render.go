@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
 
 	"gds/query"
 	"gds/snapshots"
@@ -97,6 +101,8 @@ type pageData struct {
 	// APIText shows it with the search text as typed.
 	APICall, APIText string
 	Version          string
+	// status and retryAfter (seconds, 0 for none) are the HTTP answer's.
+	status, retryAfter int
 }
 
 type choice struct {
@@ -137,8 +143,9 @@ type item struct {
 // render searches the live generation in-process, exactly as the public
 // search route does (same request, same ranking), and names the first
 // results of each category.
-func (h *Handler) render(ctx context.Context, st state) pageData {
-	d := pageData{Text: st.Text, Lang: st.Lang, Strict: st.Strict}
+func (h *Handler) render(c *gin.Context, st state) pageData {
+	ctx := c.Request.Context()
+	d := pageData{Text: st.Text, Lang: st.Lang, Strict: st.Strict, status: http.StatusOK}
 	for _, l := range snapshots.Languages {
 		d.Languages = append(d.Languages, choice{Value: l, Label: l, Title: languageNames[l], On: l == st.Lang})
 	}
@@ -163,13 +170,24 @@ func (h *Handler) render(ctx context.Context, st state) pageData {
 	if u, err := url.QueryUnescape(d.APICall); err == nil {
 		d.APIText = u
 	}
+	if h.d.SearchLimit != nil {
+		if wait, ok := h.d.SearchLimit(c); !ok {
+			secs := max(1, int(math.Ceil(wait.Seconds())))
+			d.Status, d.Error = fmt.Sprintf("This address made too many searches in a short time. Try again in %d %s.",
+				secs, plural(secs, "second", "seconds")), true
+			d.status, d.retryAfter = http.StatusTooManyRequests, secs
+			return d
+		}
+	}
 	if h.d.Views == nil {
 		d.Status, d.Error = notReady, true
+		d.status, d.retryAfter = http.StatusServiceUnavailable, notReadyRetry
 		return d
 	}
 	v, err := h.d.Views.View()
 	if err != nil {
 		d.Status, d.Error = viewProblem(err), true
+		d.status, d.retryAfter = http.StatusServiceUnavailable, notReadyRetry
 		if !errors.Is(err, query.ErrNotReady) {
 			h.d.Logger.Error().Err(err).Msg("search page: opening the live generation")
 		}
@@ -190,6 +208,10 @@ func (h *Handler) render(ctx context.Context, st state) pageData {
 }
 
 const notReady = "The index is still being built; try again in half a minute."
+
+// notReadyRetry is the Retry-After of a page rendered before a generation
+// is live, as the API's.
+const notReadyRetry = 30
 
 func viewProblem(err error) string {
 	if errors.Is(err, query.ErrNotReady) {

@@ -16,7 +16,9 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/rs/zerolog"
@@ -37,6 +39,12 @@ type Deps struct {
 	Views Views
 	// Logger receives render failures.
 	Logger zerolog.Logger
+	// SearchLimit, when set, is asked before the page searches for a
+	// request (only a URL with search text does): a server-rendered search
+	// must spend the same budget as a call to the search route, or the page
+	// would be a way around it. false answers the page with 429 and the
+	// wait, in words and in Retry-After.
+	SearchLimit func(c *gin.Context) (wait time.Duration, ok bool)
 }
 
 // CSP is the page's Content-Security-Policy: script, style, images and
@@ -181,7 +189,7 @@ func matches(headers []string, etag string) bool {
 // it, the results are in the HTML, so a shared link works without script.
 func (h *Handler) servePage(c *gin.Context) {
 	st := parseState(c.Request.URL.Query())
-	data := h.render(c.Request.Context(), st)
+	data := h.render(c, st)
 	data.Version = h.version
 	var buf bytes.Buffer
 	if err := h.page.Execute(&buf, data); err != nil {
@@ -193,5 +201,8 @@ func (h *Handler) servePage(c *gin.Context) {
 	securityHeaders(hdr)
 	// The page shows the live generation's answer: revalidate every time.
 	hdr.Set("Cache-Control", "no-cache")
-	c.Data(http.StatusOK, "text/html; charset=utf-8", buf.Bytes())
+	if data.retryAfter > 0 {
+		hdr.Set("Retry-After", strconv.Itoa(data.retryAfter))
+	}
+	c.Data(data.status, "text/html; charset=utf-8", buf.Bytes())
 }

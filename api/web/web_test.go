@@ -11,7 +11,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/gin-gonic/gin"
 	"github.com/rs/zerolog"
 
 	"gds/api"
@@ -318,4 +320,45 @@ func FuzzPage(f *testing.F) {
 			t.Fatalf("?%s: the text is echoed unescaped", raw)
 		}
 	})
+}
+
+// A server-rendered search spends the search budget it is given: once the
+// limit refuses, the page says how long to wait, with 429 and Retry-After;
+// a page without search text spends nothing. Before any generation is
+// live the page says so with 503.
+func TestPageSearchLimit(t *testing.T) {
+	m := indexertest.Manager(t, indexertest.Snapshot(t, records()))
+	calls := 0
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	web.Register(e, web.Deps{Views: query.New(m), SearchLimit: func(c *gin.Context) (time.Duration, bool) {
+		calls++
+		return 41500 * time.Millisecond, calls <= 2
+	}})
+	get := func(path string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		return rec
+	}
+	for i := 0; i < 2; i++ {
+		if rec := get("/?q=jita"); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "<mark>Jita</mark>") {
+			t.Fatalf("search %d within the budget: %d", i, rec.Code)
+		}
+	}
+	if rec := get("/"); rec.Code != http.StatusOK || calls != 2 {
+		t.Errorf("the empty page: %d, %d searches charged", rec.Code, calls)
+	}
+	rec := get("/?q=jita")
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "42" ||
+		!strings.Contains(rec.Body.String(), "Try again in 42 seconds") || strings.Contains(rec.Body.String(), "<mark>") {
+		t.Errorf("over the budget: %d %v", rec.Code, rec.Header())
+	}
+
+	e = gin.New()
+	web.Register(e, web.Deps{})
+	rec = httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/?q=jita", nil))
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" || !strings.Contains(rec.Body.String(), "still being built") {
+		t.Errorf("no generation: %d %v", rec.Code, rec.Header())
+	}
 }
