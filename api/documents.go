@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -156,7 +157,7 @@ func (s *server) documentHandler(d documentRoute) gin.HandlerFunc {
 			return
 		}
 		if d.method == http.MethodPost {
-			if _, err := parseIDList(c.Request.Body, maxItemIDs, false); err != nil {
+			if _, err := parseIDList(c.Request.Body, maxItemIDs, false, math.MaxInt64); err != nil {
 				writeError(c, http.StatusBadRequest, err.Error())
 				return
 			}

@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
@@ -47,8 +44,8 @@ func (s *server) lookupRoutes() []Route {
 			Tags: []string{"Universe"}, RateLimit: RateGroupStaticData,
 			Doc: Doc{Params: []Param{languageParamDoc, datasourceParamDoc, {
 				Name: "names", In: "body", Required: true,
-				Description: fmt.Sprintf("1 to %d names, matched exactly and ignoring case", maxBulkNames),
-				Schema:      schemaArray(schemaString(), 1, maxBulkNames),
+				Description: fmt.Sprintf("1 to %d distinct names of 1 to %d characters, matched exactly and ignoring case", maxBulkNames, maxNameLength),
+				Schema:      uniqueItems(schemaArray(map[string]any{"type": "string", "minLength": 1, "maxLength": maxNameLength}, 1, maxBulkNames)),
 			}}, Response: idsSchema},
 			Versions: []Version{{N: 1, Handler: s.universeIDs, Lifecycle: lc}},
 		},
@@ -57,8 +54,8 @@ func (s *server) lookupRoutes() []Route {
 			Tags: []string{"Universe"}, RateLimit: RateGroupStaticData,
 			Doc: Doc{Params: []Param{languageParamDoc, datasourceParamDoc, {
 				Name: "ids", In: "body", Required: true,
-				Description: fmt.Sprintf("1 to %d unique positive IDs", maxBulkIDs),
-				Schema:      schemaArray(schemaInt64(), 1, maxBulkIDs),
+				Description: fmt.Sprintf("1 to %d unique positive 32-bit IDs", maxBulkIDs),
+				Schema:      uniqueItems(schemaArray(schemaInt32(), 1, maxBulkIDs)),
 			}}, Response: arrayOf(namedSchema)},
 			Versions: []Version{{N: 3, Handler: s.universeNames, Lifecycle: lc}},
 		},
@@ -441,156 +438,6 @@ func (s *server) factions(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
-// Bulk limits, as ESI has them.
-const (
-	maxBulkNames = 500
-	maxBulkIDs   = 1000
-	// maxBodyBytes bounds a request body: 1000 IDs or 500 names fit easily.
-	maxBodyBytes = 1 << 20
-)
-
-// idsKeys are the keys of POST /universe/ids/, as ESI spells them.
-var idsKeys = map[snapshots.Category]string{
-	snapshots.CategoryAgent: "agents", snapshots.CategoryAlliance: "alliances",
-	snapshots.CategoryCharacter: "characters", snapshots.CategoryConstellation: "constellations",
-	snapshots.CategoryCorporation: "corporations", snapshots.CategoryFaction: "factions",
-	snapshots.CategoryInventoryType: "inventory_types", snapshots.CategoryRegion: "regions",
-	snapshots.CategoryStation: "stations", snapshots.CategorySolarSystem: "systems",
-}
-
-type idName struct {
-	ID   int64  `json:"id"`
-	Name string `json:"name"`
-}
-
-// universeIDs resolves names to IDs: exact, ignoring case, only keys with
-// matches.
-func (s *server) universeIDs(c *gin.Context) {
-	lang, ok := parseLanguage(c)
-	if !ok || !parseDatasource(c) {
-		return
-	}
-	names, err := parseNameList(c.Request.Body, maxBulkNames)
-	if err != nil {
-		writeError(c, http.StatusBadRequest, err.Error())
-		return
-	}
-	v, ok := s.openView(c)
-	if !ok {
-		return
-	}
-	defer v.Close()
-	out := map[string][]idName{}
-	for cat, list := range v.IDs(names, lang) {
-		key, ok := idsKeys[cat]
-		if !ok {
-			continue
-		}
-		for _, n := range list {
-			out[key] = append(out[key], idName{ID: n.ID, Name: n.Name})
-		}
-	}
-	c.JSON(http.StatusOK, out)
-}
-
-// universeNames resolves IDs to names and categories; one unknown ID fails
-// the whole call, as in ESI.
-func (s *server) universeNames(c *gin.Context) {
-	ids, err := parseIDList(c.Request.Body, maxBulkIDs, true)
-	if err != nil {
-		writeError(c, http.StatusBadRequest, err.Error())
-		return
-	}
-	lang, ok := parseLanguage(c)
-	if !ok || !parseDatasource(c) {
-		return
-	}
-	v, ok := s.openView(c)
-	if !ok {
-		return
-	}
-	defer v.Close()
-	found, missing := v.Names(ids, lang)
-	if len(missing) > 0 {
-		writeError(c, http.StatusNotFound, "Ensure all IDs are valid before resolving")
-		return
-	}
-	c.JSON(http.StatusOK, found)
-}
-
-// decodeBodyArray reads a JSON array body of at most max elements, each
-// left raw so its parser can name the index of a bad one.
-func decodeBodyArray(body io.Reader, max int) ([]json.RawMessage, error) {
-	if body == nil {
-		return nil, errors.New("request body: missing, expected a JSON array")
-	}
-	data, err := io.ReadAll(io.LimitReader(body, maxBodyBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("request body: %w", err)
-	}
-	if len(data) > maxBodyBytes {
-		return nil, fmt.Errorf("request body: larger than %d bytes", maxBodyBytes)
-	}
-	if strings.TrimSpace(string(data)) == "" {
-		return nil, errors.New("request body: missing, expected a JSON array")
-	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(data, &items); err != nil {
-		return nil, fmt.Errorf("request body: not a JSON array: %v", err)
-	}
-	if len(items) < 1 || len(items) > max {
-		return nil, fmt.Errorf("request body: must hold 1 to %d entries, got %d", max, len(items))
-	}
-	return items, nil
-}
-
-// parseIDList reads a JSON array of 1..max positive int64 IDs; unique
-// refuses duplicates.
-func parseIDList(body io.Reader, max int, unique bool) ([]int64, error) {
-	items, err := decodeBodyArray(body, max)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]int64, len(items))
-	seen := make(map[int64]bool, len(items))
-	for i, raw := range items {
-		id, err := strconv.ParseInt(string(raw), 10, 64)
-		if err != nil || id <= 0 {
-			return nil, fmt.Errorf("request body[%d]: must be a positive integer ID, got %s", i, raw)
-		}
-		if unique && seen[id] {
-			return nil, fmt.Errorf("request body[%d]: duplicate ID %d, IDs must be unique", i, id)
-		}
-		seen[id] = true
-		ids[i] = id
-	}
-	return ids, nil
-}
-
-// parseNameList reads a JSON array of 1..max non-empty strings.
-func parseNameList(body io.Reader, max int) ([]string, error) {
-	items, err := decodeBodyArray(body, max)
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(items))
-	for i, raw := range items {
-		if err := json.Unmarshal(raw, &names[i]); err != nil {
-			return nil, fmt.Errorf("request body[%d]: must be a string, got %s", i, raw)
-		}
-		if strings.TrimSpace(names[i]) == "" {
-			return nil, fmt.Errorf("request body[%d]: must not be empty", i)
-		}
-		// encoding/json turns invalid UTF-8 and lone surrogate escapes
-		// into U+FFFD silently; no name holds that rune, so a name with
-		// one was garbled on the way and is refused, as the search text is.
-		if !utf8.Valid(raw) || strings.ContainsRune(names[i], utf8.RuneError) {
-			return nil, fmt.Errorf("request body[%d]: must be valid UTF-8 text", i)
-		}
-	}
-	return names, nil
-}
-
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
@@ -604,4 +451,10 @@ func decodeStrict(raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
+}
+
+// uniqueItems marks an array schema's items as distinct.
+func uniqueItems(s map[string]any) map[string]any {
+	s["uniqueItems"] = true
+	return s
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -75,7 +76,7 @@ func universeFixture() indexertest.Records {
 		snapshots.SolarSystems: {
 			&snapshots.SolarSystem{Entity: named(30000142, "Jita", nil), ConstellationID: 20000020, SecurityStatus: 0.9459,
 				SecurityClass: "B", StarID: 40009076, Position: &snapshots.Position{X: 1, Y: 2, Z: 3}, Stations: []int64{60003760},
-				Planets: []snapshots.Planet{{PlanetID: 40009077}, {PlanetID: 40009080, Moons: []int64{40009081}, AsteroidBelts: []int64{40009079}}},
+				Planets:   []snapshots.Planet{{PlanetID: 40009077}, {PlanetID: 40009080, Moons: []int64{40009081}, AsteroidBelts: []int64{40009079}}},
 				Stargates: []int64{50001248, 50001249}},
 		},
 	}
@@ -223,6 +224,10 @@ func TestUniverseIDs(t *testing.T) {
 		{"number in list", `["Jita", 5]`, 400, "body[1]"},
 		{"empty name", `["Jita", "  "]`, 400, "body[1]"},
 		{"no body", ``, 400, "missing"},
+		{"duplicate name", `["Jita", "Rifter", "Jita"]`, 400, "body[2]: non-unique items for 'names'"},
+		{"names differing in case are distinct", `["Jita", "jita"]`, 200, `{"systems":[{"id":30000142,"name":"Jita"}]}`},
+		{"100 characters", `["` + strings.Repeat("é", 100) + `"]`, 200, `{}`},
+		{"101 characters", `["Jita", "` + strings.Repeat("é", 101) + `"]`, 400, "body[1]: string too long for 'name'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := sp.do(t, http.MethodPost, "/v1/universe/ids/", tc.body)
@@ -276,6 +281,9 @@ func TestUniverseNames(t *testing.T) {
 		{"fraction", `[5.5]`, 400, "body[0]"},
 		{"string", `["587"]`, 400, "body[0]"},
 		{"not JSON", `[587`, 400, "not a JSON array"},
+		{"largest int32, unknown", `[2147483647]`, 404, "Ensure all IDs are valid"},
+		{"beyond int32", `[587, 2147483648]`, 400, "body[1]: failed to coerce value '2147483648' into type integer (format: int32)"},
+		{"a structure ID", `[1035466617946]`, 400, "format: int32"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := sp.do(t, http.MethodPost, "/v3/universe/names/", tc.body)
@@ -298,7 +306,7 @@ func FuzzParseIDList(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		ids, err := parseIDList(strings.NewReader(body), maxBulkIDs, true)
+		ids, err := parseIDList(strings.NewReader(body), maxBulkIDs, true, math.MaxInt32)
 		if err != nil {
 			return
 		}

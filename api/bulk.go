@@ -1,0 +1,193 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"gds/snapshots"
+)
+
+// The bulk resolution routes, POST /universe/ids/ and /universe/names/,
+// and the parsers of JSON array bodies they share with the document routes.
+
+// Bulk limits, as ESI has them.
+const (
+	maxBulkNames = 500
+	maxBulkIDs   = 1000
+	// maxBodyBytes bounds a request body: 1000 IDs or 500 names fit easily.
+	maxBodyBytes = 1 << 20
+	// maxNameLength is the longest name /universe/ids/ resolves, in
+	// characters.
+	maxNameLength = 100
+)
+
+// idsKeys are the keys of POST /universe/ids/, as ESI spells them.
+var idsKeys = map[snapshots.Category]string{
+	snapshots.CategoryAgent: "agents", snapshots.CategoryAlliance: "alliances",
+	snapshots.CategoryCharacter: "characters", snapshots.CategoryConstellation: "constellations",
+	snapshots.CategoryCorporation: "corporations", snapshots.CategoryFaction: "factions",
+	snapshots.CategoryInventoryType: "inventory_types", snapshots.CategoryRegion: "regions",
+	snapshots.CategoryStation: "stations", snapshots.CategorySolarSystem: "systems",
+}
+
+type idName struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+// universeIDs resolves names to IDs: exact, ignoring case, only keys with
+// matches.
+func (s *server) universeIDs(c *gin.Context) {
+	lang, ok := parseLanguage(c)
+	if !ok || !parseDatasource(c) {
+		return
+	}
+	names, err := parseNameList(c.Request.Body, maxBulkNames, maxNameLength)
+	if err != nil {
+		writeError(c, http.StatusBadRequest, err.Error())
+		return
+	}
+	v, ok := s.openView(c)
+	if !ok {
+		return
+	}
+	defer v.Close()
+	out := map[string][]idName{}
+	for cat, list := range v.IDs(names, lang) {
+		key, ok := idsKeys[cat]
+		if !ok {
+			continue
+		}
+		seen := make(map[int64]bool, len(list))
+		for _, n := range list {
+			// Names differing only in case find the same record once.
+			if !seen[n.ID] {
+				seen[n.ID] = true
+				out[key] = append(out[key], idName{ID: n.ID, Name: n.Name})
+			}
+		}
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// universeNames resolves IDs to names and categories; one unknown ID fails
+// the whole call, as in ESI.
+func (s *server) universeNames(c *gin.Context) {
+	ids, err := parseIDList(c.Request.Body, maxBulkIDs, true, math.MaxInt32)
+	if err != nil {
+		writeError(c, http.StatusBadRequest, err.Error())
+		return
+	}
+	lang, ok := parseLanguage(c)
+	if !ok || !parseDatasource(c) {
+		return
+	}
+	v, ok := s.openView(c)
+	if !ok {
+		return
+	}
+	defer v.Close()
+	found, missing := v.Names(ids, lang)
+	if len(missing) > 0 {
+		writeError(c, http.StatusNotFound, "Ensure all IDs are valid before resolving")
+		return
+	}
+	c.JSON(http.StatusOK, found)
+}
+
+// decodeBodyArray reads a JSON array body of at most max elements, each
+// left raw so its parser can name the index of a bad one.
+func decodeBodyArray(body io.Reader, max int) ([]json.RawMessage, error) {
+	if body == nil {
+		return nil, errors.New("request body: missing, expected a JSON array")
+	}
+	data, err := io.ReadAll(io.LimitReader(body, maxBodyBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("request body: %w", err)
+	}
+	if len(data) > maxBodyBytes {
+		return nil, fmt.Errorf("request body: larger than %d bytes", maxBodyBytes)
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return nil, errors.New("request body: missing, expected a JSON array")
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(data, &items); err != nil {
+		return nil, fmt.Errorf("request body: not a JSON array: %v", err)
+	}
+	if len(items) < 1 || len(items) > max {
+		return nil, fmt.Errorf("request body: must hold 1 to %d entries, got %d", max, len(items))
+	}
+	return items, nil
+}
+
+// parseIDList reads a JSON array of 1..max positive IDs up to maxID;
+// unique refuses duplicates. ESI's ID lists of int32 refuse a larger ID
+// with 400 before looking anything up, in its validator's words.
+func parseIDList(body io.Reader, max int, unique bool, maxID int64) ([]int64, error) {
+	items, err := decodeBodyArray(body, max)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(items))
+	seen := make(map[int64]bool, len(items))
+	for i, raw := range items {
+		id, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil || id <= 0 {
+			return nil, fmt.Errorf("request body[%d]: must be a positive integer ID, got %s", i, raw)
+		}
+		if id > maxID {
+			return nil, fmt.Errorf("request body[%d]: failed to coerce value '%d' into type integer (format: int32)", i, id)
+		}
+		if unique && seen[id] {
+			return nil, fmt.Errorf("request body[%d]: duplicate ID %d, IDs must be unique", i, id)
+		}
+		seen[id] = true
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+// parseNameList reads a JSON array of 1..max distinct non-empty strings
+// of at most maxLen characters each, as ESI's schema of /universe/ids/
+// requires (uniqueItems: the very same string twice; names differing in
+// case are distinct items).
+func parseNameList(body io.Reader, max, maxLen int) ([]string, error) {
+	items, err := decodeBodyArray(body, max)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(items))
+	seen := make(map[string]int, len(items))
+	for i, raw := range items {
+		if err := json.Unmarshal(raw, &names[i]); err != nil {
+			return nil, fmt.Errorf("request body[%d]: must be a string, got %s", i, raw)
+		}
+		if strings.TrimSpace(names[i]) == "" {
+			return nil, fmt.Errorf("request body[%d]: must not be empty", i)
+		}
+		// encoding/json turns invalid UTF-8 and lone surrogate escapes
+		// into U+FFFD silently; no name holds that rune, so a name with
+		// one was garbled on the way and is refused, as the search text is.
+		if !utf8.Valid(raw) || strings.ContainsRune(names[i], utf8.RuneError) {
+			return nil, fmt.Errorf("request body[%d]: must be valid UTF-8 text", i)
+		}
+		if n := utf8.RuneCountInString(names[i]); n > maxLen {
+			return nil, fmt.Errorf("request body[%d]: string too long for 'name': %d characters, at most %d", i, n, maxLen)
+		}
+		if j, dup := seen[names[i]]; dup {
+			return nil, fmt.Errorf("request body[%d]: non-unique items for 'names': %q is also body[%d]", i, names[i], j)
+		}
+		seen[names[i]] = i
+	}
+	return names, nil
+}
