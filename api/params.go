@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
+	"golang.org/x/text/language"
 
 	"gds/query"
 	"gds/snapshots"
@@ -41,8 +43,28 @@ const maxPage = 1<<31 - 1
 // Datasource is the only datasource ESI's clients may name here.
 const Datasource = "tranquility"
 
-// Languages are the values of the language query parameter, in ESI's order.
-var Languages = []string{"en", "en-us", "de", "fr", "ja", "ru", "zh", "ko", "es"}
+// Languages are the values of the language query parameter, in ESI's
+// order: the snapshot languages, with en-us (ESI's default) beside en.
+var Languages = func() []string {
+	var out []string
+	for _, l := range snapshots.Languages {
+		out = append(out, l)
+		if l == "en" {
+			out = append(out, "en-us")
+		}
+	}
+	return out
+}()
+
+// languageMatcher matches Accept-Language preferences to Languages (by
+// index); the first, en, is the default.
+var languageMatcher = func() language.Matcher {
+	tags := make([]language.Tag, len(Languages))
+	for i, l := range Languages {
+		tags[i] = language.MustParse(l)
+	}
+	return language.NewMatcher(tags)
+}()
 
 // parseID reads path parameter name as a game ID: a positive integer written
 // plainly (no sign, no leading zeros) up to maxGameID.
@@ -104,20 +126,28 @@ func parseBool(c *gin.Context, name string, def bool) (bool, bool) {
 // parseLanguage returns the language a response is in, as a snapshot
 // language code ("en", "de", ...): the language query parameter when given
 // (an unknown value is a 400), else the most preferred supported language
-// of the Accept-Language header, else en.
+// of the Accept-Language header, else en. The answer then says its
+// language (Content-Language) and that shared caches must key it by
+// Accept-Language (Vary), 304s included: every caller's body depends on it.
 func parseLanguage(c *gin.Context) (string, bool) {
 	raw, present, ok := queryParam(c, "language")
 	if !ok {
 		return "", false
 	}
+	lang := ""
 	if present {
-		if lang, known := languageOf(raw); known {
-			return lang, true
+		known := false
+		if lang, known = languageOf(raw); !known {
+			badParam(c, "language", "%s is not one of %s", quote(raw), strings.Join(Languages, ", "))
+			return "", false
 		}
-		badParam(c, "language", "%s is not one of %s", quote(raw), strings.Join(Languages, ", "))
-		return "", false
+	} else {
+		lang = acceptLanguage(c.Request.Header.Values("Accept-Language"))
 	}
-	return acceptLanguage(c.Request.Header.Values("Accept-Language")), true
+	h := c.Writer.Header()
+	h["Content-Language"] = contentLanguage(lang) // canonical keys, as setCacheHeaders
+	addVary(h, "Accept-Language")
+	return lang, true
 }
 
 // languageOf maps a language query value to a snapshot language code.
@@ -131,57 +161,65 @@ func languageOf(v string) (string, bool) {
 // maxLanguageRanges bounds the work a hostile Accept-Language costs.
 const maxLanguageRanges = 32
 
-// acceptLanguage picks the supported language with the highest q-value in
-// Accept-Language headers (RFC 9110 §12.5.4); the first listed wins a tie.
-// Unsupported and malformed ranges are ignored, as a header cannot be
-// answered with a 400 the client never asked for; "en" when none is left.
+// acceptLanguage picks the supported language the Accept-Language headers
+// prefer (RFC 9110 §12.5.4), with x/text's matcher: the highest q-value
+// first, the first listed on a tie, a regional or related variant for its
+// language ("de-AT" and "gsw" are German, "en-GB" is en). Each range is
+// parsed alone, so a malformed or unsupported one is ignored rather than
+// spoiling the others (a header cannot be answered with a 400 the client
+// never asked for); "en" when nothing matches.
 func acceptLanguage(headers []string) string {
-	best, bestQ := "en", 0.0
+	type pref struct {
+		tag language.Tag
+		q   float32
+	}
+	var prefs []pref
 	n := 0
 	for _, h := range headers {
 		for part := range strings.SplitSeq(h, ",") {
 			if n++; n > maxLanguageRanges {
-				return best
+				break
 			}
-			lang, q, ok := languageRange(part)
-			if ok && q > bestQ {
-				best, bestQ = lang, q
+			// The parser drops q=0 ranges and accepts q above 1, which
+			// RFC 9110 does not.
+			tags, qs, err := language.ParseAcceptLanguage(part)
+			if err == nil && len(tags) == 1 && qs[0] <= 1 {
+				prefs = append(prefs, pref{tags[0], qs[0]})
 			}
 		}
 	}
-	return best
+	if len(prefs) == 0 {
+		return "en"
+	}
+	slices.SortStableFunc(prefs, func(a, b pref) int { return cmp.Compare(b.q, a.q) })
+	tags := make([]language.Tag, len(prefs))
+	for i, p := range prefs {
+		tags[i] = p.tag
+	}
+	_, i, conf := languageMatcher.Match(tags...)
+	if conf == language.No {
+		return "en"
+	}
+	lang, _ := languageOf(Languages[i])
+	return lang
 }
 
-// languageRange parses one "tag;q=0.8" element into a supported language
-// and its weight. A region subtag falls back to its language ("de-AT" is
-// German) except that en-us is en anyway.
-func languageRange(part string) (string, float64, bool) {
-	tag, params, _ := strings.Cut(part, ";")
-	tag = strings.ToLower(strings.TrimSpace(tag))
-	q := 1.0
-	for p := range strings.SplitSeq(params, ";") {
-		name, value, found := strings.Cut(strings.TrimSpace(p), "=")
-		if !found || !strings.EqualFold(strings.TrimSpace(name), "q") {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-		if err != nil || v < 0 || v > 1 {
-			return "", 0, false
-		}
-		q = v
+// contentLanguage is the Content-Language value of lang, shared for the
+// languages the service knows (see the shared header values in cache.go).
+func contentLanguage(lang string) []string {
+	if v, ok := contentLanguages[lang]; ok {
+		return v
 	}
-	if q == 0 {
-		return "", 0, false
-	}
-	if lang, ok := languageOf(tag); ok {
-		return lang, q, true
-	}
-	primary, _, _ := strings.Cut(tag, "-")
-	if lang, ok := languageOf(primary); ok {
-		return lang, q, true
-	}
-	return "", 0, false
+	return []string{lang}
 }
+
+var contentLanguages = func() map[string][]string {
+	m := map[string][]string{}
+	for _, l := range snapshots.Languages {
+		m[l] = []string{l}
+	}
+	return m
+}()
 
 // parseSearchText reads the required search parameter: valid UTF-8 without
 // NUL, 3 to maxSearchRunes runes after trimming; it returns the trimmed text.

@@ -125,14 +125,22 @@ func TestAcceptLanguage(t *testing.T) {
 		{[]string{"en-US"}, "en"},
 		{[]string{"en-GB, de;q=0.9"}, "en"},
 		{[]string{"de-AT"}, "de"},
-		{[]string{"zh-Hant-TW;q=0.8, ko;q=0.3"}, "zh"},
+		{[]string{"zh-Hans-CN;q=0.8, ko;q=0.3"}, "zh"},
+		{[]string{"zh-TW"}, "zh"},
+		// The matcher does not take Traditional for the Simplified zh
+		// when the client names a language it also reads.
+		{[]string{"zh-Hant-TW;q=0.8, ko;q=0.3"}, "ko"},
+		{[]string{"gsw"}, "de"}, // Swiss German reads German
+		{[]string{"nl, de;q=0.5"}, "de"},
 		{[]string{"fr;q=0.5", "ru;q=0.6"}, "ru"},
 		{[]string{"es;q=0.5, ja;q=0.5"}, "es"},
 		{[]string{"*"}, "en"},
 		{[]string{"*, ja;q=0.1"}, "ja"},
 		{[]string{"de;q=2"}, "en"},
 		{[]string{"de;q=-1, fr"}, "fr"},
-		{[]string{"de ; Q = 0.7 , fr;q=0.6"}, "de"},
+		{[]string{"de ;q=0.7 , fr;q=0.6"}, "de"},
+		{[]string{"de;Q = 0.7 , fr;q=0.6"}, "fr"}, // a malformed weight drops its range only
+		{[]string{"en;q=0.5, de-DE;q=0.9, xx;q=1"}, "de"},
 		{[]string{"de;q=0"}, "en"},
 		{[]string{"tlh, x-klingon"}, "en"},
 		{[]string{";;;,,,=;q="}, "en"},

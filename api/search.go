@@ -128,9 +128,6 @@ func (h *searchHandler) answer(c *gin.Context, req query.Request, private bool) 
 	defer v.Close()
 	gen := v.Info()
 	key := cacheKey(req)
-	hdr := c.Writer.Header()
-	hdr["Content-Language"] = contentLanguage(req.Language) // canonical keys, as setCacheHeaders
-	addVary(hdr, "Accept-Language")
 	m := h.s.metrics()
 	if e, ok := h.cache.get(gen.ID, key); ok {
 		m.CacheHit()
@@ -204,23 +201,6 @@ func (h *searchHandler) searchFailed(c *gin.Context, err error) {
 		writeError(c, http.StatusInternalServerError, "the search failed")
 	}
 }
-
-// contentLanguage is the Content-Language value of lang, shared for the
-// languages the service knows (see the shared header values in cache.go).
-func contentLanguage(lang string) []string {
-	if v, ok := contentLanguages[lang]; ok {
-		return v
-	}
-	return []string{lang}
-}
-
-var contentLanguages = func() map[string][]string {
-	m := map[string][]string{}
-	for _, l := range snapshots.Languages {
-		m[l] = []string{l}
-	}
-	return m
-}()
 
 // cacheKey is the normalized request: everything that changes an answer,
 // with categories already in canonical order and the text trimmed. The

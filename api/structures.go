@@ -40,7 +40,7 @@ const (
 // Every label change comes from the release day (release.go).
 func (s *server) structureRoutes() []Route {
 	lc := s.lifecycles()
-	listParams := []Param{idParamDoc("corporation_id"), pageParamDoc, datasourceParamDoc}
+	listParams := []Param{idParamDoc("corporation_id"), pageParamDoc, languageParamDoc, datasourceParamDoc}
 	v1Doc := &Doc{Params: listParams, Response: arrayOf(structureV1Schema)}
 	return []Route{
 		{
@@ -204,6 +204,12 @@ func (s *server) listStructures(c *gin.Context, variant string, render func(*sna
 	}
 	page, ok := parsePage(c)
 	if !ok || !parseDatasource(c) {
+		return
+	}
+	// ESI's list takes a language (its service names are localized); the
+	// snapshot's are not, so the answer is the same in every language,
+	// but it says so as ESI's does.
+	if _, ok := parseLanguage(c); !ok {
 		return
 	}
 	v, ok := s.stationManager(c, corp, scopeReadStructures)

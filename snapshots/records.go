@@ -9,7 +9,7 @@ import (
 
 // Languages are the localizations the service knows, in ESI's spelling.
 // "en" is the default; every localized map may hold any subset of them.
-var Languages = []string{"de", "en", "es", "fr", "ja", "ko", "ru", "zh"}
+var Languages = []string{"en", "de", "fr", "ja", "ru", "zh", "ko", "es"}
 
 // IsLanguage reports whether lang is one of Languages.
 func IsLanguage(lang string) bool {
