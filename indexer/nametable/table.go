@@ -59,13 +59,20 @@ type Table struct {
 	mm         []byte
 }
 
+// The file: the magic (8 bytes), the number of names (uint64), then
+// headerFields (offset, length) pairs of uint64, one per section, all
+// little-endian; then the sections, each 8-byte aligned, in writeOrder.
+// Integer arrays are stored as the machine holds them (little-endian on
+// every platform gds runs on) and mapped in place. Bitmaps are roaring's
+// portable serialization, each 8-byte aligned in the last section; the
+// gram, prefix and access offsets count from that section's start.
 const (
 	tableMagic   = "GDSTBL02"
 	tableMagicV1 = "GDSTBL01" // slots held every ordinal, duplicates included
 	headerFields = 16
 )
 
-// section indices in the header
+// Section indices in the header.
 const (
 	secIDs = iota
 	secOffsets
