@@ -131,7 +131,17 @@ type ErrorBody struct {
 }
 
 // writeError is the one error writer: {"error": msg} with status.
+//
+// An error is not to be reused as it stands: whatever cache headers the
+// handler set before it failed give way to no-cache, without an ETag or
+// dates (a 404 for an ID the next generation adds must not stay cached
+// for the hour a found record is).
 func writeError(c *gin.Context, status int, msg string) {
+	h := c.Writer.Header()
+	delete(h, "Etag")
+	delete(h, "Expires")
+	delete(h, "Last-Modified")
+	h["Cache-Control"] = cacheControlNoCache
 	c.AbortWithStatusJSON(status, ErrorBody{Error: msg})
 }
 

@@ -166,6 +166,7 @@ func setCacheHeaders(c *gin.Context, private bool, now, modified time.Time, etag
 var (
 	cacheControlPublic  = []string{"public, max-age=3600"}
 	cacheControlPrivate = []string{"private, max-age=3600"}
+	cacheControlNoCache = []string{"no-cache"}
 	expiresDates        httpDates
 	modifiedDates       httpDates
 )

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -19,6 +20,11 @@ const (
 
 // StatusErrorLimited is ESI's answer to a client that spent its error budget.
 const StatusErrorLimited = 420
+
+// reasonErrorLimited is the status line's reason phrase of a 420, after the
+// "Error limited" response of ESI's documents (net/http knows no text for
+// 420 and would write "420 status code 420").
+const reasonErrorLimited = "Error Limited"
 
 // Error limit headers ESI sends on every response.
 const (
@@ -74,7 +80,7 @@ func (el *errorLimiter) handle(c *gin.Context) {
 	if remain <= 0 {
 		el.metrics.ErrorLimited()
 		setErrorLimitHeaders(c.Writer.Header(), 0, reset)
-		writeError(c, StatusErrorLimited, fmt.Sprintf(
+		writeErrorLimited(c, fmt.Sprintf(
 			"error limited: this client got %d error answers within %v; fix the requests, and retry in %d seconds",
 			el.limit, el.window, reset))
 		return
@@ -197,4 +203,49 @@ func (el *errorLimiter) sweep(now time.Time) {
 // seconds rounds d up to whole seconds, so "0" only ever means "now".
 func seconds(d time.Duration) int {
 	return int(math.Ceil(d.Seconds()))
+}
+
+// writeErrorLimited answers 420 with ESI's reason phrase. net/http writes
+// the status line from http.StatusText, which has none for 420, so on an
+// HTTP/1.x connection the answer is written on the hijacked connection,
+// which is then closed (a client over its error budget should back off
+// anyway). HTTP/2 has no reason phrase, and a writer that cannot be
+// hijacked (a test recorder) gets the plain answer.
+func writeErrorLimited(c *gin.Context, msg string) {
+	if c.Request.ProtoMajor != 1 || !hijackable(c.Writer) {
+		writeError(c, StatusErrorLimited, msg)
+		return
+	}
+	c.Status(StatusErrorLimited) // for the logs and metrics around
+	h := c.Writer.Header().Clone()
+	conn, rw, err := c.Writer.Hijack() // gin's: the answer counts as written
+	if err != nil {
+		writeError(c, StatusErrorLimited, msg)
+		return
+	}
+	defer conn.Close()
+	c.Abort()
+	body, _ := json.Marshal(ErrorBody{Error: msg})
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	h.Set("Connection", "close")
+	fmt.Fprintf(rw, "HTTP/1.1 %d %s\r\n", StatusErrorLimited, reasonErrorLimited)
+	_ = h.Write(rw)
+	_, _ = rw.WriteString("\r\n")
+	if c.Request.Method != http.MethodHead {
+		_, _ = rw.Write(body)
+	}
+	_ = rw.Flush()
+}
+
+// hijackable reports whether gin's writer can hijack the connection: gin's
+// Hijack assumes the writer beneath it can, and panics otherwise.
+func hijackable(w gin.ResponseWriter) bool {
+	u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+	if !ok {
+		return false
+	}
+	_, ok = u.Unwrap().(http.Hijacker)
+	return ok
 }

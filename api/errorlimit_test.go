@@ -1,7 +1,10 @@
 package api
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -128,5 +131,51 @@ func TestSharedHeaderValuesStayPut(t *testing.T) {
 	}
 	if fmt.Sprint(headerInt(7), headerInt(1000), headerInt(5000), contentLanguage("de")) != "[7] [1000] [5000] [de]" {
 		t.Errorf("shared values changed: %v %v %v", headerInt(7), headerInt(1000), contentLanguage("de"))
+	}
+}
+
+// A 420 goes out with ESI's reason phrase over a real HTTP/1.1 connection
+// (net/http alone would write "420 status code 420"), with its error body
+// and the error limit headers.
+func TestErrorLimitedStatusLine(t *testing.T) {
+	ts := newTestServer(t, searchRecords(), func(d *Deps) {
+		d.Limits.ErrorLimit = 1
+		d.Limits.ErrorWindow = time.Minute
+	})
+	srv := httptest.NewServer(ts.h)
+	defer srv.Close()
+	get := func() *http.Response {
+		t.Helper()
+		resp, err := srv.Client().Get(srv.URL + "/v2/search/?search=ab&categories=character")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	if resp := get(); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("first bad request: %s", resp.Status)
+	} else {
+		resp.Body.Close()
+	}
+	resp := get()
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.Status != "420 Error Limited" || resp.Header.Get(HeaderErrorLimitRemain) != "0" ||
+		resp.Header.Get("Content-Type") != "application/json; charset=utf-8" || !strings.Contains(string(body), `"error":"error limited: `) {
+		t.Fatalf("limited: %q %v %s", resp.Status, resp.Header, body)
+	}
+	if n, err := strconv.Atoi(resp.Header.Get("Content-Length")); err != nil || n != len(body) {
+		t.Errorf("Content-Length %q for %d bytes", resp.Header.Get("Content-Length"), len(body))
+	}
+	// The raw status line, as a client without a parser sees it.
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "HEAD /v2/search/?search=jita&categories=character HTTP/1.1\r\nHost: x\r\n\r\n")
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || line != "HTTP/1.1 420 Error Limited\r\n" {
+		t.Errorf("status line %q, %v", line, err)
 	}
 }

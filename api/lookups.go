@@ -119,7 +119,11 @@ func (s *server) lookupHandler(l lookup) gin.HandlerFunc {
 		if !ok {
 			return
 		}
-		v, lang, ok := s.openLookup(c)
+		lang, ok := parseLanguage(c)
+		if !ok || !parseDatasource(c) {
+			return
+		}
+		v, ok := s.openView(c)
 		if !ok {
 			return
 		}
@@ -131,6 +135,11 @@ func (s *server) lookupHandler(l lookup) gin.HandlerFunc {
 			}
 			if err != nil {
 				s.internalError(c, err)
+				return
+			}
+			// Validators only for what exists: an unknown ID is a 404,
+			// never a 304.
+			if s.revalidate(c, v, false, lang) {
 				return
 			}
 			c.JSON(http.StatusOK, l.render(rec, lang))

@@ -345,3 +345,29 @@ func TestLookupCaching(t *testing.T) {
 		t.Errorf("datasource=tranquility: %d, want 200", rec.Code)
 	}
 }
+
+// An unknown ID is a 404 that no cache keeps for the hour a record is
+// kept: no-cache, no ETag, no dates, and never a 304, not even to "*".
+func TestNotFoundIsNotCached(t *testing.T) {
+	ts := newTestServer(t, universeFixture(), released(false))
+	for _, path := range []string{"/v3/universe/types/999999/", "/latest/characters/91234567/",
+		"/latest/universe/systems/30000143/", "/v2/nothing/here/"} {
+		for _, inm := range []string{"", "*"} {
+			var headers []string
+			if inm != "" {
+				headers = []string{"If-None-Match", inm}
+			}
+			rec := ts.do(http.MethodGet, path, nil, headers...)
+			h := rec.Header()
+			if rec.Code != http.StatusNotFound || h.Get("Cache-Control") != "no-cache" || h.Get("ETag") != "" ||
+				h.Get("Expires") != "" || h.Get("Last-Modified") != "" {
+				t.Errorf("%s (If-None-Match %q): %d %v", path, inm, rec.Code, h)
+			}
+		}
+	}
+	// A found record keeps its hour.
+	if rec := ts.do(http.MethodGet, "/v3/universe/types/587/", nil); rec.Header().Get("Cache-Control") != "public, max-age=3600" ||
+		rec.Header().Get("ETag") == "" {
+		t.Errorf("found: %v", rec.Header())
+	}
+}
