@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"strconv"
+	"time"
 	"unsafe"
 
 	bdoc "github.com/blevesearch/bleve/v2/document"
@@ -31,6 +32,7 @@ type bleveField struct {
 	value    []byte
 	length   int // tokens
 	freqs    index.TokenFrequencies
+	typ      byte // bleve's encoded field type: t text, n numeric, d datetime, b boolean
 }
 
 func (d *bleveDoc) ID() string { return d.id }
@@ -74,7 +76,15 @@ func (d *bleveDoc) AddIDField() {
 	d.addTerm(docIDField, index.IndexField|index.StoreField, nil, d.id)
 }
 
-func (d *bleveDoc) StoredFieldsBytes() uint64 { return uint64(len(d.id)) }
+func (d *bleveDoc) StoredFieldsBytes() uint64 {
+	n := uint64(len(d.id))
+	for i := range d.fields {
+		if d.fields[i].options.IsStored() && d.fields[i].name != docIDField {
+			n += uint64(len(d.fields[i].value))
+		}
+	}
+	return n
+}
 
 // Indexed reports whether the document was filtered out of indexing; these
 // never are.
@@ -83,20 +93,26 @@ func (d *bleveDoc) Indexed() bool { return false }
 // addTerm adds a field holding value as its one token.
 func (d *bleveDoc) addTerm(name string, options index.FieldIndexingOptions, arrayPos []uint64, value string) {
 	d.fields = append(d.fields, bleveField{name: name, options: options, arrayPos: arrayPos,
-		value: bytesOf(value), length: 1, freqs: index.TokenFrequencies{value: newFreq(value)}})
+		value: bytesOf(value), length: 1, freqs: index.TokenFrequencies{value: newFreq(value)}, typ: 't'})
 }
 
-// addAnalysed adds a field analysed by bleve's own field type.
-func (d *bleveDoc) addAnalysed(tf *bdoc.TextField) {
-	tf.Analyze()
-	d.fields = append(d.fields, bleveField{name: tf.Name(), options: tf.Options(), arrayPos: tf.ArrayPositions(),
-		value: tf.Value(), length: tf.AnalyzedLength(), freqs: tf.AnalyzedTokenFrequencies()})
+// addAnalysed adds a field analysed by bleve's own field type (text,
+// numeric, datetime or boolean).
+func (d *bleveDoc) addAnalysed(f index.Field) {
+	f.Analyze()
+	d.fields = append(d.fields, bleveField{name: f.Name(), options: f.Options(), arrayPos: f.ArrayPositions(),
+		value: f.Value(), length: f.AnalyzedLength(), freqs: f.AnalyzedTokenFrequencies(), typ: f.EncodedFieldType()})
 }
 
-func (f *bleveField) Name() string                                     { return f.name }
-func (f *bleveField) Value() []byte                                    { return f.value }
-func (f *bleveField) ArrayPositions() []uint64                         { return f.arrayPos }
-func (f *bleveField) EncodedFieldType() byte                           { return 't' }
+func (f *bleveField) Name() string             { return f.name }
+func (f *bleveField) Value() []byte            { return f.value }
+func (f *bleveField) ArrayPositions() []uint64 { return f.arrayPos }
+func (f *bleveField) EncodedFieldType() byte {
+	if f.typ == 0 {
+		return 't'
+	}
+	return f.typ
+}
 func (f *bleveField) Analyze()                                         {}
 func (f *bleveField) Options() index.FieldIndexingOptions              { return f.options }
 func (f *bleveField) AnalyzedLength() int                              { return f.length }
@@ -116,7 +132,7 @@ func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)
 // document makes d's bleve document.
 func (ds *documents) document(d docInfo) *bleveDoc {
 	doc := &bleveDoc{id: strconv.FormatInt(d.id, 10)}
-	doc.fields = make([]bleveField, 0, 3+len(d.names)+len(d.access))
+	doc.fields = make([]bleveField, 0, 3+len(d.names)+len(d.access)+len(d.attrs))
 	if folded, ok := foldASCII(d.name); ok {
 		doc.addTerm(FieldName, index.IndexField, nil, folded)
 		freqs, n := asciiWords(folded)
@@ -134,8 +150,45 @@ func (ds *documents) document(d docInfo) *bleveDoc {
 	for i, c := range d.access {
 		doc.addTerm(FieldAccess, index.IndexField, []uint64{uint64(i)}, strconv.FormatInt(c, 10))
 	}
+	ds.addAttributes(doc, d.attrs)
 	doc.AddIDField()
 	return doc
+}
+
+// attributeOptions are the indexing options of every attribute field (the
+// mapping's: indexed, stored, doc values).
+const attributeOptions = index.IndexField | index.StoreField | index.DocValues
+
+// addAttributes adds the attribute fields. Keywords are single terms made
+// here; numbers, instants and booleans go through bleve's field types,
+// which encode their terms (numbers as prefix-coded shifts, for ranges).
+func (ds *documents) addAttributes(doc *bleveDoc, attrs []attr) {
+	services := 0
+	for _, a := range attrs {
+		f := &attributeFields[a.field]
+		var pos []uint64
+		if a.field == attrService { // the one list: bleve numbers its values
+			pos = []uint64{uint64(services)}
+			services++
+		}
+		switch {
+		case f.Type == Numeric:
+			doc.addAnalysed(bdoc.NewNumericFieldWithIndexingOptions(f.Name, pos, a.num, attributeOptions))
+		case f.Type == DateTime:
+			dt, err := bdoc.NewDateTimeFieldWithIndexingOptions(f.Name, pos, time.Unix(int64(a.num), 0).UTC(), time.RFC3339, attributeOptions)
+			if err == nil { // only instants beyond bleve's range fail: left out, as the mapping would
+				doc.addAnalysed(dt)
+			}
+		case f.Type == Boolean:
+			doc.addAnalysed(bdoc.NewBooleanFieldWithIndexingOptions(f.Name, pos, a.num != 0, attributeOptions))
+		case a.field == attrTicker:
+			doc.addAnalysed(bdoc.NewTextFieldCustom(f.Name, pos, []byte(a.str), attributeOptions, ds.exact))
+		case a.str != "":
+			doc.addTerm(f.Name, attributeOptions, pos, a.str)
+		default:
+			doc.addTerm(f.Name, attributeOptions, pos, strconv.FormatInt(int64(a.num), 10))
+		}
+	}
 }
 
 // foldASCII folds a non-empty name made only of ASCII letters, digits,

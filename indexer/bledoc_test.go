@@ -7,10 +7,12 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	bdoc "github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
 	index "github.com/blevesearch/bleve_index_api"
 
 	"gds/snapshots"
@@ -64,9 +66,47 @@ func reference(t *testing.T, ds *documents, d docInfo) *bdoc.Document {
 	for i, c := range d.access {
 		doc.AddField(bdoc.NewTextFieldCustom(FieldAccess, []uint64{uint64(i)}, []byte(strconv.FormatInt(c, 10)), index.IndexField, kw))
 	}
+	// The attributes as the mapping itself maps them from plain values.
+	data := map[string]any{}
+	for _, a := range d.attrs {
+		f := attributeFields[a.field]
+		var v any
+		switch {
+		case f.Type == Numeric:
+			v = a.num
+		case f.Type == DateTime:
+			v = time.Unix(int64(a.num), 0).UTC()
+		case f.Type == Boolean:
+			v = a.num != 0
+		case a.str != "":
+			v = a.str
+		default:
+			v = strconv.FormatInt(int64(a.num), 10)
+		}
+		if a.field == attrService {
+			list, _ := data[f.Name].([]any)
+			v = append(list, v)
+		}
+		data[f.Name] = v
+	}
+	mapped := bdoc.NewDocument(doc.ID())
+	if err := testMapping().MapDocument(mapped, data); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range mapped.Fields {
+		doc.AddField(f)
+	}
 	doc.AddIDField()
 	return doc
 }
+
+var testMapping = sync.OnceValue(func() *mapping.IndexMappingImpl {
+	m, err := Mapping()
+	if err != nil {
+		panic(err)
+	}
+	return m
+})
 
 // keywordAnalyzer is the analyzer of the mapping's access field.
 var keywordAnalyzer = sync.OnceValue(func() analysis.Analyzer {
@@ -117,6 +157,33 @@ func TestDocumentMatchesAnalyzers(t *testing.T) {
 	}
 	checkDocument(t, ds, docInfo{id: 34, name: "Tritanium", names: snapshots.Localized{"en": "Tritanium", "de": "Tritanium DE", "ja": "トリタニウム", "ru": "Тританиум"}})
 	checkDocument(t, ds, docInfo{id: 1035466617946, name: "Jita - Keepstar", access: []int64{90000001, 90000002, 90000001}})
+	// Every attribute field, from real records.
+	fuel := time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC)
+	birthday := time.Date(2003, 5, 6, 7, 8, 9, 0, time.UTC)
+	u := &universe{constellation: map[int64]int64{30000142: 20000020}, region: map[int64]int64{20000020: 10000002}}
+	mg := int64(1857)
+	for _, rec := range []snapshots.Named{
+		&snapshots.Structure{ID: 1035466617946, Name: "Jita - Keepstar", TypeID: 35834, CorporationID: 98000001, SystemID: 30000142,
+			State: "armor_reinforce", ReinforceWeekday: 6, ReinforceHour: 23, FuelExpires: &fuel,
+			Services: []snapshots.Service{{Name: "Clone Bay", State: "online"}, {Name: "Market", State: "offline"}, {Name: "Manufacturing (Standard Ships)", State: "online"}}},
+		&snapshots.Structure{ID: 1035466617947, Name: "Low", SystemID: 1, State: "hull_reinforce"},
+		&snapshots.Character{Entity: snapshots.Entity{ID: 90000001, Name: "Ka-Ren Kitoda"}, CorporationID: 98000001, AllianceID: 99000001, Birthday: &birthday},
+		&snapshots.Corporation{Entity: snapshots.Entity{ID: 98000001, Name: "Kari Corp"}, Ticker: "KäRI", MemberCount: 1234, CEOID: 90000001, AllianceID: 99000001},
+		&snapshots.Alliance{Entity: snapshots.Entity{ID: 99000001, Name: "Kari Alliance"}, Ticker: "K-A"},
+		&snapshots.Type{Entity: snapshots.Entity{ID: 34, Name: "Tritanium"}, GroupID: 18, MarketGroupID: &mg, Published: true},
+		&snapshots.Type{Entity: snapshots.Entity{ID: 35, Name: "Unpublished"}, GroupID: 18},
+		&snapshots.SolarSystem{Entity: snapshots.Entity{ID: 30000142, Name: "Jita"}, ConstellationID: 20000020, SecurityStatus: 0.9459},
+		&snapshots.SolarSystem{Entity: snapshots.Entity{ID: 30000143, Name: "Null"}, ConstellationID: 1, SecurityStatus: -0.35},
+		&snapshots.Constellation{Entity: snapshots.Entity{ID: 20000020, Name: "Kimotoro"}, RegionID: 10000002},
+		&snapshots.Station{Entity: snapshots.Entity{ID: 60003760, Name: "Jita IV - Moon 4"}, SystemID: 30000142, TypeID: 1531, Owner: 1000035},
+		&snapshots.Agent{Entity: snapshots.Entity{ID: 3008416, Name: "Antaken Kamola"}, CorporationID: 1000035, Level: 4, DivisionID: 22},
+	} {
+		d := docInfo{id: rec.Key(), name: rec.DisplayName(), attrs: attributes(rec, u)}
+		if len(d.attrs) == 0 {
+			t.Errorf("%s: no attributes", d.name)
+		}
+		checkDocument(t, ds, d)
+	}
 }
 
 // FuzzDocumentMatchesAnalyzers checks any name against bleve's analysis.

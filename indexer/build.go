@@ -60,9 +60,11 @@ type builder struct {
 	// shardSlots across categories, while later kinds are read; run waits
 	// for them (bleve) before it returns.
 	shardSlots chan struct{}
-	bleve      sync.WaitGroup
-	bleveMu    sync.Mutex
-	bleveErr   error
+	// universe maps systems to regions for the documents' derived fields.
+	universe *universe
+	bleve    sync.WaitGroup
+	bleveMu  sync.Mutex
+	bleveErr error
 }
 
 // docInfo is what a category needs of one record to build its table and
@@ -72,6 +74,7 @@ type docInfo struct {
 	name   string
 	names  snapshots.Localized
 	access []int64
+	attrs  []attr // the analysts' attribute fields
 }
 
 // change lists what differs from the previous generation for one kind.
@@ -95,6 +98,9 @@ func (b *builder) run() error {
 		return err
 	}
 	if b.docs, err = newDocuments(m); err != nil {
+		return err
+	}
+	if err := b.prepareFields(); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Join(b.dir, recordsDir), 0o755); err != nil {
@@ -163,6 +169,9 @@ func (b *builder) unchanged(kind snapshots.Kind) bool {
 		return false
 	}
 	sum, ok := b.prev.Meta.Files[kind]
+	if cat, searchable := categoryOf(kind); searchable && b.derivedStale(cat) {
+		return false
+	}
 	return ok && sum == b.snap.Manifest.Files[kind].SHA256 && b.prev.Store(kind) != nil
 }
 
@@ -361,7 +370,7 @@ func (b *builder) bleveFailed(err error) {
 // canPatch reports whether the previous generation's bleve shards can be
 // copied and patched with the changed records instead of rebuilt.
 func (b *builder) canPatch(cat snapshots.Category, shards, n int, ch change) bool {
-	if b.full || b.prev == nil || b.prev.Meta.Shards[cat] != shards {
+	if b.full || b.prev == nil || b.prev.Meta.Shards[cat] != shards || b.derivedStale(cat) {
 		return false
 	}
 	if _, ok := b.prev.Meta.Counts[cat]; !ok {

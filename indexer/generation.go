@@ -76,6 +76,10 @@ type Meta struct {
 	// were built with; 0 (absent) is version 1. Another version than this
 	// code's is rebuilt in full, even from an unchanged snapshot.
 	Fold int `json:"fold,omitempty"`
+	// Fields is the version of the analysts' document fields the bleve
+	// shards hold (FieldsVersion); a build from a generation of another
+	// version indexes everything again.
+	Fields int `json:"fields,omitempty"`
 	// Incremental is set when the build reused the previous generation's
 	// bleve indexes and applied only the changed records.
 	Incremental bool `json:"incremental"`

@@ -32,8 +32,11 @@ import (
 //	           per document).
 //	access     (structures) IDs of characters that may access it: access:90000001.
 //
-// Nothing is stored: names for output come from the generation's record
-// store, which keeps the index small and the build fast.
+// and the attributes of fields.go (corporation_id, security, birthday, …),
+// typed keyword, numeric, datetime or boolean. Names are not stored: they
+// come from the generation's record store, which keeps the index small and
+// the build fast; attributes are stored with doc values, for fields=, sort
+// and facets.
 const (
 	// FoldFilter is the token filter applying Fold.
 	FoldFilter = "gds_fold"
@@ -133,6 +136,9 @@ func Mapping() (*mapping.IndexMappingImpl, error) {
 		return f
 	}
 	doc.AddFieldMappingsAt(FieldAccess, keywordField())
+	for _, f := range attributeFields {
+		doc.AddFieldMappingsAt(f.Name, attributeMapping(f))
+	}
 	m.DefaultMapping = doc
 	m.DefaultAnalyzer = WordsAnalyzer
 	m.DefaultField = FieldWords
@@ -140,6 +146,30 @@ func Mapping() (*mapping.IndexMappingImpl, error) {
 	m.IndexDynamic = false
 	m.DocValuesDynamic = false
 	return m, nil
+}
+
+// attributeMapping is the mapping of an attribute field: indexed, stored
+// and with doc values (for fields=, sort and facets), never in _all.
+func attributeMapping(f AnalystField) *mapping.FieldMapping {
+	var fm *mapping.FieldMapping
+	switch f.Type {
+	case Numeric:
+		fm = mapping.NewNumericFieldMapping()
+	case DateTime:
+		fm = mapping.NewDateTimeFieldMapping()
+	case Boolean:
+		fm = mapping.NewBooleanFieldMapping()
+	default:
+		fm = mapping.NewKeywordFieldMapping()
+		if f.Name == attributeFields[attrTicker].Name {
+			fm.Analyzer = ExactAnalyzer // tickers match in any case
+		}
+	}
+	fm.Store = f.Stored
+	fm.DocValues = f.Stored
+	fm.IncludeTermVectors = false
+	fm.IncludeInAll = false
+	return fm
 }
 
 // documents turns records into bleve documents directly, with the analyzers

@@ -98,6 +98,7 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 				if s, ok := rec.(*snapshots.Structure); ok {
 					d.access = s.Access
 				}
+				d.attrs = attributes(rec, b.universe)
 				rd.docs = append(rd.docs, d)
 			}
 		}

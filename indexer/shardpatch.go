@@ -43,7 +43,7 @@ func (b *builder) newShardPatcher(cat snapshots.Category, shards, workers int) *
 // shard count, recorded key ranges, no localized names), or nil. It leaves
 // a core to the reader.
 func (b *builder) startEarlyPatch(cat snapshots.Category) *shardPatcher {
-	if b.full || b.prev == nil || b.prev.Tables(cat) == nil || len(b.prev.Meta.Languages[cat]) > 0 {
+	if b.full || b.prev == nil || b.prev.Tables(cat) == nil || len(b.prev.Meta.Languages[cat]) > 0 || b.derivedStale(cat) {
 		return nil
 	}
 	shards := b.shardsFor(int(b.snap.Count(cat.Kind())))
