@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -35,6 +34,15 @@ func analystSnapshot(t testing.TB) string {
 	})
 }
 
+// analystQuery runs an analyst's query over g, which the caller holds.
+func analystQuery(g *indexer.Generation, q string, cat snapshots.Category, limit int) ([]query.AnalystHit, error) {
+	res, err := query.AnalystsOn(g).Query(context.Background(), query.AnalystRequest{Query: q, Category: cat, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	return res.Hits, nil
+}
+
 // openData builds snapshot into a fresh data directory and returns it with
 // its Manager still open, as a running server would hold it.
 func openData(t *testing.T, snapshot string) (string, *indexer.Manager) {
@@ -49,112 +57,6 @@ func openData(t *testing.T, snapshot string) (string, *indexer.Manager) {
 		t.Fatal(err)
 	}
 	return dir, m
-}
-
-func TestGenerationQuery(t *testing.T) {
-	m := indexertest.Manager(t, analystSnapshot(t))
-	g := m.Acquire()
-	defer g.Release()
-	ctx := context.Background()
-	ids := func(hits []indexer.AnalystHit) []int64 {
-		var out []int64
-		for _, h := range hits {
-			out = append(out, h.ID)
-		}
-		return out
-	}
-	tests := []struct {
-		q     string
-		cat   snapshots.Category
-		limit int
-		want  []int64
-	}{
-		{"name:jita", "", 10, []int64{30000142}},
-		{"words:jita", "", 10, []int64{30000142, 90000001}},
-		{"words:jita", snapshots.CategoryCharacter, 10, []int64{90000001}},
-		{"name:amarr*", "", 10, []int64{30002187, 90000002}},
-		{"+words:navy +id:90000002", "", 10, []int64{90000002}},
-		// id is bleve's _id under the analysts' name, wherever it appears.
-		{"id:30000142", "", 10, []int64{30000142}},
-		{"words:jita -id:90000001", "", 10, []int64{30000142}},
-		{"+words:jita +id:9000*", "", 10, []int64{90000001}},
-		{"+words:jita +_id:30000142", "", 10, []int64{30000142}},
-		{"name:*", "", 3, nil}, // only the count is checked
-		{"name:nothing", "", 10, nil},
-		{"name:jita", snapshots.CategoryStation, 10, nil}, // a category the snapshot lacks
-	}
-	for _, tc := range tests {
-		hits, err := g.Query(ctx, tc.q, tc.cat, tc.limit)
-		if err != nil {
-			t.Fatalf("%q: %v", tc.q, err)
-		}
-		if tc.q == "name:*" {
-			if len(hits) != 3 {
-				t.Errorf("%q limit 3: %d hits", tc.q, len(hits))
-			}
-			continue
-		}
-		got := ids(hits)
-		// words:... scores depend on field length; compare as sets of IDs
-		// in the order the test gives only when there is one hit.
-		if !sameIDs(got, tc.want) {
-			t.Errorf("%q in %q: got %v, want %v", tc.q, tc.cat, got, tc.want)
-		}
-	}
-	hits, err := g.Query(ctx, "name:jita", "", 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := indexer.AnalystHit{ID: 30000142, Category: snapshots.CategorySolarSystem, Name: "Jita", Score: hits[0].Score}
-	if !reflect.DeepEqual(hits[0], want) || hits[0].Score <= 0 {
-		t.Errorf("hit = %+v, want %+v with a positive score", hits[0], want)
-	}
-}
-
-func sameIDs(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	seen := map[int64]int{}
-	for _, x := range a {
-		seen[x]++
-	}
-	for _, x := range b {
-		seen[x]--
-	}
-	for _, n := range seen {
-		if n != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func TestGenerationQueryRefuses(t *testing.T) {
-	m := indexertest.Manager(t, analystSnapshot(t))
-	g := m.Acquire()
-	defer g.Release()
-	for _, tc := range []struct {
-		q     string
-		cat   snapshots.Category
-		limit int
-	}{
-		{"", "", 10},
-		{`name:"unterminated`, "", 10},
-		{"name:jita", "planet", 10},
-		{"name:jita", "", 0},
-		// Refused before searching, not failed while searching.
-		{"id:/[/", "", 10},
-		{"name:/a{1000}{1000}/", "", 10},
-		{`+words:amarr name:/\bjita/`, "", 10},
-		{"name:/x*?/", "", 10},
-		{"name:jita~5", "", 10},
-		{`words:"amarr navy"~3`, "", 10},
-	} {
-		if _, err := g.Query(context.Background(), tc.q, tc.cat, tc.limit); !errors.Is(err, indexer.ErrBadQuery) {
-			t.Errorf("%q %q %d: err = %v, want ErrBadQuery", tc.q, tc.cat, tc.limit, err)
-		}
-	}
 }
 
 // TestOpenReadOnlyBesideManager opens the generation a Manager is serving
@@ -173,7 +75,7 @@ func TestOpenReadOnlyBesideManager(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, g := range []*indexer.Generation{a, b} {
-		hits, err := g.Query(context.Background(), "name:jita", "", 10)
+		hits, err := analystQuery(g, "name:jita", "", 10)
 		if err != nil || len(hits) != 1 {
 			t.Fatalf("read-only query: %v %v", hits, err)
 		}
@@ -183,7 +85,7 @@ func TestOpenReadOnlyBesideManager(t *testing.T) {
 	if live == nil {
 		t.Fatal("manager lost its generation")
 	}
-	if hits, err := live.Query(context.Background(), "name:amarr", "", 10); err != nil || len(hits) != 1 {
+	if hits, err := analystQuery(live, "name:amarr", "", 10); err != nil || len(hits) != 1 {
 		t.Fatalf("manager query while another handle is open: %v %v", hits, err)
 	}
 	live.Release()
@@ -192,7 +94,7 @@ func TestOpenReadOnlyBesideManager(t *testing.T) {
 		t.Fatalf("rebuild with a read-only handle open: %+v %v", res, err)
 	}
 	// b still reads the retired generation it holds.
-	if hits, err := b.Query(context.Background(), "name:jita", "", 10); err != nil || len(hits) != 1 {
+	if hits, err := analystQuery(b, "name:jita", "", 10); err != nil || len(hits) != 1 {
 		t.Fatalf("read-only handle after the switch: %v %v", hits, err)
 	}
 	b.Release()
@@ -242,7 +144,7 @@ func TestBleveOpensOnFirstAnalystQuery(t *testing.T) {
 	}
 	g := m.Acquire()
 	defer g.Release()
-	hits, err := g.Query(context.Background(), "name:jita", snapshots.CategorySolarSystem, 10)
+	hits, err := analystQuery(g, "name:jita", snapshots.CategorySolarSystem, 10)
 	if err != nil || len(hits) != 1 || hits[0].ID != 30000142 {
 		t.Fatalf("query: %+v %v", hits, err)
 	}
@@ -261,35 +163,16 @@ func TestDamagedBleveFailsOnlyAnalystQueries(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(g.Dir(), string(snapshots.CategoryCharacter), "bleve-0")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.Query(context.Background(), "name:jita", "", 10); err == nil || !strings.Contains(err.Error(), "character") {
+	if _, err := analystQuery(g, "name:jita", "", 10); err == nil || !strings.Contains(err.Error(), "character") {
 		t.Errorf("query over a damaged index: err = %v, want one naming character", err)
 	}
-	if hits, err := g.Query(context.Background(), "name:jita", snapshots.CategorySolarSystem, 10); err != nil || len(hits) != 1 {
+	if hits, err := analystQuery(g, "name:jita", snapshots.CategorySolarSystem, 10); err != nil || len(hits) != 1 {
 		t.Errorf("query of an undamaged category: %+v %v", hits, err)
 	}
 	res, err := query.New(m).Search(context.Background(), query.Request{Text: "jita", Categories: []snapshots.Category{snapshots.CategoryCharacter}})
 	if err != nil || len(res.IDs[snapshots.CategoryCharacter]) != 1 {
 		t.Errorf("search beside a damaged bleve index: %+v %v", res, err)
 	}
-}
-
-// FuzzAnalystQuery sends any query string to an analyst's query: it is
-// answered or refused as a bad query, never a panic or another error.
-func FuzzAnalystQuery(f *testing.F) {
-	for _, s := range []string{"name:jita", "id:3000*", "-id:90000001", "name:/jit./", `words:"amarr navy"`, "+name:*ar* -words:pilot",
-		"name:jita^2", "created:>2020", "name:jita~1", "(", `\`, "id:/[/"} {
-		f.Add(s)
-	}
-	m := indexertest.Manager(f, analystSnapshot(f))
-	g := m.Acquire()
-	f.Cleanup(g.Release)
-	f.Fuzz(func(t *testing.T, q string) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if _, err := g.Query(ctx, q, "", 10); err != nil && !errors.Is(err, indexer.ErrBadQuery) {
-			t.Errorf("%q: %v", q, err)
-		}
-	})
 }
 
 // A generation closes the bleve shards analysts opened once they have been
@@ -309,7 +192,7 @@ func TestBleveClosesWhenAnalystsIdle(t *testing.T) {
 	defer g.Release()
 	query := func() {
 		t.Helper()
-		hits, err := g.Query(context.Background(), "name:jita", "", 10)
+		hits, err := analystQuery(g, "name:jita", "", 10)
 		if err != nil || len(hits) != 1 {
 			t.Fatalf("query: %+v %v", hits, err)
 		}
@@ -338,7 +221,7 @@ func TestBleveClosesWhenAnalystsIdle(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := range 30 {
-				hits, err := g.Query(context.Background(), "name:jita", "", 10)
+				hits, err := analystQuery(g, "name:jita", "", 10)
 				if err == nil && len(hits) != 1 {
 					err = fmt.Errorf("%d hits", len(hits))
 				}

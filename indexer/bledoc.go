@@ -32,7 +32,7 @@ type bleveField struct {
 	value    []byte
 	length   int // tokens
 	freqs    index.TokenFrequencies
-	typ      byte // bleve's encoded field type: t text, n numeric, d datetime, b boolean
+	typ      byte // bleve's encoded field type: t text (0 too), n numeric, d datetime
 }
 
 func (d *bleveDoc) ID() string { return d.id }
@@ -69,17 +69,17 @@ func (d *bleveDoc) NumPlainTextBytes() uint64 {
 // bleve calls it for every batch the document is in).
 func (d *bleveDoc) AddIDField() {
 	for i := range d.fields {
-		if d.fields[i].name == docIDField {
+		if d.fields[i].name == DocIDField {
 			return
 		}
 	}
-	d.addTerm(docIDField, index.IndexField|index.StoreField, nil, d.id)
+	d.addTerm(DocIDField, index.IndexField|index.StoreField, nil, d.id)
 }
 
 func (d *bleveDoc) StoredFieldsBytes() uint64 {
 	n := uint64(len(d.id))
 	for i := range d.fields {
-		if d.fields[i].options.IsStored() && d.fields[i].name != docIDField {
+		if d.fields[i].options.IsStored() && d.fields[i].name != DocIDField {
 			n += uint64(len(d.fields[i].value))
 		}
 	}
@@ -97,7 +97,7 @@ func (d *bleveDoc) addTerm(name string, options index.FieldIndexingOptions, arra
 }
 
 // addAnalysed adds a field analysed by bleve's own field type (text,
-// numeric, datetime or boolean).
+// numeric or datetime).
 func (d *bleveDoc) addAnalysed(f index.Field) {
 	f.Analyze()
 	d.fields = append(d.fields, bleveField{name: f.Name(), options: f.Options(), arrayPos: f.ArrayPositions(),
@@ -160,7 +160,7 @@ func (ds *documents) document(d docInfo) *bleveDoc {
 const attributeOptions = index.IndexField | index.StoreField | index.DocValues
 
 // addAttributes adds the attribute fields. Keywords are single terms made
-// here; numbers, instants and booleans go through bleve's field types,
+// here; numbers and instants go through bleve's field types,
 // which encode their terms (numbers as prefix-coded shifts, for ranges).
 func (ds *documents) addAttributes(doc *bleveDoc, attrs []attr) {
 	services := 0
@@ -179,8 +179,6 @@ func (ds *documents) addAttributes(doc *bleveDoc, attrs []attr) {
 			if err == nil { // only instants beyond bleve's range fail: left out, as the mapping would
 				doc.addAnalysed(dt)
 			}
-		case f.Type == Boolean:
-			doc.addAnalysed(bdoc.NewBooleanFieldWithIndexingOptions(f.Name, pos, a.num != 0, attributeOptions))
 		case a.field == attrTicker:
 			doc.addAnalysed(bdoc.NewTextFieldCustom(f.Name, pos, []byte(a.str), attributeOptions, ds.exact))
 		case a.str != "":

@@ -76,8 +76,6 @@ func reference(t *testing.T, ds *documents, d docInfo) *bdoc.Document {
 			v = a.num
 		case f.Type == DateTime:
 			v = time.Unix(int64(a.num), 0).UTC()
-		case f.Type == Boolean:
-			v = a.num != 0
 		case a.str != "":
 			v = a.str
 		default:
@@ -140,7 +138,7 @@ func checkDocument(t *testing.T, ds *documents, d docInfo) {
 		t.Errorf("%q:\n got  %v\n want %v", d.name, g, w)
 	}
 	got.AddIDField() // bleve calls it per batch: still one _id
-	if n := len(summarize(t, got)[docIDField]); n != 1 {
+	if n := len(summarize(t, got)[DocIDField]); n != 1 {
 		t.Errorf("%q: %d _id fields after AddIDField again", d.name, n)
 	}
 }

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"gds/snapshots"
@@ -24,8 +25,6 @@ const (
 	// DateTime fields hold instants: ranges (field:>"2024-01-01"), date
 	// range facets, sorting.
 	DateTime FieldType = "datetime"
-	// Boolean fields hold true or false.
-	Boolean FieldType = "boolean"
 )
 
 // AnalystField describes one field of the analysts' bleve documents.
@@ -103,7 +102,7 @@ var attributeFields = []AnalystField{
 	attrService:          {"service", Keyword, catStruct, true, "each online service's name", `service:"Clone Bay"`},
 	attrGroup:            {"group_id", Keyword, catType, true, "the type's group", "group_id:18"},
 	attrMarketGroup:      {"market_group_id", Keyword, catType, true, "the market group, when on the market", "market_group_id:1857"},
-	attrPublished:        {"published", Boolean, catType, true, "whether the type is published", "published:true"},
+	attrPublished:        {"published", Keyword, catType, true, "true or false: whether the type is published", "published:false"},
 	attrSecurity:         {"security", Numeric, catSystem, true, "the security status", "security:<0.45"},
 	attrOwner:            {"owner", Keyword, []snapshots.Category{snapshots.CategoryStation}, true, "the owning corporation", "owner:1000035"},
 	attrLevel:            {"level", Numeric, catAgent, true, "the agent's level, 1 to 5", "level:>=4"},
@@ -133,8 +132,8 @@ func AnalystFields() []AnalystField {
 }
 
 // attr is one attribute value of a record, as compact as the build keeps
-// it for every record of a category: IDs, numbers, booleans (0 or 1) and
-// instants (Unix seconds) in num, strings in str.
+// it for every record of a category: IDs, numbers and instants (Unix
+// seconds) in num, strings in str.
 type attr struct {
 	field uint8
 	num   float64
@@ -250,11 +249,7 @@ func attributes(rec snapshots.Record, u *universe) []attr {
 		if r.MarketGroupID != nil {
 			id(attrMarketGroup, *r.MarketGroupID)
 		}
-		published := 0.0
-		if r.Published {
-			published = 1
-		}
-		num(attrPublished, published)
+		str(attrPublished, strconv.FormatBool(r.Published))
 	case *snapshots.SolarSystem:
 		id(attrConstellation, r.ConstellationID)
 		if u != nil {

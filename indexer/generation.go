@@ -150,7 +150,7 @@ func (g *Generation) Tables(c snapshots.Category) *CategoryTables { return g.tab
 // Index returns a category's bleve index (an alias over its shards), or
 // nil when the generation has no such category. The shards are opened on
 // first use and, when the generation has an idle time, closed once
-// analysts' queries have left them alone that long (see useIndexes): only
+// analysts' queries have left them alone that long (see UseIndexes): only
 // analysts query bleve (searches and lookups read the tables and record
 // stores), so a server that is not answering an analyst does not map the
 // shards' segment files (about a thousand at 10M names; 170 to 620 MB
@@ -186,11 +186,11 @@ func (g *Generation) openCategory(c snapshots.Category) (bleve.Index, error) {
 	return idx, nil
 }
 
-// useIndexes marks an analyst query as using the bleve indexes until the
+// UseIndexes marks an analyst query as using the bleve indexes until the
 // returned release: a generation with an idle time closes them once no
 // query has used them for that long (they map the most memory of a
 // server, and only analysts need them), and opens them again on the next.
-func (g *Generation) useIndexes() (release func()) {
+func (g *Generation) UseIndexes() (release func()) {
 	g.indexMu.Lock()
 	g.indexUses++
 	if g.idleTimer != nil {

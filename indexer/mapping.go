@@ -33,7 +33,7 @@ import (
 //	access     (structures) IDs of characters that may access it: access:90000001.
 //
 // and the attributes of fields.go (corporation_id, security, birthday, …),
-// typed keyword, numeric, datetime or boolean. Names are not stored: they
+// typed keyword, numeric or datetime. Names are not stored: they
 // come from the generation's record store, which keeps the index small and
 // the build fast; attributes are stored with doc values, for fields=, sort
 // and facets.
@@ -157,8 +157,6 @@ func attributeMapping(f AnalystField) *mapping.FieldMapping {
 		fm = mapping.NewNumericFieldMapping()
 	case DateTime:
 		fm = mapping.NewDateTimeFieldMapping()
-	case Boolean:
-		fm = mapping.NewBooleanFieldMapping()
 	default:
 		fm = mapping.NewKeywordFieldMapping()
 		if f.Name == attributeFields[attrTicker].Name {
@@ -189,3 +187,7 @@ func newDocuments(m *mapping.IndexMappingImpl) (*documents, error) {
 	}
 	return d, nil
 }
+
+// DocIDField is the field under which bleve indexes every document's _id
+// (the record ID in decimal); the analysts' id field is another name for it.
+const DocIDField = "_id"

@@ -1,0 +1,662 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp/syntax"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	bquery "github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/searcher"
+	vregexp "github.com/blevesearch/vellum/regexp"
+
+	"gds/indexer"
+	"gds/snapshots"
+)
+
+// Analysts runs analysts' queries, in bleve's query string syntax, over the
+// bleve indexes of a generation: hits with stored fields, sorting, facets
+// and exports. It is safe for concurrent use.
+type Analysts struct {
+	// acquire pins a generation (nil when none is live) until release.
+	acquire func() (g *indexer.Generation, release func())
+	close   func()
+}
+
+// NewAnalysts returns the analysts' queries over m's live generation.
+func NewAnalysts(m *indexer.Manager) *Analysts {
+	return &Analysts{
+		acquire: func() (*indexer.Generation, func()) {
+			g := m.Acquire()
+			if g == nil {
+				return nil, nil
+			}
+			return g, g.Release
+		},
+		close: func() {},
+	}
+}
+
+// AnalystsOn runs analysts' queries over g, which the caller holds.
+func AnalystsOn(g *indexer.Generation) *Analysts {
+	return &Analysts{acquire: func() (*indexer.Generation, func()) { return g, func() {} }, close: func() {}}
+}
+
+// OpenAnalysts opens the live generation of dataDir read-only, for tools
+// such as gds query beside a running server (see indexer.OpenReadOnly).
+// Close releases it.
+func OpenAnalysts(dataDir string) (*Analysts, error) {
+	g, err := indexer.OpenReadOnly(dataDir)
+	if err != nil {
+		if errors.Is(err, indexer.ErrNoGeneration) {
+			return nil, fmt.Errorf("%w: %v", ErrNotReady, err)
+		}
+		return nil, err
+	}
+	return &Analysts{
+		acquire: func() (*indexer.Generation, func()) { return g, func() {} },
+		close:   g.Release,
+	}, nil
+}
+
+// Close releases what OpenAnalysts opened.
+func (a *Analysts) Close() { a.close() }
+
+// Limits of analysts' queries.
+const (
+	// DefaultAnalystLimit is the hits a query returns unless told.
+	DefaultAnalystLimit = 20
+	// MaxAnalystLimit bounds the hits of one JSON answer, so a query such
+	// as name:* cannot make a server materialize millions of hits.
+	MaxAnalystLimit = 1000
+	// MaxExportRows is the hard cap of an export (CSV or JSON Lines),
+	// which streams its rows page by page.
+	MaxExportRows = 100000
+	// DefaultFacetSize and MaxFacetSize bound a terms facet's buckets.
+	DefaultFacetSize = 10
+	MaxFacetSize     = 100
+)
+
+// exportPage is the hits an export fetches per search, and exportCap the
+// most rows it sends (MaxExportRows; tests lower both).
+var (
+	exportPage = 5000
+	exportCap  = MaxExportRows
+)
+
+// ErrBadAnalystQuery wraps every complaint about an analyst's request
+// itself (query string, fields, facets, sort, limit), so an HTTP layer can
+// answer 400 rather than 500.
+var ErrBadAnalystQuery = errors.New("bad query")
+
+// AnalystRequest is one analyst's query.
+type AnalystRequest struct {
+	// Query in bleve's query string syntax (name:jita, security:<0.45);
+	// "*" alone matches every document.
+	Query string
+	// Category limits the query to one category; "" means all.
+	Category snapshots.Category
+	// Limit is the most hits: 1 to MaxAnalystLimit (MaxExportRows for an
+	// export); 0 means DefaultAnalystLimit (the cap for an export).
+	Limit int
+	// Sort orders hits by these fields (stored ones, id, score; "-field"
+	// descending). Empty means best score first (ID order for an export).
+	Sort []string
+	// Fields are stored fields to return with each hit; "*" means every
+	// stored field of the categories searched.
+	Fields []string
+	// Facets are stored fields to count hits by: terms of keywords and
+	// booleans, fixed ranges of numbers and instants.
+	Facets []string
+	// FacetSize is the most terms per terms facet (default 10, at most 100).
+	FacetSize int
+}
+
+// AnalystHit is one document an analyst's query matched.
+type AnalystHit struct {
+	ID       int64              `json:"id"`
+	Category snapshots.Category `json:"category"`
+	Name     string             `json:"name"`
+	Score    float64            `json:"score"`
+	// Fields holds the requested stored fields the document has.
+	Fields map[string]any `json:"fields,omitempty"`
+}
+
+// AnalystResult is the answer to an AnalystRequest.
+type AnalystResult struct {
+	Generation uint64             `json:"generation"`
+	Query      string             `json:"query"`
+	Category   snapshots.Category `json:"category,omitempty"`
+	// Total counts every matching document, beyond the hits returned.
+	Total  uint64        `json:"total"`
+	TookMS float64       `json:"took_ms"`
+	Hits   []AnalystHit  `json:"hits"`
+	Facets []FacetResult `json:"facets,omitempty"`
+}
+
+// FacetResult counts the hits of a query by one field.
+type FacetResult struct {
+	Field string            `json:"field"`
+	Type  indexer.FieldType `json:"type"`
+	// Total counts values seen, Missing documents without the field, Other
+	// values beyond the terms returned.
+	Total   int      `json:"total"`
+	Missing int      `json:"missing"`
+	Other   int      `json:"other"`
+	Buckets []Bucket `json:"buckets"`
+}
+
+// Bucket is one term or range of a facet and its count.
+type Bucket struct {
+	Term  string `json:"term"`
+	Count int    `json:"count"`
+}
+
+// AnalystFields lists every field of the analysts' documents.
+func AnalystFields() []indexer.AnalystField { return indexer.AnalystFields() }
+
+// plan is an analyst request checked and turned into bleve's terms.
+type plan struct {
+	q        bquery.Query
+	cats     []snapshots.Category
+	sort     []string // bleve's spelling: _id, _score, -field
+	fields   []string
+	facets   []indexer.AnalystField
+	facetMax int
+	limit    int
+}
+
+// prepare checks req; every complaint wraps ErrBadAnalystQuery.
+func prepare(req AnalystRequest, export bool) (*plan, error) {
+	bad := func(format string, args ...any) (*plan, error) {
+		return nil, fmt.Errorf("%w: %s", ErrBadAnalystQuery, fmt.Sprintf(format, args...))
+	}
+	if strings.TrimSpace(req.Query) == "" {
+		return bad("the query string is empty")
+	}
+	p := &plan{cats: snapshots.Categories, limit: req.Limit}
+	if req.Category != "" {
+		if !req.Category.Valid() {
+			return bad("unknown category %q; valid: %s", req.Category, joinCategories())
+		}
+		p.cats = []snapshots.Category{req.Category}
+	}
+	maxLimit := MaxAnalystLimit
+	if export {
+		maxLimit = exportCap
+	}
+	var err error
+	switch {
+	case p.limit == 0 && export:
+		p.limit = exportCap
+	case p.limit == 0:
+		p.limit = DefaultAnalystLimit
+	case p.limit < 0 || p.limit > maxLimit:
+		return bad("limit must be from 1 to %d, got %d", maxLimit, p.limit)
+	}
+	// Parse up front: bleve would otherwise report a syntax error only from
+	// inside Search, indistinguishable from an index failure.
+	var q bquery.Query
+	if strings.TrimSpace(req.Query) == "*" {
+		q = bleve.NewMatchAllQuery() // every document, without a wildcard's term walk
+	} else if q, err = bleve.NewQueryStringQuery(req.Query).Parse(); err != nil {
+		return bad("%v", err)
+	}
+	if err := checkClauses(q, p.cats); err != nil {
+		return bad("%v", err)
+	}
+	renameField(q, indexer.FieldID, indexer.DocIDField)
+	p.q = exactKeywords(q)
+	for _, s := range req.Sort {
+		name, desc := strings.CutPrefix(strings.TrimSpace(s), "-")
+		var key string
+		switch name {
+		case "score", "_score":
+			key = "_score"
+		case indexer.FieldID, indexer.DocIDField:
+			key = indexer.DocIDField
+		default:
+			if _, ok := storedField(name, p.cats); !ok {
+				return bad("cannot sort by %q; valid: id, score, %s", name, joinStored(p.cats))
+			}
+			key = name
+		}
+		if desc {
+			key = "-" + key
+		}
+		p.sort = append(p.sort, key)
+	}
+	for _, name := range req.Fields {
+		name = strings.TrimSpace(name)
+		if name == "*" {
+			for _, f := range indexer.AnalystFields() {
+				if f.Stored && inCategories(f, p.cats) && !slices.Contains(p.fields, f.Name) {
+					p.fields = append(p.fields, f.Name)
+				}
+			}
+			continue
+		}
+		if _, ok := storedField(name, p.cats); !ok {
+			return bad("no stored field %q to return; valid: *, %s", name, joinStored(p.cats))
+		}
+		if !slices.Contains(p.fields, name) {
+			p.fields = append(p.fields, name)
+		}
+	}
+	if len(req.Facets) > 0 && export {
+		return bad("facets are not exported: ask for them as JSON")
+	}
+	for _, name := range req.Facets {
+		f, ok := storedField(strings.TrimSpace(name), p.cats)
+		if !ok {
+			return bad("cannot facet on %q; valid: %s", name, joinStored(p.cats))
+		}
+		if !slices.ContainsFunc(p.facets, func(g indexer.AnalystField) bool { return g.Name == f.Name }) {
+			p.facets = append(p.facets, f)
+		}
+	}
+	p.facetMax = req.FacetSize
+	switch {
+	case p.facetMax == 0:
+		p.facetMax = DefaultFacetSize
+	case p.facetMax < 0 || p.facetMax > MaxFacetSize:
+		return bad("facet size must be from 1 to %d, got %d", MaxFacetSize, p.facetMax)
+	}
+	return p, nil
+}
+
+// Query runs req over the live generation: the best hits (or the first in
+// req.Sort's order), their stored fields, the total and the facets.
+func (a *Analysts) Query(ctx context.Context, req AnalystRequest) (*AnalystResult, error) {
+	start := time.Now()
+	p, err := prepare(req, false)
+	if err != nil {
+		return nil, err
+	}
+	g, release := a.acquire()
+	if g == nil {
+		return nil, ErrNotReady
+	}
+	defer release()
+	defer g.UseIndexes()()
+	idx, err := categoryIndexes(g, p.cats)
+	if err != nil {
+		return nil, err
+	}
+	res := &AnalystResult{Generation: g.Meta.ID, Query: req.Query, Category: req.Category, Hits: []AnalystHit{}}
+	if idx != nil {
+		sr := bleve.NewSearchRequestOptions(p.q, p.limit, 0, false)
+		sr.Fields = p.fields
+		sr.SortBy(orDefault(p.sort, []string{"-_score", indexer.DocIDField}))
+		now := time.Now()
+		for _, f := range p.facets {
+			sr.AddFacet(f.Name, facetRequest(f, p.facetMax, now))
+		}
+		out, err := idx.SearchInContext(ctx, sr)
+		if err != nil {
+			return nil, fmt.Errorf("analysts' query: %w", err)
+		}
+		res.Total = out.Total
+		for _, h := range out.Hits {
+			hit, err := hitOf(g, h.ID, h.Index, h.Score, h.Fields)
+			if err != nil {
+				return nil, err
+			}
+			res.Hits = append(res.Hits, hit)
+		}
+		for _, f := range p.facets {
+			res.Facets = append(res.Facets, facetResult(f, out.Facets[f.Name]))
+		}
+	} else {
+		for _, f := range p.facets {
+			res.Facets = append(res.Facets, FacetResult{Field: f.Name, Type: f.Type, Buckets: []Bucket{}})
+		}
+	}
+	res.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	return res, nil
+}
+
+// ExportTooLargeError is returned by Export when a query matches more than
+// it may stream and no limit was set: the message says what to do.
+type ExportTooLargeError struct {
+	Total uint64
+	Cap   int
+}
+
+func (e *ExportTooLargeError) Error() string {
+	return fmt.Sprintf("the query matches %d documents, more than the export cap of %d: narrow the query, or set a limit (at most %d) to export the first ones in sort order",
+		e.Total, e.Cap, e.Cap)
+}
+
+// Export streams req's hits to start and then row, page by page in req.Sort's
+// order (ID order by default), at most req.Limit of them (at most
+// MaxExportRows). start learns the total before any row; an unlimited
+// request matching more than the cap fails with *ExportTooLargeError
+// before start.
+func (a *Analysts) Export(ctx context.Context, req AnalystRequest, start func(total uint64, columns []string) error, row func(AnalystHit) error) error {
+	p, err := prepare(req, true)
+	if err != nil {
+		return err
+	}
+	g, release := a.acquire()
+	if g == nil {
+		return ErrNotReady
+	}
+	defer release()
+	defer g.UseIndexes()()
+	idx, err := categoryIndexes(g, p.cats)
+	if err != nil {
+		return err
+	}
+	if idx == nil {
+		return start(0, p.fields)
+	}
+	// A unique last key lets each page start after the one before.
+	order := append(slices.Clone(p.sort), indexer.DocIDField)
+	var after []string
+	sent := 0
+	for first := true; ; first = false {
+		size := min(exportPage, p.limit-sent)
+		sr := bleve.NewSearchRequestOptions(p.q, size, 0, false)
+		sr.Fields = p.fields
+		sr.SortBy(order)
+		if after != nil {
+			sr.SetSearchAfter(after)
+		}
+		out, err := idx.SearchInContext(ctx, sr)
+		if err != nil {
+			return fmt.Errorf("analysts' export: %w", err)
+		}
+		if first {
+			if req.Limit == 0 && out.Total > uint64(exportCap) {
+				return fmt.Errorf("%w: %w", ErrBadAnalystQuery, &ExportTooLargeError{Total: out.Total, Cap: exportCap})
+			}
+			if err := start(out.Total, p.fields); err != nil {
+				return err
+			}
+		}
+		for _, h := range out.Hits {
+			hit, err := hitOf(g, h.ID, h.Index, h.Score, h.Fields)
+			if err != nil {
+				return err
+			}
+			if err := row(hit); err != nil {
+				return err
+			}
+		}
+		sent += len(out.Hits)
+		if len(out.Hits) < size || sent >= p.limit {
+			return nil
+		}
+		after = out.Hits[len(out.Hits)-1].Sort
+	}
+}
+
+func orDefault(s, def []string) []string {
+	if len(s) == 0 {
+		return def
+	}
+	return s
+}
+
+// categoryIndexes is one index over the categories' bleve indexes (nil
+// when none has records); bleve's alias merges their hits, sorts and facets.
+func categoryIndexes(g *indexer.Generation, cats []snapshots.Category) (bleve.Index, error) {
+	var idxs []bleve.Index
+	for _, cat := range cats {
+		idx, err := g.Index(cat)
+		if err != nil {
+			return nil, fmt.Errorf("analysts' query: %w", err)
+		}
+		if idx != nil {
+			idxs = append(idxs, &namedIndex{bleveIndex: idx, cat: cat})
+		}
+	}
+	switch len(idxs) {
+	case 0:
+		return nil, nil
+	case 1:
+		return idxs[0], nil
+	}
+	return bleve.NewIndexAlias(idxs...), nil
+}
+
+// namedIndex names a category's index by its category, so every hit says
+// which category it came from (bleve's DocumentMatch.Index).
+type namedIndex struct {
+	bleveIndex
+	cat snapshots.Category
+}
+
+// bleveIndex lets namedIndex embed bleve.Index, whose own Index method
+// would clash with a field named Index.
+type bleveIndex = bleve.Index
+
+func (n *namedIndex) Name() string { return string(n.cat) }
+
+func (n *namedIndex) SearchInContext(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	res, err := n.bleveIndex.SearchInContext(ctx, req)
+	if err == nil {
+		for _, h := range res.Hits {
+			h.Index = string(n.cat)
+		}
+	}
+	return res, err
+}
+
+// hitOf makes a bleve hit an AnalystHit, with the record's name from the
+// generation's record store (the bleve index stores no names).
+func hitOf(g *indexer.Generation, docID, cat string, score float64, fields map[string]any) (AnalystHit, error) {
+	id, err := strconv.ParseInt(docID, 10, 64)
+	if err != nil {
+		return AnalystHit{}, fmt.Errorf("analysts' query: document id %q is not an integer", docID)
+	}
+	c := snapshots.Category(cat)
+	h := AnalystHit{ID: id, Category: c, Score: score, Name: displayName(g, c, id)}
+	if len(fields) > 0 {
+		for name, v := range fields {
+			if isIDField(name) {
+				fields[name] = idValues(v)
+			}
+		}
+		h.Fields = fields
+	}
+	return h, nil
+}
+
+// isIDField reports whether a keyword field holds IDs, which answers give
+// as numbers, as ESI does.
+func isIDField(name string) bool {
+	return strings.HasSuffix(name, "_id") || name == "owner"
+}
+
+func idValues(v any) any {
+	switch v := v.(type) {
+	case string:
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return n
+		}
+	case []any:
+		for i := range v {
+			v[i] = idValues(v[i])
+		}
+	}
+	return v
+}
+
+// displayName is a record's name as the snapshot spells it.
+func displayName(g *indexer.Generation, cat snapshots.Category, id int64) string {
+	v := &View{g: g}
+	rec, err := v.Record(cat.Kind(), id)
+	if err != nil {
+		return ""
+	}
+	return rec.(snapshots.Named).DisplayName()
+}
+
+// storedField finds a stored field that documents of one of cats have.
+func storedField(name string, cats []snapshots.Category) (indexer.AnalystField, bool) {
+	for _, f := range indexer.AnalystFields() {
+		if f.Name == name && f.Stored && inCategories(f, cats) {
+			return f, true
+		}
+	}
+	return indexer.AnalystField{}, false
+}
+
+func inCategories(f indexer.AnalystField, cats []snapshots.Category) bool {
+	if len(f.Categories) == 0 {
+		return true
+	}
+	for _, c := range cats {
+		if slices.Contains(f.Categories, c) {
+			return true
+		}
+	}
+	return false
+}
+
+func joinStored(cats []snapshots.Category) string {
+	var names []string
+	for _, f := range indexer.AnalystFields() {
+		if f.Stored && inCategories(f, cats) {
+			names = append(names, f.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func joinCategories() string {
+	var names []string
+	for _, c := range snapshots.Categories {
+		names = append(names, string(c))
+	}
+	return strings.Join(names, ", ")
+}
+
+// eachClause calls fn with every clause of q, however deeply the clauses
+// nest, until fn returns an error.
+func eachClause(q bquery.Query, fn func(bquery.Query) error) error {
+	var subs []bquery.Query
+	switch q := q.(type) {
+	case *bquery.BooleanQuery:
+		subs = []bquery.Query{q.Must, q.Should, q.MustNot}
+	case *bquery.ConjunctionQuery:
+		subs = q.Conjuncts
+	case *bquery.DisjunctionQuery:
+		subs = q.Disjuncts
+	}
+	for _, c := range subs {
+		if c != nil {
+			if err := eachClause(c, fn); err != nil {
+				return err
+			}
+		}
+	}
+	return fn(q)
+}
+
+// renameField makes every clause of q that names field from name field to
+// instead.
+func renameField(q bquery.Query, from, to string) {
+	_ = eachClause(q, func(c bquery.Query) error {
+		if f, ok := c.(bquery.FieldableQuery); ok && f.Field() == from {
+			f.SetField(to)
+		}
+		return nil
+	})
+}
+
+// exactKeywords turns quoted values of keyword fields (service:"Clone
+// Bay") into plain matches: a keyword is one term, and bleve's phrases
+// need term positions, which keyword fields do not keep.
+func exactKeywords(q bquery.Query) bquery.Query {
+	switch c := q.(type) {
+	case *bquery.BooleanQuery:
+		for _, sub := range []*bquery.Query{&c.Must, &c.Should, &c.MustNot} {
+			if *sub != nil {
+				*sub = exactKeywords(*sub)
+			}
+		}
+	case *bquery.ConjunctionQuery:
+		for i := range c.Conjuncts {
+			c.Conjuncts[i] = exactKeywords(c.Conjuncts[i])
+		}
+	case *bquery.DisjunctionQuery:
+		for i := range c.Disjuncts {
+			c.Disjuncts[i] = exactKeywords(c.Disjuncts[i])
+		}
+	case *bquery.MatchPhraseQuery:
+		if f, ok := fieldNamed(c.FieldVal); ok && f.Type == indexer.Keyword && c.Fuzziness == 0 {
+			m := bleve.NewMatchQuery(c.MatchPhrase)
+			m.SetField(c.FieldVal)
+			m.SetBoost(c.BoostVal.Value())
+			return m
+		}
+	}
+	return q
+}
+
+func fieldNamed(name string) (indexer.AnalystField, bool) {
+	for _, f := range indexer.AnalystFields() {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return indexer.AnalystField{}, false
+}
+
+// checkClauses finds what bleve checks only while it searches, or not at
+// all, so that it is the analyst's error rather than a failed or empty
+// search: fields no document of cats has; regexps that bleve's index would
+// not compile (Go syntax, then the automaton's limits: no anchors, word
+// boundaries or lazy repetition, a bounded size); fuzziness beyond bleve's
+// maximum.
+func checkClauses(q bquery.Query, cats []snapshots.Category) error {
+	return eachClause(q, func(c bquery.Query) error {
+		if f, ok := c.(bquery.FieldableQuery); ok && f.Field() != "" && f.Field() != indexer.DocIDField {
+			if !slices.ContainsFunc(indexer.AnalystFields(), func(a indexer.AnalystField) bool { return a.Name == f.Field() && inCategories(a, cats) }) {
+				return fmt.Errorf("no field %q; valid: %s", f.Field(), joinFields(cats))
+			}
+		}
+		switch c := c.(type) {
+		case *bquery.RegexpQuery:
+			parsed, err := syntax.Parse(c.Regexp, syntax.Perl)
+			if err == nil {
+				_, err = vregexp.NewParsedWithLimit(c.Regexp, parsed, vregexp.DefaultLimit)
+			}
+			if err != nil {
+				return fmt.Errorf("regular expression /%s/: %v", c.Regexp, err)
+			}
+		case *bquery.FuzzyQuery:
+			return checkFuzziness(c.Term, c.Fuzziness)
+		case *bquery.MatchQuery: // term~N in the query string
+			return checkFuzziness(c.Match, c.Fuzziness)
+		case *bquery.MatchPhraseQuery:
+			return checkFuzziness(c.MatchPhrase, c.Fuzziness)
+		}
+		return nil
+	})
+}
+
+func joinFields(cats []snapshots.Category) string {
+	var names []string
+	for _, f := range indexer.AnalystFields() {
+		if inCategories(f, cats) {
+			names = append(names, f.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func checkFuzziness(term string, n int) error {
+	if n > searcher.MaxFuzziness {
+		return fmt.Errorf("fuzziness %d of %q is more than %d", n, term, searcher.MaxFuzziness)
+	}
+	return nil
+}
