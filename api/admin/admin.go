@@ -17,7 +17,6 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +25,7 @@ import (
 
 	"gds/api/httplog"
 	"gds/indexer"
+	"gds/query"
 	"gds/snapshots"
 )
 
@@ -53,6 +53,8 @@ type Options struct {
 	MaxBodyBytes int64
 	// Now is the clock of the status report; nil means time.Now.
 	Now func() time.Time
+	// Analysts answers /admin/query and the console; nil answers 503.
+	Analysts *query.Analysts
 	// Ready, when set, is a further condition of /readyz besides a live
 	// generation (gds serve: the public listener is up), so a load
 	// balancer never routes to a port that is not accepting yet.
@@ -64,9 +66,6 @@ type Options struct {
 	// "fleet" in /admin/status.
 	Fleet func() any
 }
-
-// DefaultQueryLimit is the number of hits /admin/query returns unless told.
-const DefaultQueryLimit = 20
 
 // New returns the operator handler.
 func New(o Options) http.Handler {
@@ -93,6 +92,8 @@ func New(o Options) http.Handler {
 	guarded.GET("/admin/status", h.status)
 	guarded.POST("/admin/reindex", h.reindex)
 	guarded.GET("/admin/query", h.query)
+	guarded.GET("/admin/fields", h.fields)
+	h.console(e)
 	// Go's profiler, for operators chasing a slow or hungry server
 	// (go tool pprof http://ADMIN/debug/pprof/profile?seconds=10).
 	guarded.GET("/debug/pprof/", gin.WrapF(pprof.Index))
@@ -201,52 +202,6 @@ func (h *handler) reindex(c *gin.Context) {
 	}
 	id, coalesced := h.o.Indexer.Start(indexer.BuildRequest{Snapshot: req.Snapshot, Full: req.Full, Trigger: "admin"})
 	c.JSON(http.StatusAccepted, ReindexResponse{BuildID: id, Coalesced: coalesced, Snapshot: req.Snapshot})
-}
-
-// QueryResponse answers GET /admin/query.
-type QueryResponse struct {
-	Generation uint64               `json:"generation"`
-	Query      string               `json:"query"`
-	Category   snapshots.Category   `json:"category,omitempty"`
-	Hits       []indexer.AnalystHit `json:"hits"`
-}
-
-func (h *handler) query(c *gin.Context) {
-	q := c.Query("q")
-	if strings.TrimSpace(q) == "" {
-		writeError(c, http.StatusBadRequest, "Parameter q is required: a bleve query string such as name:jita or words:navy")
-		return
-	}
-	limit := DefaultQueryLimit
-	if s := c.Query("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > indexer.MaxAnalystLimit {
-			writeError(c, http.StatusBadRequest, fmt.Sprintf("Parameter limit must be an integer from 1 to %d", indexer.MaxAnalystLimit))
-			return
-		}
-		limit = n
-	}
-	cat := snapshots.Category(c.Query("category"))
-	g := h.o.Indexer.Acquire()
-	if g == nil {
-		writeError(c, http.StatusServiceUnavailable, "No index generation is live yet")
-		return
-	}
-	defer g.Release()
-	hits, err := g.Query(c.Request.Context(), q, cat, limit)
-	switch {
-	case errors.Is(err, indexer.ErrBadQuery):
-		writeError(c, http.StatusBadRequest, err.Error())
-		return
-	case err != nil:
-		h.o.Logger.Error().Err(err).Str("request_id", httplog.RequestID(c)).Msg("analyst query failed")
-		writeError(c, http.StatusInternalServerError, "Query failed: "+err.Error())
-		return
-	}
-	if hits == nil {
-		hits = []indexer.AnalystHit{}
-	}
-	c.JSON(http.StatusOK, QueryResponse{Generation: g.Meta.ID, Query: q, Category: cat, Hits: hits})
 }
 
 // RequireToken returns middleware admitting only requests that carry

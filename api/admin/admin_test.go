@@ -3,6 +3,7 @@ package admin_test
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"gds/api/admin"
 	"gds/indexer"
 	"gds/indexer/indexertest"
+	"gds/query"
 	"gds/snapshots"
 )
 
@@ -253,42 +255,117 @@ func TestReindex(t *testing.T) {
 func TestQuery(t *testing.T) {
 	metrics := admin.NewMetrics()
 	mgr := openManager(t, metrics)
-	h := admin.New(admin.Options{Indexer: mgr, Metrics: metrics, Logger: zerolog.New(io.Discard)})
+	h := admin.New(admin.Options{Indexer: mgr, Analysts: query.NewAnalysts(mgr), Metrics: metrics, Logger: zerolog.New(io.Discard)})
 	if r := do(t, h, "GET", "/admin/query?q=name:jita", ""); r.status != 503 {
 		t.Errorf("query before a generation = %d, want 503", r.status)
 	}
 	if _, err := mgr.Build(context.Background(), indexer.BuildRequest{Snapshot: snapshot(t, 0), Trigger: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	var res admin.QueryResponse
+	var res query.AnalystResult
 	r := do(t, h, "GET", "/admin/query?q=words:jita", "")
 	r.decode(t, &res)
-	if r.status != 200 || res.Generation != 1 || len(res.Hits) != 2 {
+	if r.status != 200 || res.Generation != 1 || len(res.Hits) != 2 || res.Total != 2 {
 		t.Fatalf("words:jita = %d %s", r.status, r.body)
 	}
 	r = do(t, h, "GET", "/admin/query?q=words:jita&category=solar_system&limit=5", "")
-	res = admin.QueryResponse{}
+	res = query.AnalystResult{}
 	r.decode(t, &res)
-	want := indexer.AnalystHit{ID: 30000142, Category: snapshots.CategorySolarSystem, Name: "Jita"}
-	if len(res.Hits) != 1 || res.Hits[0].ID != want.ID || res.Hits[0].Name != want.Name || res.Hits[0].Category != want.Category {
+	if len(res.Hits) != 1 || res.Hits[0].ID != 30000142 || res.Hits[0].Name != "Jita" || res.Hits[0].Category != snapshots.CategorySolarSystem {
 		t.Errorf("words:jita in solar_system = %s", r.body)
 	}
 	r = do(t, h, "GET", "/admin/query?q=name:nothing", "")
 	if r.status != 200 || !bytes.Contains(r.body, []byte(`"hits":[]`)) {
 		t.Errorf("no hits = %d %s", r.status, r.body)
 	}
-	for _, target := range []string{
-		"/admin/query",
-		"/admin/query?q=name:jita&limit=0",
-		"/admin/query?q=name:jita&limit=x",
-		"/admin/query?q=name:jita&category=planet",
-		`/admin/query?q=name:"open`,
+	// Facets, sort and stored fields over HTTP.
+	r = do(t, h, "GET", "/admin/query?q=*&category=solar_system&facets=constellation_id&fields=constellation_id&sort=-constellation_id", "")
+	res = query.AnalystResult{}
+	r.decode(t, &res)
+	if r.status != 200 || len(res.Hits) != 2 || res.Hits[0].ID != 30002187 || res.Hits[0].Fields["constellation_id"] != float64(20000322) ||
+		len(res.Facets) != 1 || len(res.Facets[0].Buckets) != 2 || res.Facets[0].Buckets[0].Count != 1 {
+		t.Errorf("facets, fields and sort = %d %s", r.status, r.body)
+	}
+	// Exports, parsed back.
+	r = do(t, h, "GET", "/admin/query?q=*&format=csv&fields=corporation_id&category=character", "")
+	rows, err := csv.NewReader(bytes.NewReader(r.body)).ReadAll()
+	if r.status != 200 || err != nil || len(rows) != 2 || rows[1][0] != "90000001" || rows[1][4] != "98000001" ||
+		r.header.Get("Content-Type") != "text/csv; charset=utf-8" || r.header.Get("X-Total-Hits") != "1" {
+		t.Errorf("csv = %d %v %q %v", r.status, r.header, r.body, err)
+	}
+	r = do(t, h, "GET", "/admin/query?q=*&format=jsonl&sort=id", "")
+	var ids []int64
+	for line := range strings.Lines(string(r.body)) {
+		var hit query.AnalystHit
+		if err := json.Unmarshal([]byte(line), &hit); err != nil {
+			t.Fatalf("jsonl line %q: %v", line, err)
+		}
+		ids = append(ids, hit.ID)
+	}
+	if r.status != 200 || fmt.Sprint(ids) != "[30000142 30002187 90000001]" || r.header.Get("Content-Type") != "application/x-ndjson" {
+		t.Errorf("jsonl = %d %v %s", r.status, r.header, r.body)
+	}
+	for _, tc := range []struct{ target, want string }{
+		{"/admin/query", "Parameter q is required"},
+		{"/admin/query?q=name:jita&limit=0", "Parameter limit"},
+		{"/admin/query?q=name:jita&limit=x", "Parameter limit"},
+		{"/admin/query?q=name:jita&limit=5000", "limit must be from 1 to 1000"},
+		{"/admin/query?q=name:jita&category=planet", `unknown category "planet"`},
+		{`/admin/query?q=name:"open`, "bad query"},
+		{"/admin/query?q=colour:red", `no field "colour"; valid: name, words, id`},
+		{"/admin/query?q=*&facets=colour", `cannot facet on "colour"; valid: corporation_id`},
+		{"/admin/query?q=*&sort=words", `cannot sort by "words"`},
+		{"/admin/query?q=*&fields=name_de", `no stored field "name_de"`},
+		{"/admin/query?q=*&format=xml", "Parameter format must be one of json, csv, jsonl"},
+		{"/admin/query?q=*&format=csv&facets=state", "facets are not exported"},
+		{"/admin/query?q=*&colour=red", `Unknown parameter "colour"`},
 	} {
-		r := do(t, h, "GET", target, "")
+		r := do(t, h, "GET", tc.target, "")
 		var e struct{ Error string }
 		r.decode(t, &e)
-		if r.status != 400 || e.Error == "" {
-			t.Errorf("%s = %d %s, want 400 with an error", target, r.status, r.body)
+		if r.status != 400 || !strings.Contains(e.Error, tc.want) {
+			t.Errorf("%s = %d %s, want 400 with an error containing %q", tc.target, r.status, r.body, tc.want)
+		}
+	}
+	// The field list for the console and scripts.
+	var fl struct {
+		Fields []indexer.AnalystField `json:"fields"`
+	}
+	r = do(t, h, "GET", "/admin/fields", "")
+	r.decode(t, &fl)
+	if r.status != 200 || len(fl.Fields) != len(query.AnalystFields()) {
+		t.Errorf("/admin/fields = %d %s", r.status, r.body)
+	}
+}
+
+// The console's page and assets are served with a strict CSP and without
+// the token (they hold no data); the routes they call need it.
+func TestConsoleAssets(t *testing.T) {
+	h := admin.New(admin.Options{Indexer: openManager(t, nil), Token: "s3cret", Logger: zerolog.New(io.Discard)})
+	for _, tc := range []struct{ path, ctype, contains string }{
+		{"/admin/", "text/html; charset=utf-8", `<script src="/admin/console.js" defer></script>`},
+		{"/admin/console.js", "text/javascript; charset=utf-8", "sessionStorage"},
+		{"/admin/console.css", "text/css; charset=utf-8", ".bar"},
+	} {
+		r := do(t, h, "GET", tc.path, "")
+		if r.status != 200 || r.header.Get("Content-Type") != tc.ctype || !bytes.Contains(r.body, []byte(tc.contains)) {
+			t.Errorf("%s = %d %v", tc.path, r.status, r.header)
+		}
+		csp := r.header.Get("Content-Security-Policy")
+		if !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") ||
+			r.header.Get("X-Content-Type-Options") != "nosniff" || r.header.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("%s headers %v", tc.path, r.header)
+		}
+	}
+	if r := do(t, h, "GET", "/admin", ""); r.status != 301 || r.header.Get("Location") != "/admin/" {
+		t.Errorf("/admin = %d %v", r.status, r.header)
+	}
+	for _, path := range []string{"/admin/fields", "/admin/query?q=*"} {
+		if r := do(t, h, "GET", path, ""); r.status != 401 {
+			t.Errorf("%s without the token = %d", path, r.status)
+		}
+		if r := do(t, h, "GET", path, "", "Authorization", "Bearer s3cret"); r.status == 401 {
+			t.Errorf("%s with the token = %d", path, r.status)
 		}
 	}
 }

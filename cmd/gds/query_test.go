@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"io"
 	"os"
@@ -13,8 +14,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"gds/api/admin"
 	"gds/indexer"
+	"gds/query"
 )
 
 // openServedData builds snapshot into a data directory and keeps its
@@ -51,7 +52,7 @@ func TestQueryBesideServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res admin.QueryResponse
+	var res query.AnalystResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
@@ -68,13 +69,13 @@ func TestQueryBesideServer(t *testing.T) {
 		!strings.HasPrefix(lines[1], "30000142") || !strings.Contains(lines[1], "solar_system") || !strings.Contains(lines[1], "Jita") {
 		t.Errorf("table:\n%s", out)
 	}
-	if !strings.Contains(stderr, "1 hit (limit") {
+	if !strings.Contains(stderr, "1 of 1 hit in") {
 		t.Errorf("stderr = %q", stderr)
 	}
 
 	// Unquoted clauses arrive as separate arguments.
 	out, _, err = runCmd(t, "query", "--data", data, "--json", "+words:jita", "+id:90000001")
-	res = admin.QueryResponse{}
+	res = query.AnalystResult{}
 	if err != nil || json.Unmarshal([]byte(out), &res) != nil || len(res.Hits) != 1 || res.Hits[0].ID != 90000001 {
 		t.Errorf("two-argument query: %v %s", err, out)
 	}
@@ -83,16 +84,16 @@ func TestQueryBesideServer(t *testing.T) {
 	if g == nil {
 		t.Fatal("the manager lost its generation")
 	}
-	hits, err := g.Query(context.Background(), "name:amarr", "", 5)
+	mres, err := query.AnalystsOn(g).Query(context.Background(), query.AnalystRequest{Query: "name:amarr", Limit: 5})
 	g.Release()
-	if err != nil || len(hits) != 1 {
-		t.Errorf("manager query after gds query: %v %v", hits, err)
+	if err != nil || len(mres.Hits) != 1 {
+		t.Errorf("manager query after gds query: %+v %v", mres, err)
 	}
 	r, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: snap, Full: true, Trigger: "test"})
 	if err != nil || r.Generation != 2 {
 		t.Fatalf("manager rebuild after gds query: %+v %v", r, err)
 	}
-	res = admin.QueryResponse{}
+	res = query.AnalystResult{}
 	out, _, err = runCmd(t, "query", "--data", data, "--json", "name:jita")
 	if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.Generation != 2 {
 		t.Errorf("gds query after the switch: %v %s", err, out)
@@ -118,8 +119,8 @@ func TestQueryOtherProcess(t *testing.T) {
 	}
 	g := m.Acquire()
 	defer g.Release()
-	if hits, err := g.Query(context.Background(), "name:jita", "", 5); err != nil || len(hits) != 1 {
-		t.Errorf("manager after the child: %v %v", hits, err)
+	if res, err := query.AnalystsOn(g).Query(context.Background(), query.AnalystRequest{Query: "name:jita"}); err != nil || len(res.Hits) != 1 {
+		t.Errorf("manager after the child: %+v %v", res, err)
 	}
 }
 
@@ -144,7 +145,11 @@ func TestQueryRefuses(t *testing.T) {
 		{[]string{"query", "name:jita"}, "--data"},
 		{[]string{"query", "--data", data}, "usage"},
 		{[]string{"query", "--data", t.TempDir(), "name:jita"}, "no index generation"},
-		{[]string{"query", "--data", data, "--limit", "0", "name:jita"}, "--limit"},
+		{[]string{"query", "--data", data, "--limit", "-1", "name:jita"}, "--limit"},
+		{[]string{"query", "--data", data, "--limit", "5000", "name:jita"}, "limit must be from 1 to 1000"},
+		{[]string{"query", "--data", data, "--format", "xml", "name:jita"}, "--format must be table, json, csv, jsonl"},
+		{[]string{"query", "--data", data, "--facets", "colour", "*"}, `cannot facet on "colour"; valid: corporation_id`},
+		{[]string{"query", "--data", data, "colour:red"}, `no field "colour"; valid: name, words, id`},
 		{[]string{"query", "--data", data, "--category", "planet", "name:jita"}, "unknown category"},
 		{[]string{"query", "--data", data, `name:"open`}, "bad query"},
 	} {
@@ -152,5 +157,59 @@ func TestQueryRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err = %v, want one mentioning %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// gds query's analysts' flags: --fields alone documents every field;
+// --fields, --facets and --sort print stored values, counts and order;
+// --format csv and jsonl stream every hit in a form that parses back.
+func TestQueryAnalystFlags(t *testing.T) {
+	data, _ := openServedData(t, opsSnapshot(t))
+	out, _, err := runCmd(t, "query", "--fields")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range query.AnalystFields() {
+		if !strings.Contains(out, "\n"+f.Name+" ") || !strings.Contains(out, f.Example) {
+			t.Errorf("--fields lacks %s or its example %q", f.Name, f.Example)
+		}
+	}
+	out, stderr, err := runCmd(t, "query", "--data", data, "--category", "character", "--fields", "corporation_id",
+		"--facets", "corporation_id", "--sort", "-id", "*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out, "\n")
+	if !strings.HasPrefix(lines[0], "ID ") || !strings.Contains(lines[0], "corporation_id") ||
+		!strings.Contains(out, "corporation_id (keyword)") || !strings.Contains(out, "█") || !strings.Contains(stderr, " hits in ") {
+		t.Errorf("table output:\n%s\n%s", out, stderr)
+	}
+	out, _, err = runCmd(t, "query", "--data", data, "--format", "csv", "--fields", "corporation_id", "--sort", "id", "*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(rows) < 3 || strings.Join(rows[0], ",") != "id,category,name,score,corporation_id" {
+		t.Fatalf("csv: %v\n%s", err, out)
+	}
+	for i := 2; i < len(rows); i++ {
+		if rows[i-1][0] > rows[i][0] {
+			t.Errorf("csv rows out of id order: %v then %v", rows[i-1], rows[i])
+		}
+	}
+	out, _, err = runCmd(t, "query", "--data", data, "--format", "jsonl", "words:jita")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for line := range strings.Lines(out) {
+		var h query.AnalystHit
+		if err := json.Unmarshal([]byte(line), &h); err != nil || h.ID == 0 {
+			t.Fatalf("jsonl line %q: %v", line, err)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("jsonl: %d lines, want 2:\n%s", n, out)
 	}
 }

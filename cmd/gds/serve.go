@@ -81,7 +81,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	var publicUp atomic.Bool
 	adminLog := log.With().Str("listener", "admin").Logger()
 	adminOpts := admin.Options{
-		Indexer: mgr, Snapshot: cfg.Snapshot, Token: cfg.AdminToken, Metrics: metrics,
+		Indexer: mgr, Analysts: query.NewAnalysts(mgr), Snapshot: cfg.Snapshot, Token: cfg.AdminToken, Metrics: metrics,
 		Logger: adminLog, MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
 		Ready: func() error {
 			if !publicUp.Load() {

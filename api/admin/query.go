@@ -1,0 +1,169 @@
+package admin
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"gds/api/httplog"
+	"gds/query"
+	"gds/snapshots"
+)
+
+// queryParams are the parameters of GET /admin/query.
+var queryParams = []string{"q", "category", "limit", "sort", "fields", "facets", "facet_size", "format"}
+
+// AnalystRequest reads an analyst's request from URL parameters (those of
+// GET /admin/query; gds query's flags mean the same) and the format asked
+// for; the error names what to fix.
+func AnalystRequest(get func(string) string) (query.AnalystRequest, string, error) {
+	list := func(s string) []string {
+		var out []string
+		for _, f := range strings.Split(s, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	req := query.AnalystRequest{
+		Query:    strings.TrimSpace(get("q")),
+		Category: snapshots.Category(get("category")),
+		Sort:     list(get("sort")),
+		Fields:   list(get("fields")),
+		Facets:   list(get("facets")),
+	}
+	if req.Query == "" {
+		return req, "", errors.New("Parameter q is required: a bleve query string such as name:jita, words:navy or security:<0.45 (* matches everything)")
+	}
+	for _, p := range []struct {
+		name string
+		dst  *int
+		max  int
+	}{{"limit", &req.Limit, query.MaxExportRows}, {"facet_size", &req.FacetSize, query.MaxFacetSize}} {
+		if s := get(p.name); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 || n > p.max {
+				return req, "", fmt.Errorf("Parameter %s must be an integer from 1 to %d", p.name, p.max)
+			}
+			*p.dst = n
+		}
+	}
+	format := get("format")
+	if format == "" {
+		format = query.FormatJSON
+	}
+	if !slices.Contains(query.Formats, format) {
+		return req, "", fmt.Errorf("Parameter format must be one of %s", strings.Join(query.Formats, ", "))
+	}
+	return req, format, nil
+}
+
+func (h *handler) analysts(c *gin.Context) *query.Analysts {
+	if h.o.Analysts == nil {
+		writeError(c, http.StatusServiceUnavailable, "Analysts' queries are not available on this server")
+	}
+	return h.o.Analysts
+}
+
+// query answers GET /admin/query: JSON (hits, total, facets) or, with
+// format=csv or jsonl, every hit streamed up to the export cap.
+func (h *handler) query(c *gin.Context) {
+	for name := range c.Request.URL.Query() {
+		if !slices.Contains(queryParams, name) {
+			writeError(c, http.StatusBadRequest, fmt.Sprintf("Unknown parameter %q; valid: %s", name, strings.Join(queryParams, ", ")))
+			return
+		}
+	}
+	req, format, err := AnalystRequest(c.Query)
+	if err != nil {
+		writeError(c, http.StatusBadRequest, err.Error())
+		return
+	}
+	a := h.analysts(c)
+	if a == nil {
+		return
+	}
+	if format != query.FormatJSON {
+		h.export(c, a, req, format)
+		return
+	}
+	res, err := a.Query(c.Request.Context(), req)
+	if h.queryFailed(c, err) {
+		return
+	}
+	c.JSON(http.StatusOK, res)
+}
+
+// queryFailed answers a failed query: 400 for the analyst's mistakes, 503
+// before a generation, 500 otherwise (logged).
+func (h *handler) queryFailed(c *gin.Context, err error) bool {
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, query.ErrBadAnalystQuery):
+		writeError(c, http.StatusBadRequest, err.Error())
+	case errors.Is(err, query.ErrNotReady):
+		writeError(c, http.StatusServiceUnavailable, "No index generation is live yet")
+	default:
+		h.o.Logger.Error().Err(err).Str("request_id", httplog.RequestID(c)).Msg("analyst query failed")
+		writeError(c, http.StatusInternalServerError, "Query failed: "+err.Error())
+	}
+	return true
+}
+
+// export streams the hits as CSV or JSON Lines. Mistakes are found before
+// the first byte (a JSON error with its status); a failure mid-stream can
+// only cut the response short, so it is logged and the connection ends
+// without the final chunk.
+func (h *handler) export(c *gin.Context, a *query.Analysts, req query.AnalystRequest, format string) {
+	w, err := query.NewExportWriter(c.Writer, format)
+	if h.queryFailed(c, err) {
+		return
+	}
+	started := false
+	err = a.Export(c.Request.Context(), req, func(total uint64, fields []string) error {
+		started = true
+		ct := "text/csv; charset=utf-8"
+		if format == query.FormatJSONL {
+			ct = "application/x-ndjson"
+		}
+		c.Header("Content-Type", ct)
+		c.Header("Content-Disposition", fmt.Sprintf(`attachment; filename="gds-query.%s"`, format))
+		c.Header("X-Total-Hits", strconv.FormatUint(total, 10))
+		c.Status(http.StatusOK)
+		return w.Start(fields)
+	}, w.Row)
+	if !started {
+		h.queryFailed(c, err)
+		return
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		h.o.Logger.Error().Err(err).Str("request_id", httplog.RequestID(c)).Int("rows", w.Rows()).Msg("analyst export cut short")
+		// The client must not take a cut export for a whole one: end the
+		// connection without the final chunk.
+		if conn, _, herr := c.Writer.Hijack(); herr == nil {
+			conn.Close()
+		}
+	}
+}
+
+// fields answers GET /admin/fields: every field of the analysts' documents,
+// the categories, the formats and the limits, for the console and scripts.
+func (h *handler) fields(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{
+		"fields":     query.AnalystFields(),
+		"categories": snapshots.Categories,
+		"formats":    query.Formats,
+		"limits": gin.H{"default": query.DefaultAnalystLimit, "json": query.MaxAnalystLimit, "export": query.MaxExportRows,
+			"facet_size": query.MaxFacetSize},
+	})
+}
