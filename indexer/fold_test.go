@@ -1,7 +1,6 @@
 package indexer_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -31,7 +30,7 @@ func TestDottedCapitalIFoldsToPlainI(t *testing.T) {
 	g := m.Acquire()
 	defer g.Release()
 	for _, q := range []string{"words:ilkay", "name:ilkay*", "words:İLKAY"} {
-		hits, err := g.Query(context.Background(), q, snapshots.CategoryCharacter, 10)
+		hits, err := analystQuery(g, q, snapshots.CategoryCharacter, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
