@@ -13,7 +13,7 @@ import (
 // in the tab's sessionStorage and sends it as Authorization: Bearer on
 // every call of /admin/fields and /admin/query, which are guarded.
 //
-//go:embed console/index.html console/console.js console/console.css
+//go:embed console/index.html console/console.js console/console.css console/favicon.svg
 var consoleFiles embed.FS
 
 // consoleCSP allows the page only its own script, style and API calls:
@@ -40,4 +40,5 @@ func (h *handler) console(e *gin.Engine) {
 	e.GET("/admin/", asset("index.html", "text/html; charset=utf-8"))
 	e.GET("/admin/console.js", asset("console.js", "text/javascript; charset=utf-8"))
 	e.GET("/admin/console.css", asset("console.css", "text/css; charset=utf-8"))
+	e.GET("/admin/favicon.svg", asset("favicon.svg", "image/svg+xml"))
 }

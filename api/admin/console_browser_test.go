@@ -49,9 +49,9 @@ func TestBrowserConsole(t *testing.T) {
 	tab.Do(t, "open the console", chromedp.Navigate(s.AdminURL+"/admin/"))
 	tab.WaitFor(t, "the login form", `!document.getElementById('login').hidden`, wait)
 	tab.Screenshot(t, "1-login")
-	tab.Do(t, "a wrong token", chromedp.SetValue(chromedp.ID("token"), "wrong"), chromedp.Submit(chromedp.ID("token")))
+	tab.Do(t, "a wrong token", chromedp.SetValue(chromedp.ID("token"), "wrong"), chromedp.Click(chromedp.ID("signin")))
 	tab.WaitFor(t, "the refusal", `document.getElementById('login-error').textContent.includes('refused')`, wait)
-	tab.Do(t, "the token", chromedp.SetValue(chromedp.ID("token"), token), chromedp.Submit(chromedp.ID("token")))
+	tab.Do(t, "the token", chromedp.SetValue(chromedp.ID("token"), token), chromedp.Click(chromedp.ID("signin")))
 	tab.WaitFor(t, "the field list", `document.querySelectorAll('#field-list tbody tr').length > 20 && document.getElementById('login').hidden`, wait)
 	if got := browsertest.Eval[string](t, tab, `sessionStorage.getItem('gds-admin-token')`); got != token {
 		t.Errorf("sessionStorage holds %q, want the token", got)
@@ -75,7 +75,7 @@ func TestBrowserConsole(t *testing.T) {
 		chromedp.SetValue(chromedp.ID("facets"), "region_id"),
 		chromedp.Click(chromedp.ID("run")))
 	want := api("q=security:%3C0.45&category=solar_system&facets=region_id&limit=20")
-	tab.WaitFor(t, "the hits", fmt.Sprintf(`document.getElementById('status').textContent.includes('of %d hits')`, want.Total), wait)
+	tab.WaitFor(t, "the hits", fmt.Sprintf(`document.getElementById('status').textContent.includes('of %d hit')`, want.Total), wait)
 	rows := browsertest.Eval[int](t, tab, `document.querySelectorAll('#results tbody tr').length`)
 	head := browsertest.Eval[string](t, tab, `document.querySelector('#results thead').textContent`)
 	if rows != min(20, int(want.Total)) || !strings.Contains(head, "security") || !strings.Contains(head, "region_id") {

@@ -181,7 +181,7 @@ func TestQueryAnalystFlags(t *testing.T) {
 	}
 	lines := strings.Split(out, "\n")
 	if !strings.HasPrefix(lines[0], "ID ") || !strings.Contains(lines[0], "corporation_id") ||
-		!strings.Contains(out, "corporation_id (keyword)") || !strings.Contains(out, "█") || !strings.Contains(stderr, " hits in ") {
+		!strings.Contains(out, "corporation_id (keyword)") || !strings.Contains(out, "█") || !strings.Contains(stderr, "hit in ") {
 		t.Errorf("table output:\n%s\n%s", out, stderr)
 	}
 	out, _, err = runCmd(t, "query", "--data", data, "--format", "csv", "--fields", "corporation_id", "--sort", "id", "*")

@@ -73,7 +73,9 @@ async function loadFields() {
 function params(format) {
   const p = new URLSearchParams();
   p.set('q', $('q').value.trim());
-  for (const name of ['category', 'fields', 'facets', 'sort']) {
+  // Exports stream hits only: facets are counted on the page's query.
+  const names = format ? ['category', 'fields', 'sort'] : ['category', 'fields', 'facets', 'sort'];
+  for (const name of names) {
     const v = $(name).value.trim();
     if (v) p.set(name, v);
   }
@@ -104,7 +106,7 @@ async function run() {
   const res = await resp.json();
   const wall = performance.now() - started;
   $('generation').textContent = 'generation ' + res.generation;
-  $('status').textContent = `${res.hits.length} of ${res.total} hits · ${res.took_ms.toFixed(1)} ms on the server, ${wall.toFixed(0)} ms here`;
+  $('status').textContent = `${res.hits.length} of ${res.total} ${res.total === 1 ? 'hit' : 'hits'} · ${res.took_ms.toFixed(1)} ms on the server, ${wall.toFixed(0)} ms here`;
   renderFacets(res.facets || []);
   renderHits(res.hits);
 }
