@@ -102,7 +102,9 @@ type AnalystRequest struct {
 	// export); 0 means DefaultAnalystLimit (the cap for an export).
 	Limit int
 	// Sort orders hits by these fields (stored ones, id, score; "-field"
-	// descending). Empty means best score first (ID order for an export).
+	// descending). Empty means best score first, or index order when no
+	// clause ranks (only filters: prefixes, wildcards, ranges, keywords);
+	// an export's order is ID order.
 	Sort []string
 	// Fields are stored fields to return with each hit; "*" means every
 	// stored field of the categories searched.
@@ -166,6 +168,8 @@ type plan struct {
 	facets   []indexer.AnalystField
 	facetMax int
 	limit    int
+	// unscored: no clause ranks (see constantScore) and no sort by score.
+	unscored bool
 }
 
 // prepare checks req; every complaint wraps ErrBadAnalystQuery.
@@ -209,6 +213,7 @@ func prepare(req AnalystRequest, export bool) (*plan, error) {
 	}
 	renameField(q, indexer.FieldID, indexer.DocIDField)
 	p.q = exactKeywords(q)
+	p.unscored = constantScore(p.q)
 	for _, s := range req.Sort {
 		name, desc := strings.CutPrefix(strings.TrimSpace(s), "-")
 		var key string
@@ -225,6 +230,9 @@ func prepare(req AnalystRequest, export bool) (*plan, error) {
 		}
 		if desc {
 			key = "-" + key
+		}
+		if key == "_score" || key == "-_score" {
+			p.unscored = false
 		}
 		p.sort = append(p.sort, key)
 	}
@@ -289,7 +297,15 @@ func (a *Analysts) Query(ctx context.Context, req AnalystRequest) (*AnalystResul
 	if idx != nil {
 		sr := bleve.NewSearchRequestOptions(p.q, p.limit, 0, false)
 		sr.Fields = p.fields
-		sr.SortBy(orDefault(p.sort, []string{"-_score", indexer.DocIDField}))
+		if len(p.sort) > 0 {
+			sr.SortBy(p.sort)
+		}
+		if p.unscored {
+			// Nothing to rank by: bleve then ORs posting bitmaps instead of
+			// scoring every match (a prefix over 10M names matches many
+			// terms), and keeps the first hits in index order.
+			sr.Score = "none"
+		}
 		now := time.Now()
 		for _, f := range p.facets {
 			sr.AddFacet(f.Name, facetRequest(f, p.facetMax, now))
@@ -362,6 +378,9 @@ func (a *Analysts) Export(ctx context.Context, req AnalystRequest, start func(to
 		sr := bleve.NewSearchRequestOptions(p.q, size, 0, false)
 		sr.Fields = p.fields
 		sr.SortBy(order)
+		if !slices.ContainsFunc(order, func(k string) bool { return strings.TrimPrefix(k, "-") == "_score" }) {
+			sr.Score = "none" // an order without scores needs none
+		}
 		if after != nil {
 			sr.SetSearchAfter(after)
 		}
@@ -392,13 +411,6 @@ func (a *Analysts) Export(ctx context.Context, req AnalystRequest, start func(to
 		}
 		after = out.Hits[len(out.Hits)-1].Sort
 	}
-}
-
-func orDefault(s, def []string) []string {
-	if len(s) == 0 {
-		return def
-	}
-	return s
 }
 
 // categoryIndexes is one index over the categories' bleve indexes (nil

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"errors"
 	"fmt"
 	"regexp/syntax"
 	"slices"
@@ -139,3 +140,30 @@ func checkFuzziness(term string, n int) error {
 	}
 	return nil
 }
+
+// constantScore reports whether no clause of q ranks its matches: only
+// filters (prefixes, wildcards, regexps, ranges, keyword and numeric terms,
+// everything) and no text match of the name fields.
+func constantScore(q bquery.Query) bool {
+	return eachClause(q, func(c bquery.Query) error {
+		var field string
+		switch c := c.(type) {
+		case *bquery.MatchQuery:
+			field = c.FieldVal
+		case *bquery.MatchPhraseQuery:
+			field = c.FieldVal
+		case *bquery.TermQuery:
+			field = c.FieldVal
+		case *bquery.FuzzyQuery, *bquery.PhraseQuery, *bquery.QueryStringQuery:
+			return errRanks
+		default:
+			return nil
+		}
+		if f, ok := fieldNamed(field); !ok || f.Type == indexer.Text {
+			return errRanks // the default field (words) or a name field
+		}
+		return nil
+	}) == nil
+}
+
+var errRanks = errors.New("a clause ranks")

@@ -44,6 +44,7 @@ var (
 	flagGDSOnly    = flag.Bool("gds-only", false, "only the gds in-process search scenarios, on the data and queries.json already in -work (no generation, build, PostgreSQL or HTTP)")
 	flagGDSResults = flag.String("gds-results", "", "file of every query's gds result IDs: written when missing, otherwise every result must equal it (order and content)")
 	flagGDSTexts   = flag.String("gds-texts", "", "with -gds-only: only time these contains texts (comma-separated), printing each one's work and latency")
+	flagAnalysts   = flag.String("analysts", "on", "on: also time the analysts' query set beside PostgreSQL; only: just that (after the build and load); off: never")
 )
 
 func repoRoot(t *testing.T) string {
@@ -169,6 +170,20 @@ func TestBench(t *testing.T) {
 	}
 	logStep(t, "postgres load %s: %d rows, %s", load.Build().Round(time.Millisecond), load.Rows, human(load.Total))
 
+	if *flagAnalysts == "only" {
+		logStep(t, "analysts' queries")
+		ar := analystBench(ctx, conn, snap, data, sample, *flagMinTime, *flagMaxPasses)
+		var b strings.Builder
+		fmt.Fprintf(&b, "\n== %d generated character names (+ SDE fixture), seed %d, build %s, %d cores\n", load.Rows, *flagSeed, build.Duration.Round(time.Millisecond), runtime.NumCPU())
+		analystTable(func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }, ar)
+		fmt.Print(b.String())
+		os.WriteFile(filepath.Join(work, "analysts.txt"), []byte(b.String()), 0o644)
+		if ar.Err != nil {
+			t.Fatal(ar.Err)
+		}
+		return
+	}
+
 	// 4. Queries and the hit counts PostgreSQL gives.
 	qs, excluded := dropFoldSensitive(makeQueries(sample, *flagQueries, *flagSeed), folds)
 	for _, q := range excluded {
@@ -264,6 +279,13 @@ func TestBench(t *testing.T) {
 		}
 	}
 	pgQueryPSS := pgSampler.Stop()
+
+	// 6b. The analysts' query set, both sides.
+	var ar analystResult
+	if *flagAnalysts != "off" {
+		logStep(t, "analysts' queries")
+		ar = analystBench(ctx, conn, snap, data, sample, *flagMinTime, *flagMaxPasses)
+	}
 
 	// 7. gds over HTTP.
 	var hr httpResult
@@ -399,6 +421,9 @@ func TestBench(t *testing.T) {
 	p("   contains >= 20x PostgreSQL q/s: %.1fx | p50 <= 0.3 ms: %s | p99 <= 3 ms: %s | max <= 20 ms: %s\n", ratio, ms(c1.P50), ms(c1.P99), ms(c1.Max))
 	p("   strict >= 100,000 q/s: %.0f | build <= 3 min: %s | incremental <= 10 s: %s | serving RSS <= 1.5 GB: %s\n",
 		s1.QPS(), build.Duration.Round(time.Millisecond), incr.Duration.Round(time.Millisecond), human(gs.MaxRSS))
+	if *flagAnalysts != "off" {
+		analystTable(p, ar)
+	}
 	for _, k := range []string{"contains1", "contains2", "strict1", "strict2"} {
 		if e := gdsT[k].Errors + pgT[k].Errors; e > 0 {
 			p("   WARNING: %d errors in %s\n", e, k)
