@@ -119,6 +119,9 @@ func TestBrowserConsole(t *testing.T) {
 	// A bad field: the API's message, on the page.
 	tab.Do(t, "a bad field", chromedp.SetValue(chromedp.ID("q"), "colour:red"), chromedp.Click(chromedp.ID("run")))
 	tab.WaitFor(t, "the error", `document.getElementById('error').textContent.includes('no field "colour"')`, wait)
+	if browsertest.Eval[bool](t, tab, `!document.getElementById('results').hidden || document.querySelectorAll('.facet').length > 0`) {
+		t.Error("the last answer's hits or facets still show beside the error")
+	}
 	tab.Screenshot(t, "5-bad-field")
 
 	// 401 (the login) and 400 (the bad field) were provoked on purpose.

@@ -32,6 +32,7 @@ async function errorOf(resp) {
 
 function showLogin(message) {
   $('login').hidden = false;
+  $('console').hidden = true;
   $('login-error').textContent = message;
   $('token').focus();
 }
@@ -99,7 +100,10 @@ async function run() {
     return;
   }
   if (!resp.ok) {
+    // The last answer's hits and facets would read as this query's.
     $('status').textContent = '';
+    $('facets-out').replaceChildren();
+    $('results').hidden = true;
     $('error').textContent = await errorOf(resp);
     return;
   }
@@ -247,10 +251,12 @@ async function start() {
   try {
     await loadFields();
   } catch (e) {
-    $('error').textContent = e.message;
+    if ($('login').hidden) $('error').textContent = e.message;
     return;
   }
   $('login').hidden = true;
+  $('console').hidden = false;
+  $('error').textContent = '';
   if (fromHash()) run();
 }
 
