@@ -107,3 +107,13 @@ browser-deps:
 test-browser: browser-deps build
 	$(GO) test -tags browser -count=1 -timeout 20m -run '^TestBrowser' \
 	  $$(grep -rl --include='*_test.go' '^//go:build browser' . | xargs -n1 dirname | sort -u)
+
+# Conformance with ESI's published Swagger document (cmd/esicheck: never
+# part of `make test`, it reads ../shared): starts bin/gds on the sample,
+# calls every route ESI's 2021-06 document also has under every version
+# label, validates requests and answers with kin-openapi and prints
+# `N passed, M failed` with every violation. ESI_SWAGGER names the document.
+ESI_SWAGGER ?= ../shared/esi/esi-swagger-2021-06.json
+.PHONY: esi-check
+esi-check: build
+	$(GO) run ./cmd/esicheck -bin $(BIN) -snapshot $(SAMPLE) -swagger $(ESI_SWAGGER)

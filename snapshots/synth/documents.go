@@ -189,7 +189,7 @@ func (d docBuilder) corporation(c int64) []docSpec {
 				Title       string    `json:"title"`
 				Description string    `json:"description"`
 				CreatorID   int64     `json:"creator_id"`
-				Created     time.Time `json:"created"`
+				Created     time.Time `json:"created_at"` // ESI's name; bookmarks say "created"
 			}
 			return []medal{{MedalID: 1 + d.rng.Int64N(100_000), Title: "Iron Miner", Description: "For a million units of Veldspar.", CreatorID: ceo, Created: d.past(365 * 24 * time.Hour)}}
 		}},

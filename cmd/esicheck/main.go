@@ -1,0 +1,150 @@
+// Command esicheck validates gds against ESI's published Swagger document:
+// it starts the real gds binary on a snapshot with players, calls every
+// route that the document also has (under every version label gds
+// serves, with tokens minted by gds token where the route needs one),
+// validates each request and answer with kin-openapi, and prints every
+// violation and "N passed, M failed". Known exceptions (differences the
+// interface gds implements requires; see docs/api.md, "ESI conformance")
+// are reported but not counted as failures. `make esi-check` runs it; it
+// is a developer tool, not part of `make test`.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+func main() {
+	var o options
+	flag.StringVar(&o.bin, "bin", "bin/gds", "the gds binary to check")
+	flag.StringVar(&o.snapshot, "snapshot", "snapshots/sample", "snapshot with players to serve")
+	flag.StringVar(&o.swagger, "swagger", "../shared/esi/esi-swagger-2021-06.json", "ESI's Swagger 2.0 document")
+	flag.BoolVar(&o.verbose, "v", false, "print every call, not only violations")
+	flag.Parse()
+	failed, err := run(o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "esicheck:", err)
+		os.Exit(2)
+	}
+	if failed > 0 {
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	bin, snapshot, swagger string
+	verbose                bool
+}
+
+func run(o options) (int, error) {
+	doc, err := loadESI(o.swagger)
+	if err != nil {
+		return 0, err
+	}
+	sample, err := readSample(o.snapshot)
+	if err != nil {
+		return 0, err
+	}
+	data, err := os.MkdirTemp("", "esicheck-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(data)
+	base, stop, err := startServer(o.bin, o.snapshot, data)
+	if err != nil {
+		return 0, err
+	}
+	defer stop()
+	c := &checker{doc: doc, base: base, bin: o.bin, data: data, verbose: o.verbose, tokens: map[string]string{}}
+	for _, call := range plan(doc, sample) {
+		c.check(call)
+	}
+	c.report()
+	return c.failed, nil
+}
+
+// startServer runs gds serve on free loopback ports and waits until it
+// answers; stop ends it.
+func startServer(bin, snapshot, data string) (string, func(), error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return "", nil, err
+	}
+	admin, err := freeAddr()
+	if err != nil {
+		return "", nil, err
+	}
+	abs, err := filepath.Abs(snapshot)
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(bin, "serve", "--snapshot", abs, "--data", data, "--addr", addr,
+		"--admin-addr", admin, "--error-limit", "-1", "--log-level", "warn")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	stop := func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	}
+	base := "http://" + addr
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	for {
+		resp, err := http.Get(base + "/latest/universe/types/34/")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return base, stop, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			stop()
+			return "", nil, fmt.Errorf("gds did not answer on %s within 5 minutes", addr)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// freeAddr is a loopback address with a port free a moment ago.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// mint returns a token of gds token for character with scopes, once.
+func (c *checker) mint(character int64, scopes []string) (string, error) {
+	key := fmt.Sprint(character, scopes)
+	if t, ok := c.tokens[key]; ok {
+		return t, nil
+	}
+	out, err := exec.Command(c.bin, "token", "--data", c.data, "--character", fmt.Sprint(character),
+		"--scopes", strings.Join(scopes, ","), "--ttl", "1h").Output()
+	if err != nil {
+		return "", fmt.Errorf("gds token: %w", err)
+	}
+	t := strings.TrimSpace(string(out))
+	c.tokens[key] = t
+	return t, nil
+}
