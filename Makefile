@@ -117,3 +117,38 @@ ESI_SWAGGER ?= ../shared/esi/esi-swagger-2021-06.json
 .PHONY: esi-check
 esi-check: build
 	$(GO) run ./cmd/esicheck -bin $(BIN) -snapshot $(SAMPLE) -swagger $(ESI_SWAGGER)
+
+# The fleet test (build tag "fleet", never part of `make test`): a real S3
+# server (the Versity S3 gateway over a directory), one gds indexer
+# publishing to it, three replicas following it behind HAProxy (round
+# robin), a client searching throughout, then faults (a replica killed
+# mid-download, a corrupted object, the S3 server stopped for FLEET_OUTAGE,
+# default 20s). fleet-deps installs versitygw into bin/ and HAProxy from
+# Debian when missing. FLEET_NAMES (default 20000) sizes the data.
+VERSITYGW_VERSION := v1.8.0
+FLEET_NAMES ?= 20000
+FLEET_OUTAGE ?= 20s
+.PHONY: fleet-deps test-fleet
+fleet-deps:
+	@if [ ! -x bin/versitygw ]; then \
+	  GOBIN=$(CURDIR)/bin $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION); \
+	fi
+	@if ! command -v haproxy >/dev/null 2>&1; then \
+	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq haproxy; \
+	fi
+
+test-fleet: fleet-deps
+	VERSITYGW=$(CURDIR)/bin/versitygw FLEET_NAMES=$(FLEET_NAMES) FLEET_OUTAGE=$(FLEET_OUTAGE) \
+	  $(GO) test -tags fleet -run '^TestFleet$$' -count=1 -timeout 20m -v ./cmd/gds
+
+# Fleet measurements for docs/fleet.md (build tag "fleet"): publish of a full
+# and a 1%-renamed generation to versitygw on loopback, a replica's catch-up
+# from an empty disk, throughput of 1 and 3 replicas behind HAProxy.
+# Heavy at 1M names and more: run it under the shared lock, e.g.
+#   flock /tmp/gds-heavy.lock make fleet-measure FLEET_MEASURE_NAMES=1000000
+FLEET_MEASURE_NAMES ?= 1000000
+.PHONY: fleet-measure
+fleet-measure: fleet-deps
+	VERSITYGW=$(CURDIR)/bin/versitygw FLEET_MEASURE_NAMES=$(FLEET_MEASURE_NAMES) \
+	  $(GO) test -tags fleet -run '^TestFleetMeasure$$' -count=1 -timeout 60m -v ./cmd/gds

@@ -79,7 +79,9 @@ func Redact(rawURL string) string {
 	u.User = nil
 	q := u.Query()
 	for k := range q {
-		if k != "prefix" && k != "region" {
+		switch k {
+		case "prefix", "region", "endpoint", "use_path_style", "create_dir":
+		default:
 			q.Set(k, "…")
 		}
 	}
@@ -140,7 +142,7 @@ func checkManifest(m *Manifest, gen uint64) error {
 	seen := make(map[string]bool, len(m.Files))
 	for _, f := range m.Files {
 		clean := path.Clean(f.Path)
-		if f.Path == "" || clean != f.Path || path.IsAbs(f.Path) || clean == ".." || strings.HasPrefix(clean, "../") || strings.Contains(f.Path, "\\") {
+		if f.Path == "" || clean != f.Path || path.IsAbs(f.Path) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../") || strings.Contains(f.Path, "\\") {
 			return fmt.Errorf("manifest file path %q is not a clean relative path", f.Path)
 		}
 		if seen[f.Path] {

@@ -161,9 +161,6 @@ func (f *Follower) Check(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.status.LastCheck = now
-	if f.status.Download != nil {
-		f.status.LastDownload, f.status.Download = f.status.Download, nil
-	}
 	if err != nil {
 		f.status.LastError, f.status.LastErrorAt = err.Error(), now
 		f.status.Errors++
@@ -284,6 +281,7 @@ func (f *Follower) download(ctx context.Context, m *Manifest) (string, error) {
 	}
 	prog := &Download{Generation: m.Generation, Files: len(m.Files), Bytes: m.Bytes()}
 	f.setDownload(prog)
+	defer f.finishDownload() // before the generation can go live
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	work := make(chan File)
@@ -329,6 +327,12 @@ feed:
 		return "", fmt.Errorf("%s does not describe generation %d (%v)", indexer.MetaFile, m.Generation, err)
 	}
 	return dir, nil
+}
+
+func (f *Follower) finishDownload() {
+	f.mu.Lock()
+	f.status.LastDownload, f.status.Download = f.status.Download, nil
+	f.mu.Unlock()
 }
 
 func (f *Follower) setDownload(d *Download) {
