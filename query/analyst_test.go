@@ -3,10 +3,16 @@ package query_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
+	"gds/indexer"
 	"gds/indexer/indexertest"
 	"gds/query"
 	"gds/snapshots"
@@ -154,4 +160,74 @@ func FuzzAnalystQuery(f *testing.F) {
 			t.Errorf("%q: %v", q, err)
 		}
 	})
+}
+
+// An incremental build keeps the attribute fields right: a changed
+// structure's new state is found (the patched shard), and when a solar
+// system moves to another constellation, the structures in it carry the
+// new derived region although their own records did not change.
+func TestAnalystFieldsAfterIncrementalBuild(t *testing.T) {
+	recs := func(state string, constellation int64) indexertest.Records {
+		rs := indexertest.Records{
+			snapshots.Constellations: {
+				&snapshots.Constellation{Entity: indexertest.Named(20000020, "Kimotoro"), RegionID: 10000002},
+				&snapshots.Constellation{Entity: indexertest.Named(20000021, "Elsewhere"), RegionID: 10000003},
+			},
+			snapshots.SolarSystems: {
+				&snapshots.SolarSystem{Entity: indexertest.Named(30000142, "Jita"), ConstellationID: constellation, SecurityStatus: 0.95},
+			},
+		}
+		for i := range 40 { // enough records that one change is patched, not rebuilt
+			st := "shield_vulnerable"
+			if i == 0 {
+				st = state
+			}
+			rs[snapshots.Structures] = append(rs[snapshots.Structures], &snapshots.Structure{ID: 1000000000000 + int64(i),
+				Name: fmt.Sprintf("Jita - Keep %d", i), TypeID: 35832, CorporationID: 98000001, SystemID: 30000142, ProfileID: 1, State: st,
+				CurrentVul: []snapshots.Window{}, NextVul: []snapshots.Window{}})
+		}
+		return rs
+	}
+	data := filepath.Join(t.TempDir(), "data")
+	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), MaxIncrementalShare: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	a := query.NewAnalysts(m)
+	total := func(q string) uint64 {
+		t.Helper()
+		res, err := a.Query(context.Background(), query.AnalystRequest{Query: q, Category: snapshots.CategoryStructure})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Total
+	}
+	for i, step := range []struct {
+		state         string
+		constellation int64
+		incremental   bool
+		armor, region uint64 // state:armor_reinforce, region_id:10000003
+	}{
+		{"shield_vulnerable", 20000020, false, 0, 0},
+		{"armor_reinforce", 20000020, true, 1, 0}, // one structure changed: patched
+		{"armor_reinforce", 20000021, false, 1, 40}, // the system moved: its structures re-derived
+	} {
+		res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: indexertest.Snapshot(t, recs(step.state, step.constellation)), Trigger: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 && res.Incremental != step.incremental {
+			t.Errorf("build %d: incremental %v, want %v", i, res.Incremental, step.incremental)
+		}
+		if got := total("state:armor_reinforce"); got != step.armor {
+			t.Errorf("build %d: state:armor_reinforce %d, want %d", i, got, step.armor)
+		}
+		if got := total("region_id:10000003"); got != step.region {
+			t.Errorf("build %d: region_id:10000003 %d, want %d", i, got, step.region)
+		}
+		if got := total("region_id:10000002"); got != 40-step.region {
+			t.Errorf("build %d: region_id:10000002 %d, want %d", i, got, 40-step.region)
+		}
+	}
 }
