@@ -210,7 +210,7 @@ func TestAnalystFieldsAfterIncrementalBuild(t *testing.T) {
 		armor, region uint64 // state:armor_reinforce, region_id:10000003
 	}{
 		{"shield_vulnerable", 20000020, false, 0, 0},
-		{"armor_reinforce", 20000020, true, 1, 0}, // one structure changed: patched
+		{"armor_reinforce", 20000020, true, 1, 0},   // one structure changed: patched
 		{"armor_reinforce", 20000021, false, 1, 40}, // the system moved: its structures re-derived
 	} {
 		res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: indexertest.Snapshot(t, recs(step.state, step.constellation)), Trigger: "test"})
