@@ -231,3 +231,22 @@ func TestAnalystFieldsAfterIncrementalBuild(t *testing.T) {
 		}
 	}
 }
+
+// An export over several categories pages through bleve's alias of their
+// indexes: every document once, in ID order, whatever the page size.
+func TestAnalystExportAcrossCategories(t *testing.T) {
+	a := query.NewAnalysts(indexertest.Manager(t, analystSnapshot(t)))
+	defer query.SetExportLimits(1, 100)()
+	var ids []int64
+	err := a.Export(context.Background(), query.AnalystRequest{Query: "*"},
+		func(total uint64, _ []string) error {
+			if total != 4 {
+				t.Errorf("total %d, want 4", total)
+			}
+			return nil
+		},
+		func(h query.AnalystHit) error { ids = append(ids, h.ID); return nil })
+	if err != nil || fmt.Sprint(ids) != "[30000142 30002187 90000001 90000002]" {
+		t.Errorf("export: %v %v", ids, err)
+	}
+}
