@@ -178,7 +178,11 @@ func (s *sample) calls(method, tmpl string, op *openapi3.Operation) []call {
 		return nil
 	}
 	if len(scopes) > 0 {
-		return s.documentCalls(base)
+		calls := s.documentCalls(base)
+		for i := range calls {
+			calls[i].query = requiredQuery(op)
+		}
+		return calls
 	}
 	path, ok := fill(tmpl, fixed)
 	if !ok {
@@ -269,4 +273,19 @@ func operationScopes(op *openapi3.Operation) []string {
 		}
 	}
 	return out
+}
+
+// queryValues are values for the required query parameters of the
+// document routes (the starbase detail's system_id: gds ignores it).
+var queryValues = map[string]string{"system_id": "30000142"}
+
+// requiredQuery is the query string of op's required query parameters.
+func requiredQuery(op *openapi3.Operation) string {
+	var parts []string
+	for _, p := range op.Parameters {
+		if v := p.Value; v != nil && v.In == openapi3.ParameterInQuery && v.Required {
+			parts = append(parts, v.Name+"="+queryValues[v.Name])
+		}
+	}
+	return strings.Join(parts, "&")
 }

@@ -38,6 +38,9 @@ func (g *generator) documents(emit emitFunc) error {
 		c := i * w.nCorps / min(w.nCorps, docCorporations)
 		specs = append(specs, d.character(w.member(c, 0), c)...)
 		specs = append(specs, d.corporation(c)...)
+		if i == 0 {
+			specs = append(specs, d.moreCorporation(c)...)
+		}
 	}
 	if w.nAlliances > 0 {
 		specs = append(specs, d.allianceContacts(0))
