@@ -130,7 +130,7 @@ func TestAccessControlProperty(t *testing.T) {
 	ts := newTestServer(t, indexertest.Records{
 		snapshots.Structures: structRecs, snapshots.Roles: roleRecs, snapshots.Characters: charRecs,
 		snapshots.Documents: uniqueDocuments(docRecs),
-	}, func(d *Deps) { d.Limits.ErrorLimit = -1 })
+	}, func(d *Deps) { d.Limits.ErrorLimit, d.Limits.RateLimitsOff = -1, true })
 
 	// The tokens.
 	type token struct {

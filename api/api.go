@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"gds/api/auth"
+	"gds/api/clientip"
 	"gds/api/ratelimit"
 	"gds/api/web"
 	"gds/query"
@@ -37,6 +38,8 @@ type Metrics interface {
 	CacheHit()
 	CacheMiss()
 	ErrorLimited()
+	// RateLimited counts a request of group answered 429.
+	RateLimited(group string)
 }
 
 // Deps are everything the API needs, passed explicitly.
@@ -61,6 +64,9 @@ type Deps struct {
 	Middleware []gin.HandlerFunc
 	// Limits of the traffic the API accepts.
 	Limits Limits
+	// ClientIP says which address a request comes from (X-Forwarded-For
+	// from trusted proxies only); the zero value trusts no proxy.
+	ClientIP clientip.Resolver
 }
 
 // Limits bound what clients can make the API do.
@@ -85,6 +91,9 @@ type Limits struct {
 	// RateLimitsOff turns the floating-window rate limits off (the error
 	// limit still applies).
 	RateLimitsOff bool
+	// RateLimitMaxKeys bounds the rate limiter's buckets over all groups
+	// (0: ratelimit.DefaultMaxKeys).
+	RateLimitMaxKeys int
 }
 
 // server is the API's state.
@@ -92,6 +101,9 @@ type server struct {
 	d      Deps
 	now    func() time.Time
 	routes []Route
+	// limiter keeps the rate limits' buckets; nil when they are off.
+	limiter    *ratelimit.Limiter
+	rateGroups map[string]*rateGroup
 }
 
 // New returns the public HTTP handler.
@@ -102,6 +114,8 @@ func New(d Deps) http.Handler {
 		s.now = time.Now
 	}
 	s.routes = s.table()
+	s.limiter = s.newLimiter()
+	s.rateGroups = map[string]*rateGroup{}
 	e := gin.New()
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false

@@ -36,7 +36,27 @@ func (s *server) authorize(c *gin.Context, character int64, scope string) (auth.
 
 // authenticate returns the claims of the request's token; every error
 // means 401 and its message (from the auth sentinels) says what to fix.
+// The outcome is kept on the request: the rate limiter reads the token
+// before the handler does.
 func (s *server) authenticate(c *gin.Context) (auth.Claims, error) {
+	if v, ok := c.Get(ctxAuth); ok {
+		a := v.(authResult)
+		return a.claims, a.err
+	}
+	claims, err := s.verifyToken(c)
+	c.Set(ctxAuth, authResult{claims, err})
+	return claims, err
+}
+
+// ctxAuth holds the request's authResult once its token was verified.
+const ctxAuth = "gds.auth"
+
+type authResult struct {
+	claims auth.Claims
+	err    error
+}
+
+func (s *server) verifyToken(c *gin.Context) (auth.Claims, error) {
 	token, err := auth.TokenFromRequest(c.Request)
 	if err != nil {
 		return auth.Claims{}, err

@@ -13,9 +13,9 @@ import (
 
 // countingMetrics records what the API reports.
 type countingMetrics struct {
-	mu                             sync.Mutex
-	hits, misses, limited, searchs int
-	requests                       []observedRequest
+	mu                                          sync.Mutex
+	hits, misses, limited, rateLimited, searchs int
+	requests                                    []observedRequest
 }
 
 type observedRequest struct {
@@ -33,6 +33,7 @@ func (m *countingMetrics) SearchStats(candidates, verified int) { m.add(&m.searc
 func (m *countingMetrics) CacheHit()                            { m.add(&m.hits) }
 func (m *countingMetrics) CacheMiss()                           { m.add(&m.misses) }
 func (m *countingMetrics) ErrorLimited()                        { m.add(&m.limited) }
+func (m *countingMetrics) RateLimited(string)                   { m.add(&m.rateLimited) }
 
 func (m *countingMetrics) add(n *int) {
 	m.mu.Lock()

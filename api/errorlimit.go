@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"gds/api/clientip"
 )
 
 // Defaults of Limits.
@@ -39,8 +41,9 @@ const (
 type errorLimiter struct {
 	limit   int
 	window  time.Duration
-	now     func() time.Time
-	metrics Metrics
+	now      func() time.Time
+	metrics  Metrics
+	clientIP clientip.Resolver
 
 	mu        sync.Mutex
 	clients   map[string]*errorWindow
@@ -56,8 +59,8 @@ type errorWindow struct {
 // open windows, new ones are not tracked until a sweep frees room.
 const maxErrorClients = 100_000
 
-func newErrorLimiter(l Limits, now func() time.Time, m Metrics) *errorLimiter {
-	el := &errorLimiter{limit: l.ErrorLimit, window: l.ErrorWindow, now: now, metrics: m,
+func newErrorLimiter(l Limits, now func() time.Time, m Metrics, ip clientip.Resolver) *errorLimiter {
+	el := &errorLimiter{limit: l.ErrorLimit, window: l.ErrorWindow, now: now, metrics: m, clientIP: ip,
 		clients: make(map[string]*errorWindow)}
 	if el.limit == 0 {
 		el.limit = defaultErrorLimit
@@ -73,9 +76,9 @@ func (el *errorLimiter) handle(c *gin.Context) {
 		c.Next()
 		return
 	}
-	// RemoteIP, not ClientIP: X-Forwarded-For is the client's to forge, so
-	// it must not pick whose budget an error is charged to.
-	ip := c.RemoteIP()
+	// X-Forwarded-For only from trusted proxies: it is the client's to
+	// forge, so it must not pick whose budget an error is charged to.
+	ip := el.clientIP.IP(c.Request)
 	remain, reset := el.state(ip)
 	if remain <= 0 {
 		el.metrics.ErrorLimited()

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gds/api/clientip"
 )
 
 func TestErrorLimit(t *testing.T) {
@@ -86,7 +88,7 @@ func TestErrorLimitHeadersOnEveryAnswer(t *testing.T) {
 
 func TestErrorLimiterForgetsEndedWindows(t *testing.T) {
 	now := testEpoch
-	el := newErrorLimiter(Limits{ErrorLimit: 5, ErrorWindow: time.Minute}, func() time.Time { return now }, noMetrics{})
+	el := newErrorLimiter(Limits{ErrorLimit: 5, ErrorWindow: time.Minute}, func() time.Time { return now }, noMetrics{}, clientip.Resolver{})
 	for i := range 1000 {
 		el.count("10.0.0." + strconv.Itoa(i))
 	}

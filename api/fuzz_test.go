@@ -24,7 +24,7 @@ func FuzzSearchParams(f *testing.F) {
 	} {
 		f.Add(seed.query, seed.lang, seed.character)
 	}
-	ts := newTestServer(f, searchRecords(), func(d *Deps) { d.Limits.ErrorLimit = -1 })
+	ts := newTestServer(f, searchRecords(), func(d *Deps) { d.Limits.ErrorLimit, d.Limits.RateLimitsOff = -1, true })
 	token := ts.token(pilotA, ScopeSearchStructures)
 	f.Fuzz(func(t *testing.T, rawQuery, acceptLanguage, character string) {
 		for _, path := range []string{"/v2/search/", "/latest/characters/" + character + "/search/"} {

@@ -35,7 +35,7 @@ func released(dev bool) func(*Deps) {
 	return func(d *Deps) {
 		d.ReleaseDay = testRelease
 		d.DevEnabled = dev
-		d.Limits.ErrorLimit = -1
+		d.Limits.ErrorLimit, d.Limits.RateLimitsOff = -1, true
 	}
 }
 

@@ -22,6 +22,7 @@ func (noMetrics) SearchStats(int, int)                              {}
 func (noMetrics) CacheHit()                                         {}
 func (noMetrics) CacheMiss()                                        {}
 func (noMetrics) ErrorLimited()                                     {}
+func (noMetrics) RateLimited(string)                                {}
 
 // observe reports every request to Metrics by route template, so a metric
 // has one series per route rather than one per ID.

@@ -8,7 +8,7 @@ import "github.com/gin-gonic/gin"
 func (s *server) middleware() []gin.HandlerFunc {
 	return []gin.HandlerFunc{
 		s.observe,
-		newErrorLimiter(s.d.Limits, s.now, s.metrics()).handle,
+		newErrorLimiter(s.d.Limits, s.now, s.metrics(), s.d.ClientIP).handle,
 		compress,
 	}
 }

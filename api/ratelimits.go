@@ -1,9 +1,17 @@
 package api
 
 import (
+	"fmt"
 	"maps"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/gin-gonic/gin"
+
+	"gds/api/auth"
 	"gds/api/ratelimit"
 )
 
@@ -77,4 +85,172 @@ func (s *server) xRateLimit(r *Route) map[string]any {
 		"window-size": ratelimit.FormatWindow(l.Window),
 		"max-tokens":  l.MaxTokens,
 	}
+}
+
+// Rate-limit headers ESI sends on every answer of a rate-limited route, as
+// net/http keys them (these spellings are already canonical).
+const (
+	HeaderRateLimitGroup     = "X-Ratelimit-Group"
+	HeaderRateLimitLimit     = "X-Ratelimit-Limit"
+	HeaderRateLimitRemaining = "X-Ratelimit-Remaining"
+	HeaderRateLimitUsed      = "X-Ratelimit-Used"
+)
+
+// rateGroup is a route's group in the limiter with its header values made
+// once, so the hot path sets headers without formatting or allocating.
+type rateGroup struct {
+	g            *ratelimit.Group
+	name, limit  []string
+	remainValues [][]string // remaining token counts 0..max, when max is small
+}
+
+// maxSharedRemaining bounds the remaining-token header values made ahead.
+const maxSharedRemaining = 4096
+
+func (rg *rateGroup) remaining(n int) []string {
+	if n >= 0 && n < len(rg.remainValues) {
+		return rg.remainValues[n]
+	}
+	return []string{strconv.Itoa(n)}
+}
+
+// newLimiter builds the limiter of every group the route table uses, with
+// the operator's budgets; nil when rate limits are off.
+func (s *server) newLimiter() *ratelimit.Limiter {
+	if s.d.Limits.RateLimitsOff {
+		return nil
+	}
+	groups := map[string]ratelimit.Limit{}
+	for i := range s.routes {
+		if g, l, ok := s.rateLimit(&s.routes[i]); ok {
+			groups[g] = l
+		}
+	}
+	lim, err := ratelimit.New(ratelimit.Config{Groups: groups, Now: s.now, MaxKeys: s.d.Limits.RateLimitMaxKeys})
+	if err != nil {
+		// Budgets come from ParseLimit or the defaults above: a bad one is
+		// a programming error, and serving unlimited would hide it.
+		panic(err)
+	}
+	return lim
+}
+
+// rateGroupOf is route r's group in the limiter, or nil when r is not
+// rate limited.
+func (s *server) rateGroupOf(r *Route) *rateGroup {
+	if s.limiter == nil {
+		return nil
+	}
+	name, l, ok := s.rateLimit(r)
+	if !ok {
+		return nil
+	}
+	if rg := s.rateGroups[name]; rg != nil {
+		return rg
+	}
+	rg := &rateGroup{g: s.limiter.Group(name), name: []string{name}, limit: []string{l.String()}}
+	rg.remainValues = make([][]string, min(l.MaxTokens, maxSharedRemaining)+1)
+	for i := range rg.remainValues {
+		rg.remainValues[i] = []string{strconv.Itoa(i)}
+	}
+	s.rateGroups[name] = rg
+	return rg
+}
+
+// rateKey is whose bucket a request spends from, as ESI keys them: an
+// authenticated route's valid token speaks for <application>:<character>;
+// otherwise the client IP, with the application of a valid token sent to
+// a public route. A token that does not verify is not trusted to pick a
+// bucket (the handler answers it 401 where one is required).
+func (s *server) rateKey(c *gin.Context, r *Route) ratelimit.Key {
+	addr := s.d.ClientIP.Addr(c.Request)
+	if r.Scope != "" || mayHaveToken(c.Request) {
+		if claims, err := s.authenticate(c); err == nil {
+			if r.Scope != "" {
+				return s.limiter.UserKey(claims.ClientID, claims.CharacterID)
+			}
+			return s.limiter.IPKey(addr, claims.ClientID)
+		}
+	}
+	return s.limiter.IPKey(addr, "")
+}
+
+// mayHaveToken is a cheap test for a token on a public route, so public
+// requests without one never parse their query twice.
+func mayHaveToken(r *http.Request) bool {
+	return len(r.Header["Authorization"]) > 0 || strings.Contains(r.URL.RawQuery, auth.TokenParam+"=")
+}
+
+// serveLimited answers a request of a rate-limited route: 429 when the
+// client's bucket is spent, else the handler, charged by its status.
+func (s *server) serveLimited(c *gin.Context, rg *rateGroup, r *Route, h gin.HandlerFunc) {
+	t := rg.g.Admit(s.rateKey(c, r))
+	hdr := c.Writer.Header()
+	hdr[HeaderRateLimitGroup] = rg.name
+	hdr[HeaderRateLimitLimit] = rg.limit
+	if !t.Allowed {
+		s.metrics().RateLimited(rg.g.Name())
+		retry := max(seconds(t.RetryAfter), 1)
+		hdr[HeaderRateLimitRemaining] = rg.remaining(t.Remaining)
+		hdr[HeaderRateLimitUsed] = headerInt(0)
+		hdr["Retry-After"] = headerInt(retry)
+		writeError(c, http.StatusTooManyRequests, fmt.Sprintf(
+			"rate limited: this client spent the %s group's %s tokens; retry in %d seconds",
+			rg.g.Name(), rg.limit[0], retry))
+		return
+	}
+	w := rateWriters.Get().(*rateWriter)
+	*w = rateWriter{ResponseWriter: c.Writer, rg: rg, ticket: t}
+	c.Writer = w
+	defer func() {
+		if !w.committed {
+			// The handler panicked: the recovery handler answers 500,
+			// which costs nothing.
+			w.settle(http.StatusInternalServerError)
+		}
+		c.Writer = w.ResponseWriter
+		*w = rateWriter{}
+		rateWriters.Put(w)
+	}()
+	h(c)
+	w.commit() // an answer without a body has not committed yet
+}
+
+var rateWriters = sync.Pool{New: func() any { return new(rateWriter) }}
+
+// rateWriter settles the request's cost and sets the remaining and used
+// headers just before the status line is committed, when the final status
+// is known (as limitWriter does for the error limit).
+type rateWriter struct {
+	gin.ResponseWriter
+	rg        *rateGroup
+	ticket    ratelimit.Ticket
+	committed bool
+}
+
+func (w *rateWriter) commit() {
+	if !w.committed {
+		w.settle(w.ResponseWriter.Status())
+	}
+}
+
+func (w *rateWriter) settle(status int) {
+	w.committed = true
+	used, remaining := w.rg.g.Settle(&w.ticket, status)
+	h := w.Header()
+	h[HeaderRateLimitRemaining] = w.rg.remaining(remaining)
+	h[HeaderRateLimitUsed] = headerInt(used)
+}
+
+func (w *rateWriter) WriteHeaderNow() { w.commit(); w.ResponseWriter.WriteHeaderNow() }
+func (w *rateWriter) Flush()          { w.commit(); w.ResponseWriter.Flush() }
+
+func (w *rateWriter) Write(b []byte) (int, error) {
+	w.commit()
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *rateWriter) WriteString(s string) (int, error) {
+	w.commit()
+	return w.ResponseWriter.WriteString(s)
 }

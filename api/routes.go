@@ -234,6 +234,7 @@ func (s *server) register(e *gin.Engine) {
 // dispatch answers a call to route r under prefix with the version the
 // clock says, its warning header, or 404.
 func (s *server) dispatch(r *Route, prefix string) gin.HandlerFunc {
+	rg := s.rateGroupOf(r)
 	return func(c *gin.Context) {
 		v, phase, msg := r.resolve(prefix, s.now(), s.d.DevEnabled)
 		if v == nil {
@@ -247,6 +248,10 @@ func (s *server) dispatch(r *Route, prefix string) gin.HandlerFunc {
 			c.Header("Warning", WarningDeprecated)
 		case PhaseSuperseded:
 			c.Header("Warning", WarningUpgrade)
+		}
+		if rg != nil {
+			s.serveLimited(c, rg, r, v.Handler)
+			return
 		}
 		v.Handler(c)
 	}

@@ -133,7 +133,7 @@ func TestSearchLanguageHeader(t *testing.T) {
 }
 
 func TestSearchParameterErrors(t *testing.T) {
-	ts := newTestServer(t, searchRecords(), func(d *Deps) { d.Limits.ErrorLimit = -1 })
+	ts := newTestServer(t, searchRecords(), func(d *Deps) { d.Limits.ErrorLimit, d.Limits.RateLimitsOff = -1, true })
 	publicList := "agent, alliance, character, constellation, corporation, faction, inventory_type, region, solar_system, station"
 	for _, tc := range []struct {
 		name, query, want string
@@ -229,7 +229,7 @@ var otherKeyOnce = sync.OnceValue(func() *rsa.PrivateKey {
 })
 
 func TestCharacterSearchAuth(t *testing.T) {
-	ts := newTestServer(t, searchRecords(), func(d *Deps) { d.Limits.ErrorLimit = -1 })
+	ts := newTestServer(t, searchRecords(), func(d *Deps) { d.Limits.ErrorLimit, d.Limits.RateLimitsOff = -1, true })
 	const path = "/v3/characters/2112000001/search/?search=jita&categories=structure"
 	other := otherKeyOnce()
 	forged := auth.SigningKey{ID: ts.key.ID, Private: other} // right kid, wrong key

@@ -26,6 +26,7 @@ type Metrics struct {
 	verified      prometheus.Histogram
 	cache         *prometheus.CounterVec
 	errorLimited  prometheus.Counter
+	rateLimited   *prometheus.CounterVec
 	builds        *prometheus.CounterVec
 	buildFailures prometheus.Counter
 	buildDuration prometheus.Gauge
@@ -40,6 +41,7 @@ const (
 	MetricVerified        = "gds_search_verified"
 	MetricCache           = "gds_search_cache_total"
 	MetricErrorLimited    = "gds_error_limited_total"
+	MetricRateLimited     = "gds_rate_limited_total"
 	MetricBuilds          = "gds_index_builds_total"
 	MetricBuildFailures   = "gds_index_build_failures_total"
 	MetricBuildDuration   = "gds_index_last_build_duration_seconds"
@@ -74,6 +76,9 @@ func NewMetrics() *Metrics {
 	m.errorLimited = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: MetricErrorLimited, Help: "Requests answered 420 because the client spent its error budget.",
 	})
+	m.rateLimited = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: MetricRateLimited, Help: "Requests answered 429 because the client's bucket of a rate-limit group was spent, by group.",
+	}, []string{"group"})
 	m.builds = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: MetricBuilds, Help: "Index build attempts, by trigger and result (ok, unchanged, failed).",
 	}, []string{"trigger", "result"})
@@ -86,7 +91,7 @@ func NewMetrics() *Metrics {
 	m.lastBuild = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: MetricLastBuild, Help: "When the last index build attempt finished (Unix time).",
 	})
-	m.reg.MustRegister(m.requests, m.latency, m.candidates, m.verified, m.cache, m.errorLimited,
+	m.reg.MustRegister(m.requests, m.latency, m.candidates, m.verified, m.cache, m.errorLimited, m.rateLimited,
 		m.builds, m.buildFailures, m.buildDuration, m.lastBuild,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -123,6 +128,24 @@ func (m *Metrics) SearchStats(candidates, verified int) {
 	}
 	m.candidates.Observe(float64(candidates))
 	m.verified.Observe(float64(verified))
+}
+
+// RateLimited counts a request of group answered 429.
+func (m *Metrics) RateLimited(group string) {
+	if m != nil {
+		m.rateLimited.WithLabelValues(group).Inc()
+	}
+}
+
+// RateLimitGroups makes the groups' series of MetricRateLimited exist at
+// 0, so dashboards and alerts see 0 rather than nothing.
+func (m *Metrics) RateLimitGroups(groups ...string) {
+	if m == nil {
+		return
+	}
+	for _, g := range groups {
+		m.rateLimited.WithLabelValues(g)
+	}
 }
 
 // CacheHit counts a search answered from the response cache.

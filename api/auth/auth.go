@@ -58,9 +58,13 @@ const (
 // Claims is what a verified token says about its bearer.
 type Claims struct {
 	CharacterID int64
-	Scopes      []string
-	Name        string
-	Expiry      time.Time
+	// ClientID is the application the token was issued to: the azp claim,
+	// or else the audience that is not EVEAudience (rate limits are kept
+	// per application and character).
+	ClientID string
+	Scopes   []string
+	Name     string
+	Expiry   time.Time
 }
 
 // HasScope reports whether the token grants scope.
@@ -144,6 +148,7 @@ type tokenClaims struct {
 	jwt.RegisteredClaims
 	Scopes scopes `json:"scp"`
 	Name   string `json:"name,omitempty"`
+	Azp    string `json:"azp,omitempty"`
 }
 
 // scopes is EVE SSO's scp claim: a single string when the token has one
@@ -212,10 +217,25 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Claims, error) {
 	}
 	return Claims{
 		CharacterID: id,
+		ClientID:    clientID(&tc),
 		Scopes:      slices.Clip([]string(tc.Scopes)),
 		Name:        tc.Name,
 		Expiry:      tc.ExpiresAt.Time.UTC(),
 	}, nil
+}
+
+// clientID is the token's application: azp, as EVE SSO writes it, or the
+// first audience besides EVEAudience.
+func clientID(tc *tokenClaims) string {
+	if tc.Azp != "" {
+		return tc.Azp
+	}
+	for _, a := range tc.Audience {
+		if a != EVEAudience {
+			return a
+		}
+	}
+	return ""
 }
 
 // checkHeader checks what the header must say before a key is looked up.

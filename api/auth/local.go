@@ -138,6 +138,9 @@ type MintOptions struct {
 	Scopes      []string
 	// TTL is the token's lifetime (default DefaultTTL).
 	TTL time.Duration
+	// ClientID is the azp claim, the application the token was issued to
+	// (default none: the audience names the application).
+	ClientID string
 	// Issuer is the iss claim (default LocalIssuer).
 	Issuer string
 	// Audience is the aud claim (default LocalAudience alone).
@@ -195,6 +198,9 @@ func Mint(key SigningKey, o MintOptions) (string, error) {
 	}
 	if o.Name != "" {
 		claims["name"] = o.Name
+	}
+	if o.ClientID != "" {
+		claims["azp"] = o.ClientID
 	}
 	t := jwt.NewWithClaims(jwt.SigningMethodRS256, claims)
 	t.Header["kid"] = key.ID

@@ -18,6 +18,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/rs/zerolog"
+
+	"gds/api/clientip"
 )
 
 // RequestIDHeader carries the request ID in and out.
@@ -41,6 +43,9 @@ type Options struct {
 	// Observe, when set, is called once per request after it is answered
 	// (for metrics), with the same labels as the log line.
 	Observe func(route, version string, status int, d time.Duration)
+	// ClientIP is the address logged as the client's (clientip.Resolver's
+	// IP, so logs agree with the limiters); nil means the TCP peer.
+	ClientIP func(r *http.Request) string
 }
 
 // requestIDKey is where the request ID lives in the gin context.
@@ -53,6 +58,10 @@ func RequestID(c *gin.Context) string { return c.GetString(requestIDKey) }
 // X-Request-Id when it is sane, else a random one), echoes it in the
 // response, and logs one line when the request is answered.
 func Logger(o Options) gin.HandlerFunc {
+	clientIP := o.ClientIP
+	if clientIP == nil {
+		clientIP = func(r *http.Request) string { return clientip.Resolver{}.IP(r) }
+	}
 	labels := o.Labels
 	if labels == nil {
 		labels = func(c *gin.Context) (string, string) { return c.FullPath(), "" }
@@ -93,7 +102,7 @@ func Logger(o Options) gin.HandlerFunc {
 			Int("status", status).
 			Float64("latency_ms", float64(d.Microseconds())/1000).
 			Int("bytes", max(c.Writer.Size(), 0)).
-			Str("remote", c.ClientIP())
+			Str("remote", clientIP(c.Request))
 		if version != "" {
 			ev = ev.Str("version", version)
 		}

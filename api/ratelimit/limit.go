@@ -33,13 +33,26 @@ func FormatWindow(d time.Duration) string {
 	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10) + "s"
 }
 
-// Bounds of a limit: a window is counted in whole seconds, and a budget
-// beyond maxTokens is no limit at all.
+// Bounds of a limit: a bucket must hold at least one successful answer
+// (AdmitCost), and a budget beyond maxTokens is no limit worth keeping
+// (a bucket counts in 16 bits per slot).
 const (
 	minWindow = time.Second
 	maxWindow = 24 * time.Hour
-	maxTokens = 1 << 30
+	minTokens = AdmitCost
+	maxTokens = 60_000
 )
+
+// check reports whether l is within the bounds ParseLimit accepts.
+func (l Limit) check() error {
+	if l.MaxTokens < minTokens || l.MaxTokens > maxTokens {
+		return fmt.Errorf("max tokens %d: want %d to %d", l.MaxTokens, minTokens, maxTokens)
+	}
+	if l.Window < minWindow || l.Window > maxWindow {
+		return fmt.Errorf("window %v: want %v to %v", l.Window, minWindow, maxWindow)
+	}
+	return nil
+}
 
 // ParseLimit reads "N/WINDOW": N tokens per WINDOW, where WINDOW is a
 // whole number of seconds, minutes or hours ("1200/5m", "150/15m",
@@ -50,8 +63,8 @@ func ParseLimit(s string) (Limit, error) {
 		return Limit{}, fmt.Errorf("rate limit %q: want TOKENS/WINDOW, e.g. 1200/5m", s)
 	}
 	tokens, err := strconv.Atoi(n)
-	if err != nil || tokens < 1 || tokens > maxTokens {
-		return Limit{}, fmt.Errorf("rate limit %q: tokens must be a whole number from 1 to %d", s, maxTokens)
+	if err != nil || tokens < minTokens || tokens > maxTokens {
+		return Limit{}, fmt.Errorf("rate limit %q: tokens must be a whole number from %d to %d", s, minTokens, maxTokens)
 	}
 	window, err := parseWindow(w)
 	if err != nil {
@@ -82,4 +95,62 @@ func parseWindow(w string) (time.Duration, error) {
 		return 0, errWindow
 	}
 	return time.Duration(n) * unit, nil
+}
+
+// Spec is what gds serve --rate-limit says: budgets that replace groups'
+// defaults, or Off.
+type Spec struct {
+	Off    bool
+	Groups map[string]Limit
+}
+
+// maxGroupName bounds a group name in a spec.
+const maxGroupName = 64
+
+// ParseSpec reads a comma-separated list of GROUP=N/WINDOW
+// ("search=10/3s,static-data=7200/15m"), or "off". Group names are lower
+// case letters, digits and '-'; whether a group exists is the caller's to
+// check.
+func ParseSpec(s string) (Spec, error) {
+	spec := Spec{Groups: map[string]Limit{}}
+	if strings.TrimSpace(s) == "off" {
+		spec.Off = true
+		return spec, nil
+	}
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, limit, ok := strings.Cut(part, "=")
+		name = strings.TrimSpace(name)
+		if !ok || !validGroupName(name) {
+			return Spec{}, fmt.Errorf("rate limit %q: want GROUP=TOKENS/WINDOW (e.g. search=1200/5m) or off", part)
+		}
+		if _, dup := spec.Groups[name]; dup {
+			return Spec{}, fmt.Errorf("rate limit for group %q given twice", name)
+		}
+		l, err := ParseLimit(limit)
+		if err != nil {
+			return Spec{}, fmt.Errorf("group %s: %w", name, err)
+		}
+		spec.Groups[name] = l
+	}
+	if len(spec.Groups) == 0 {
+		return Spec{}, errors.New("rate limit: want GROUP=TOKENS/WINDOW,... or off")
+	}
+	return spec, nil
+}
+
+func validGroupName(name string) bool {
+	if name == "" || len(name) > maxGroupName {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
 }

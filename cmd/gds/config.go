@@ -39,6 +39,8 @@ type serveConfig struct {
 	CacheBytes            int64
 	BleveBatch            int
 	AnalystIdle           time.Duration
+	RateLimits            rateLimitFlag
+	TrustedProxies        proxiesFlag
 	HTTP                  httpConfig
 
 	Fleet fleetConfig
@@ -92,6 +94,7 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.IntVar(&c.ErrorLimit, "error-limit", 0, "error answers a client may get per minute before 420 (0: 100, as ESI)")
 	fs.Int64Var(&c.CacheBytes, "cache-bytes", 0, "size of the search response cache (0: 64 MiB; negative disables it)")
 	addBleveBatchFlag(fs, &c.BleveBatch)
+	addRateLimitFlags(fs, &c.RateLimits, &c.TrustedProxies)
 	fs.DurationVar(&c.AnalystIdle, "analyst-idle", 10*time.Minute, "close the bleve indexes analysts' queries opened after this long without one (negative: keep them open)")
 	fs.DurationVar(&c.HTTP.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
 	fs.DurationVar(&c.HTTP.ReadTimeout, "read-timeout", 10*time.Second, "time to read a whole request")

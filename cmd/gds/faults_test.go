@@ -162,7 +162,7 @@ func serveBinary(t *testing.T, data string, args ...string) *faultServer {
 	t.Helper()
 	s := &faultServer{public: freeAddr(t), admin: freeAddr(t), client: &http.Client{Timeout: 20 * time.Second}}
 	s.gdsProc = startGDS(t, append([]string{"serve", "--data", data, "--addr", s.public, "--admin-addr", s.admin,
-		"--error-limit", "100000"}, args...)...)
+		"--error-limit", "100000", "--rate-limit", "off"}, args...)...)
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		if resp, err := s.client.Get("http://" + s.admin + "/readyz"); err == nil {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,6 +54,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	metrics := admin.NewMetrics()
+	metrics.RateLimitGroups(slices.Collect(maps.Keys(api.RateLimitGroups()))...)
 	fr, err := openPublisher(ctx, cfg.Fleet, log)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -139,7 +142,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		DevEnabled: cfg.Dev,
 		Metrics:    metrics,
 		Middleware: []gin.HandlerFunc{
-			httplog.Logger(httplog.Options{Logger: publicLog, Labels: apiLabels}),
+			httplog.Logger(httplog.Options{Logger: publicLog, Labels: apiLabels, ClientIP: cfg.TrustedProxies.r.IP}),
 			httplog.BodyLimit(cfg.HTTP.MaxBodyBytes),
 		},
 		Limits: api.Limits{
@@ -147,7 +150,10 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 			SearchQueueWait:       cfg.SearchQueueWait,
 			ErrorLimit:            cfg.ErrorLimit,
 			CacheBytes:            cfg.CacheBytes,
+			RateLimits:            cfg.RateLimits.spec.Groups,
+			RateLimitsOff:         cfg.RateLimits.spec.Off,
 		},
+		ClientIP: cfg.TrustedProxies.r,
 	})
 	if err := srv.listen("public", cfg.Addr, newHTTPServer(public, cfg.HTTP, publicLog)); err != nil {
 		return err

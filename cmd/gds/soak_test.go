@@ -67,7 +67,8 @@ func TestSoak(t *testing.T) {
 	public, adminAddr := soakFreeAddr(t), soakFreeAddr(t)
 	var logs soakTail
 	srv := exec.Command(bin, "serve", "--snapshot", snapshot, "--data", data,
-		"--addr", public, "--admin-addr", adminAddr, "--log-format", "json", "--log-level", "warn")
+		"--addr", public, "--admin-addr", adminAddr, "--log-format", "json", "--log-level", "warn",
+		"--rate-limit", "off") // one client at full speed
 	srv.Stdout, srv.Stderr = &logs, &logs
 	srv.Env = soakEnv()
 	if err := srv.Start(); err != nil {

@@ -1,0 +1,288 @@
+package ratelimit
+
+import (
+	"fmt"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+)
+
+// clock is an injected clock tests move by hand.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)} }
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func newTestLimiter(t *testing.T, c *clock, l Limit, maxKeys int) (*Limiter, *Group) {
+	t.Helper()
+	lim, err := New(Config{Groups: map[string]Limit{"search": l, "other": l}, Now: c.now, MaxKeys: maxKeys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lim, lim.Group("search")
+}
+
+// answer admits one request and settles it with status; ok false when
+// the request was refused.
+func answer(g *Group, k Key, status int) (t Ticket, used, remaining int) {
+	t = g.Admit(k)
+	if !t.Allowed {
+		return t, 0, t.Remaining
+	}
+	used, remaining = g.Settle(&t, status)
+	return t, used, remaining
+}
+
+func TestCostByStatus(t *testing.T) {
+	for status, want := range map[int]int{200: 2, 204: 2, 304: 1, 301: 1, 400: 5, 404: 5, 429: 5, 500: 0, 503: 0, 100: 0} {
+		if got := Cost(status); got != want {
+			t.Errorf("Cost(%d) = %d, want %d", status, got, want)
+		}
+	}
+}
+
+func TestSpendPerStatus(t *testing.T) {
+	c := newClock()
+	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 20, Window: 10 * time.Second}, 0)
+	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	left := 20
+	for _, status := range []int{200, 304, 404, 500, 204} {
+		tk, used, remaining := answer(g, k, status)
+		left -= Cost(status)
+		if !tk.Allowed || used != Cost(status) || remaining != left {
+			t.Fatalf("status %d: allowed %v used %d remaining %d; want used %d remaining %d",
+				status, tk.Allowed, used, remaining, Cost(status), left)
+		}
+	}
+	// 20 - 2 - 1 - 5 - 0 - 2 = 10 left: five more successful answers, the
+	// sixth is refused.
+	for i := range 5 {
+		if tk, _, _ := answer(g, k, 200); !tk.Allowed {
+			t.Fatalf("answer %d refused with tokens left", i)
+		}
+	}
+	if tk, _, remaining := answer(g, k, 200); tk.Allowed || remaining != 0 {
+		t.Fatalf("a spent bucket admitted a request (remaining %d)", remaining)
+	}
+	if g.Limited() != 1 {
+		t.Errorf("Limited() = %d, want 1", g.Limited())
+	}
+	// Another group and another client have their own buckets.
+	if tk, _, _ := answer(lim.Group("other"), k, 200); !tk.Allowed {
+		t.Error("the other group shares the spent bucket")
+	}
+	if tk, _, _ := answer(g, lim.IPKey(netip.MustParseAddr("192.0.2.2"), ""), 200); !tk.Allowed {
+		t.Error("another client shares the spent bucket")
+	}
+}
+
+// Admission needs the cost of a successful answer: with one token left a
+// request is refused.
+func TestAdmissionNeedsTwoTokens(t *testing.T) {
+	c := newClock()
+	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 7, Window: 10 * time.Second}, 0)
+	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	answer(g, k, 200)
+	answer(g, k, 200)
+	answer(g, k, 200) // 6 spent, 1 left
+	if tk, _, remaining := answer(g, k, 200); tk.Allowed || remaining != 1 {
+		t.Fatalf("allowed %v with remaining %d, want refused with 1", tk.Allowed, remaining)
+	}
+}
+
+func TestFloatingReturn(t *testing.T) {
+	c := newClock()
+	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 10, Window: 10 * time.Second}, 0)
+	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	answer(g, k, 200) // 2 at 0s
+	c.advance(3 * time.Second)
+	answer(g, k, 200) // 2 at 3s
+	answer(g, k, 200) // 2 at 3s
+	c.advance(2 * time.Second)
+	answer(g, k, 200) // 2 at 5s
+	answer(g, k, 200) // 2 at 5s: all 10 spent
+	tk := g.Admit(k)
+	if tk.Allowed {
+		t.Fatal("admitted with the bucket spent")
+	}
+	// The 2 tokens of 0s are the first back: one window and at most a
+	// tenth later, at 11s; it is 5s now.
+	if tk.RetryAfter != 6*time.Second {
+		t.Errorf("RetryAfter = %v, want 6s", tk.RetryAfter)
+	}
+	c.advance(tk.RetryAfter - time.Millisecond)
+	if g.Admit(k).Allowed {
+		t.Fatal("admitted before the first tokens came back")
+	}
+	c.advance(time.Millisecond)
+	tk, used, remaining := answer(g, k, 200)
+	if !tk.Allowed || used != 2 || remaining != 0 {
+		t.Fatalf("at 11s: allowed %v used %d remaining %d, want the 2 returned tokens spent", tk.Allowed, used, remaining)
+	}
+	// Not a fixed reset: at 14s only the tokens of 3s are back.
+	c.advance(3 * time.Second)
+	if tk := g.Admit(k); !tk.Allowed || tk.Remaining != 2 {
+		t.Fatalf("at 14s: allowed %v remaining %d, want 4 back, 2 reserved", tk.Allowed, tk.Remaining)
+	}
+}
+
+// Retry-After names when enough tokens are back for the request, not
+// just the first ones: a 4xx overdraws the bucket.
+func TestRetryAfterCountsEnoughTokens(t *testing.T) {
+	c := newClock()
+	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 10, Window: 10 * time.Second}, 0)
+	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	answer(g, k, 304) // 1 at 0s
+	c.advance(4 * time.Second)
+	answer(g, k, 404) // 5 at 4s
+	answer(g, k, 404) // 5 at 4s: 11 spent, 3 must come back
+	tk := g.Admit(k)
+	if tk.Allowed || tk.Remaining != 0 {
+		t.Fatalf("allowed %v remaining %d", tk.Allowed, tk.Remaining)
+	}
+	// The 1 token of 0s is back at 11s, not enough; the 10 of 4s at 15s.
+	if tk.RetryAfter != 11*time.Second {
+		t.Errorf("RetryAfter = %v, want 11s", tk.RetryAfter)
+	}
+}
+
+// A 5xx costs nothing: the reservation comes back at once.
+func TestServerErrorRefunds(t *testing.T) {
+	c := newClock()
+	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 4, Window: 10 * time.Second}, 0)
+	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	for range 10 {
+		if tk, used, remaining := answer(g, k, 503); !tk.Allowed || used != 0 || remaining != 4 {
+			t.Fatalf("503: allowed %v used %d remaining %d", tk.Allowed, used, remaining)
+		}
+	}
+}
+
+func TestKeys(t *testing.T) {
+	c := newClock()
+	lim, _ := newTestLimiter(t, c, Limit{MaxTokens: 10, Window: time.Minute}, 0)
+	ip := netip.MustParseAddr("192.0.2.1")
+	keys := map[string]Key{
+		"ip":        lim.IPKey(ip, ""),
+		"other ip":  lim.IPKey(netip.MustParseAddr("192.0.2.2"), ""),
+		"ip:app":    lim.IPKey(ip, "app"),
+		"ip:app2":   lim.IPKey(ip, "app2"),
+		"app:char":  lim.UserKey("app", 90000001),
+		"app:char2": lim.UserKey("app", 90000002),
+		"app2:char": lim.UserKey("app2", 90000001),
+		"ipv6":      lim.IPKey(netip.MustParseAddr("2001:db8:0:1::1"), ""),
+		"ipv6 /64'": lim.IPKey(netip.MustParseAddr("2001:db8:0:2::1"), ""),
+	}
+	seen := map[Key]string{}
+	for name, k := range keys {
+		if other, dup := seen[k]; dup {
+			t.Errorf("%s and %s share a key", name, other)
+		}
+		seen[k] = name
+	}
+	if lim.IPKey(netip.MustParseAddr("::ffff:192.0.2.1"), "") != keys["ip"] {
+		t.Error("an IPv4-mapped address is keyed apart from its IPv4 address")
+	}
+	if lim.IPKey(netip.MustParseAddr("2001:db8:0:1:ffff::9"), "") != keys["ipv6"] {
+		t.Error("two addresses of one IPv6 /64 are keyed apart")
+	}
+	if lim.UserKey("app", 90000001) != keys["app:char"] {
+		t.Error("the same application and character get different keys")
+	}
+}
+
+// Buckets whose tokens are all back are forgotten, and the number kept
+// never passes MaxKeys however many clients come.
+func TestEvictionBoundsBuckets(t *testing.T) {
+	c := newClock()
+	const maxKeys = 64 * 16
+	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 10, Window: 10 * time.Second}, maxKeys)
+	for i := range 20_000 {
+		k := lim.IPKey(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), "")
+		if !g.Admit(k).Allowed {
+			t.Fatalf("client %d refused on its first request", i)
+		}
+		if n := lim.Len(); n > maxKeys {
+			t.Fatalf("%d buckets kept after %d clients, bound %d", n, i+1, maxKeys)
+		}
+	}
+	// A window and a tenth later, every bucket is whole again: the next
+	// requests sweep them away.
+	c.advance(11 * time.Second)
+	for i := range 64 * 8 {
+		g.Admit(lim.IPKey(netip.AddrFrom4([4]byte{172, 16, byte(i >> 8), byte(i)}), ""))
+	}
+	if n := lim.Len(); n > 64*8 {
+		t.Errorf("%d buckets kept, want at most the 512 live ones", n)
+	}
+}
+
+// A full table forgets the bucket whose tokens come back soonest among
+// those sampled, never the one being charged.
+func TestSettleAfterEviction(t *testing.T) {
+	c := newClock()
+	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 10, Window: 10 * time.Second}, 64)
+	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	tk := g.Admit(k)
+	for i := range 5000 {
+		g.Admit(lim.IPKey(netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}), ""))
+	}
+	// Whether or not k's bucket survived, settling is safe and sane.
+	if used, remaining := g.Settle(&tk, 404); used != 5 || remaining < 0 || remaining > 10 {
+		t.Errorf("used %d remaining %d", used, remaining)
+	}
+}
+
+func TestConcurrentAdmitsStayWithinBudget(t *testing.T) {
+	c := newClock()
+	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 100, Window: time.Minute}, 0)
+	k := lim.UserKey("app", 1)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	admitted := 0
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				if tk, _, _ := answer(g, k, 200); tk.Allowed {
+					mu.Lock()
+					admitted++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if admitted != 50 {
+		t.Errorf("%d successful answers admitted from 100 tokens, want 50", admitted)
+	}
+}
+
+func TestNewRefusesBadGroups(t *testing.T) {
+	for _, l := range []Limit{{1, time.Minute}, {10, 0}, {10, 48 * time.Hour}, {maxTokens + 1, time.Minute}} {
+		if _, err := New(Config{Groups: map[string]Limit{"g": l}}); err == nil {
+			t.Errorf("New accepted %+v", l)
+		}
+	}
+}
+
+func ExampleLimit_String() {
+	fmt.Println(Limit{MaxTokens: 1200, Window: 5 * time.Minute})
+	// Output: 1200/5m
+}
