@@ -1,7 +1,6 @@
 package ratelimit
 
 import (
-	"encoding/binary"
 	"hash/maphash"
 	"net/netip"
 )
@@ -29,29 +28,23 @@ func (l *Limiter) IPKey(addr netip.Addr, app string) Key {
 		p, _ := addr.Prefix(64)
 		addr = p.Addr()
 	}
-	var h maphash.Hash
-	h.SetSeed(l.seed)
-	b := addr.As16()
-	if app == "" {
-		h.WriteByte(kindIP)
-		h.Write(b[:])
-	} else {
-		h.WriteByte(kindIPApp)
-		h.Write(b[:])
-		h.WriteString(app)
+	kind := kindIP
+	if app != "" {
+		kind = kindIPApp
 	}
-	return Key(h.Sum64())
+	return Key(maphash.Comparable(l.seed, identity{kind: kind, addr: addr.As16(), app: app}))
 }
 
 // UserKey is the key of an authenticated request: ESI's
 // <application>:<character> from the token.
 func (l *Limiter) UserKey(app string, character int64) Key {
-	var h maphash.Hash
-	h.SetSeed(l.seed)
-	var b [9]byte
-	b[0] = kindUser
-	binary.LittleEndian.PutUint64(b[1:], uint64(character))
-	h.Write(b[:])
-	h.WriteString(app)
-	return Key(h.Sum64())
+	return Key(maphash.Comparable(l.seed, identity{kind: kindUser, character: character, app: app}))
+}
+
+// identity is what a key is a hash of.
+type identity struct {
+	kind      byte
+	addr      [16]byte
+	character int64
+	app       string
 }

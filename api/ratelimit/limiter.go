@@ -93,9 +93,10 @@ func (e *entry) refund(slot uint32, n int) {
 const (
 	numShards  = 64
 	shardShift = 64 - 6
-	// DefaultMaxKeys bounds the buckets kept (about 40 MB each million;
-	// see docs/api.md).
-	DefaultMaxKeys = 2_000_000
+	// DefaultMaxKeys bounds the buckets kept: a bucket is 40 bytes of
+	// key and entry, 60 to 100 with the maps' slack, so about 100 MiB at
+	// most (docs/api.md).
+	DefaultMaxKeys = 1 << 20
 	// evictSample is how many buckets a full shard looks at to pick the
 	// one to forget.
 	evictSample = 8
