@@ -39,8 +39,8 @@ const (
 // window ends, as ESI does. A window opens at a client's first error, so
 // well-behaved clients cost no memory.
 type errorLimiter struct {
-	limit   int
-	window  time.Duration
+	limit    int
+	window   time.Duration
 	now      func() time.Time
 	metrics  Metrics
 	clientIP clientip.Resolver
