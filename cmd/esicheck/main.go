@@ -87,7 +87,7 @@ func startServer(bin, snapshot, data string) (string, func(), error) {
 		return "", nil, err
 	}
 	cmd := exec.Command(bin, "serve", "--snapshot", abs, "--data", data, "--addr", addr,
-		"--admin-addr", admin, "--error-limit", "-1", "--log-level", "warn")
+		"--admin-addr", admin, "--error-limit", "-1", "--rate-limit", "off", "--log-level", "warn")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
