@@ -109,6 +109,9 @@ func TestPageRendersResults(t *testing.T) {
 			t.Errorf("the page lacks %s", want)
 		}
 	}
+	if empty := do(t, http.MethodGet, "/").Body.String(); !strings.Contains(empty, `<a href="/?q=jita">Jita</a>`) {
+		t.Error("the empty page suggests no search")
+	}
 	// An exact name first: Jita the system (and the character "jita")
 	// rank above groups whose best is a prefix.
 	order, _ := groups(body)
