@@ -133,7 +133,7 @@ func New(d Deps) http.Handler {
 	s.register(e)
 	s.registerMeta(e)
 	// The search page for people: / and /assets/, outside the route table.
-	web.Register(e, web.Deps{Views: d.Views, Logger: d.Logger})
+	web.Register(e, web.Deps{Views: d.Views, Logger: d.Logger, SearchLimit: s.pageSearchLimit()})
 	e.NoRoute(func(c *gin.Context) { writeError(c, http.StatusNotFound, "Not found") })
 	e.NoMethod(func(c *gin.Context) { writeError(c, http.StatusMethodNotAllowed, "Method not allowed") })
 	return e
