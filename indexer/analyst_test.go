@@ -199,7 +199,7 @@ func TestBleveClosesWhenAnalystsIdle(t *testing.T) {
 	}
 	waitUnmapped := func() {
 		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); zapMappings(t, dir) > 0; time.Sleep(5 * time.Millisecond) {
+		for deadline := time.Now().Add(time.Minute); zapMappings(t, dir) > 0; time.Sleep(5 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatalf("%d segment files still mapped after the analysts went idle", zapMappings(t, dir))
 			}

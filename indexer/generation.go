@@ -488,6 +488,21 @@ func tryLockBuilds(data string) (*buildLock, bool, error) {
 	return disk.TryLock(lockPath(data), 0o644)
 }
 
+// BuildRunning reports whether a process (this one included) holds data's
+// build lock, that is, is writing a generation there now. Unfinished build
+// directories without a holder are leftovers that Open removes.
+func BuildRunning(data string) (bool, error) {
+	if _, err := os.Stat(data); errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	l, ok, err := tryLockBuilds(data)
+	if err != nil || !ok {
+		return !ok && err == nil, err
+	}
+	l.Unlock()
+	return false, nil
+}
+
 // lockBuilds waits for the lock, giving up when ctx ends.
 func lockBuilds(ctx context.Context, data string, waiting func()) (*buildLock, error) {
 	for first := true; ; first = false {

@@ -177,6 +177,9 @@ func Open(opts Options) (*Manager, error) {
 		cancel()
 		return nil, err
 	}
+	if leftovers, _ := UnfinishedBuilds(opts.DataDir); idle && len(leftovers) > 0 {
+		m.log.Info().Strs("dirs", leftovers).Msg("removing unfinished builds of a process that stopped")
+	}
 	ids, err := listGenerations(opts.DataDir, idle)
 	if err != nil {
 		lock.Unlock()

@@ -154,7 +154,7 @@ func FuzzAnalystQuery(f *testing.F) {
 	}
 	a := query.NewAnalysts(indexertest.Manager(f, analystSnapshot(f)))
 	f.Fuzz(func(t *testing.T, q string) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		if _, err := a.Query(ctx, query.AnalystRequest{Query: q, Limit: 10}); err != nil && !errors.Is(err, query.ErrBadAnalystQuery) {
 			t.Errorf("%q: %v", q, err)

@@ -55,6 +55,10 @@ type Options struct {
 	Now func() time.Time
 	// Analysts answers /admin/query and the console; nil answers 503.
 	Analysts *query.Analysts
+	// Hosts are further names (name or name:port) the port may be reached
+	// by; its IP address and, on loopback, localhost always work. Other
+	// Host headers are refused, as are cross-origin requests.
+	Hosts []string
 	// Ready, when set, is a further condition of /readyz besides a live
 	// generation (gds serve: the public listener is up), so a load
 	// balancer never routes to a port that is not accepting yet.
@@ -83,11 +87,11 @@ func New(o Options) http.Handler {
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
 	e.Use(httplog.Logger(httplog.Options{Logger: o.Logger}), httplog.Recover(o.Logger))
-	// Probes stay open: they reveal nothing and load balancers rarely send
-	// credentials.
+	// Probes stay open: they reveal nothing, and load balancers rarely send
+	// credentials or the Host an operator would.
 	e.GET("/healthz", h.healthz)
 	e.GET("/readyz", h.readyz)
-	guarded := e.Group("/", RequireToken(o.Token), httplog.BodyLimit(o.MaxBodyBytes))
+	guarded := e.Group("/", guard(o.Hosts), RequireToken(o.Token), httplog.BodyLimit(o.MaxBodyBytes))
 	guarded.GET("/metrics", gin.WrapH(o.Metrics.Handler()))
 	guarded.GET("/admin/status", h.status)
 	guarded.POST("/admin/reindex", h.reindex)

@@ -22,6 +22,7 @@ import (
 	"gds/indexer/indexertest"
 	"gds/query"
 	"gds/snapshots"
+	"gds/snapshots/disk"
 )
 
 // snapshot is a small universe; extra synthetic characters make a build
@@ -46,13 +47,20 @@ func snapshot(t *testing.T, extra int) string {
 
 func openManager(t *testing.T, m *admin.Metrics) *indexer.Manager {
 	t.Helper()
-	mgr, err := indexer.Open(indexer.Options{DataDir: filepath.Join(t.TempDir(), "data"),
-		Logger: zerolog.New(io.Discard), OnBuild: m.ObserveBuild})
+	mgr, _ := openManagerIn(t, m)
+	return mgr
+}
+
+// openManagerIn opens a manager on a fresh data directory and returns both.
+func openManagerIn(t *testing.T, m *admin.Metrics) (*indexer.Manager, string) {
+	t.Helper()
+	data := filepath.Join(t.TempDir(), "data")
+	mgr, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), OnBuild: m.ObserveBuild})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { mgr.Close() })
-	return mgr
+	return mgr, data
 }
 
 type response struct {
@@ -75,6 +83,11 @@ func do(t *testing.T, h http.Handler, method, target, body string, header ...str
 		rd = strings.NewReader(body)
 	}
 	req := httptest.NewRequest(method, target, rd)
+	// What curl sends to the default operator address.
+	req.Host = "127.0.0.1:9090"
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
@@ -196,12 +209,17 @@ func TestStatusAndMetrics(t *testing.T) {
 
 func TestReindex(t *testing.T) {
 	metrics := admin.NewMetrics()
-	mgr := openManager(t, metrics)
+	mgr, data := openManagerIn(t, metrics)
 	small := snapshot(t, 0)
-	// Big enough that its build is still running when the second request
-	// comes, microseconds later.
-	big := snapshot(t, 3000)
+	big := snapshot(t, 30)
 	h := admin.New(admin.Options{Indexer: mgr, Snapshot: big, Metrics: metrics, Logger: zerolog.New(io.Discard)})
+	// Holding the data directory's build lock (as a gds index would) keeps
+	// the first build waiting, so the second request surely finds it
+	// running.
+	lock, ok, err := disk.TryLock(filepath.Join(data, "build.lock"), 0o600)
+	if err != nil || !ok {
+		t.Fatalf("build lock: %v %v", ok, err)
+	}
 
 	var first, second admin.ReindexResponse
 	r := do(t, h, "POST", "/admin/reindex", "")
@@ -220,6 +238,7 @@ func TestReindex(t *testing.T) {
 	if st.Building == nil || st.Building.ID != first.BuildID || st.Building.Trigger != "admin" {
 		t.Errorf("status during the build: building = %+v", st.Building)
 	}
+	lock.Unlock()
 	deadline := time.Now().Add(time.Minute)
 	for {
 		st = indexer.Status{}

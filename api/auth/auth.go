@@ -33,6 +33,7 @@ var (
 	ErrWrongIssuer   = errors.New("token issuer is not accepted")
 	ErrWrongAudience = errors.New("token audience is not accepted")
 	ErrBadSubject    = errors.New("token subject is not a character")
+	ErrLifetime      = errors.New("token lifetime is too long")
 )
 
 // Algorithm is the only signing algorithm accepted, as EVE SSO signs with it.
@@ -89,6 +90,9 @@ type Config struct {
 	Leeway time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// MaxLifetime refuses tokens valid for longer (exp after iat, or after
+	// now); 0 means DefaultMaxLifetime.
+	MaxLifetime time.Duration
 }
 
 // LocalConfig accepts the tokens `gds token` mints by default.
@@ -129,6 +133,12 @@ func NewVerifier(keys Keys, cfg Config) (*Verifier, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.MaxLifetime < 0 {
+		return nil, fmt.Errorf("auth: maximum token lifetime must not be negative, got %v", cfg.MaxLifetime)
+	}
+	if cfg.MaxLifetime == 0 {
+		cfg.MaxLifetime = DefaultMaxLifetime
 	}
 	cfg.Issuers = slices.Clone(cfg.Issuers)
 	cfg.Audiences = slices.Clone(cfg.Audiences)
@@ -178,6 +188,9 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Claims, error) {
 	if len(token) > maxTokenLen {
 		return Claims{}, fmt.Errorf("%w: longer than %d bytes", ErrMalformed, maxTokenLen)
 	}
+	if err := checkPayload(token); err != nil {
+		return Claims{}, err
+	}
 	var tc tokenClaims
 	// The keyfunc's own error carries the useful detail; the jwt library
 	// would bury it in its wrapping.
@@ -202,6 +215,9 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Claims, error) {
 	}
 	if err != nil {
 		return Claims{}, classify(err, &tc)
+	}
+	if err := checkLifetime(&tc, v.cfg.Now(), v.cfg.MaxLifetime, v.cfg.Leeway); err != nil {
+		return Claims{}, err
 	}
 	if !slices.Contains(v.cfg.Issuers, tc.Issuer) {
 		return Claims{}, fmt.Errorf("%w: iss %q, want one of %q", ErrWrongIssuer, tc.Issuer, v.cfg.Issuers)

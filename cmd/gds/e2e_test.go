@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,16 +26,6 @@ const sampleSnapshot = "../../snapshots/sample"
 
 // buildBinary returns the gds binary, built once for the package's tests.
 func buildBinary(t *testing.T) string { return faultBinary(t) }
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
 
 // sampleFacts are what the test expects, read from the sample itself.
 type sampleFacts struct {
@@ -104,16 +93,16 @@ func TestEndToEnd(t *testing.T) {
 	facts := readSample(t)
 	bin := buildBinary(t)
 	data := t.TempDir()
-	addr, admin := freeAddr(t), freeAddr(t)
-	var logs bytes.Buffer
-	srv := exec.Command(bin, "serve", "--snapshot", sampleSnapshot, "--data", data, "--addr", addr, "--admin-addr", admin)
+	var logs lockedBuffer
+	srv := exec.Command(bin, "serve", "--snapshot", sampleSnapshot, "--data", data, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0")
 	srv.Stdout, srv.Stderr = &logs, &logs
 	srv.Env = append(os.Environ(), "GDS_LOG_FORMAT=json")
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
-	go func() { exited <- srv.Wait() }()
+	gone := make(chan struct{})
+	go func() { exited <- srv.Wait(); close(gone) }()
 	defer func() {
 		if srv.ProcessState == nil {
 			srv.Process.Kill()
@@ -124,26 +113,9 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}()
 
-	client := &http.Client{Timeout: 10 * time.Second}
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		resp, err := client.Get("http://" + admin + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("server exited before it was ready: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("server not ready after 90 s")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	addr, admin := waitListening(t, logs.String, gone)
+	waitReadyz(t, admin, gone)
+	client := &http.Client{Timeout: 20 * time.Second}
 
 	get := func(path, token string) (int, http.Header, []byte) {
 		t.Helper()
@@ -221,7 +193,21 @@ func TestEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatalf("server exit after SIGTERM: %v", err)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("server did not stop within 30 s of SIGTERM")
+	case <-time.After(2 * time.Minute):
+		t.Fatal("server did not stop within 2 minutes of SIGTERM")
 	}
+}
+
+// freeAddr picks a free loopback port for a program that cannot report the
+// one it bound (an S3 server, a proxy). gds itself binds 127.0.0.1:0 and
+// logs its address (see waitListening): a port picked here and bound
+// later can be taken meanwhile.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }

@@ -160,27 +160,14 @@ type faultServer struct {
 // serveBinary starts gds serve on data with args and waits until it is ready.
 func serveBinary(t *testing.T, data string, args ...string) *faultServer {
 	t.Helper()
-	s := &faultServer{public: freeAddr(t), admin: freeAddr(t), client: &http.Client{Timeout: 20 * time.Second}}
-	s.gdsProc = startGDS(t, append([]string{"serve", "--data", data, "--addr", s.public, "--admin-addr", s.admin,
+	s := &faultServer{client: &http.Client{Timeout: 20 * time.Second}}
+	// Ports the kernel picks, read back from the log: a port chosen first
+	// and bound later can be taken meanwhile by anything else running.
+	s.gdsProc = startGDS(t, append([]string{"serve", "--data", data, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0",
 		"--error-limit", "100000", "--rate-limit", "off"}, args...)...)
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		if resp, err := s.client.Get("http://" + s.admin + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s
-			}
-		}
-		select {
-		case <-s.exited:
-			t.Fatalf("gds serve exited before it was ready: %v\n%s", s.err, s.out)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gds serve not ready after 90 s:\n%s", s.out)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	s.public, s.admin = waitListening(t, s.out.String, s.exited)
+	waitReadyz(t, s.admin, s.exited)
+	return s
 }
 
 // stop sends SIGTERM and expects a clean exit.

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"time"
@@ -31,16 +29,17 @@ func init() {
 // a directory of its own, so it does not touch what the server reads, but
 // the server keeps serving the generation it has open until it restarts
 // or reindexes itself (POST /admin/reindex); it does not watch CURRENT.
-// Opening the data directory removes unfinished builds, so gds index
-// refuses to start while a recent one exists (a server building) unless
-// --force is given.
+// A build directory left by a build that died (kill -9, power loss) is
+// removed on opening, as gds serve does; one whose builder still holds the
+// data directory's build lock is left alone, and gds index refuses to
+// start beside it unless --force is given (then it waits its turn).
 func runIndex(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags(env, "index", "--snapshot DIR|URL --data DIR [--full] [--json] [--force] [--publish URL]")
 	snapshot := fs.String("snapshot", "", "snapshot directory, or bucket URL, to build from")
 	data := fs.String("data", "", "data directory holding the index generations")
 	full := fs.Bool("full", false, "rebuild every bleve index even if few records changed, and even if the snapshot is already live")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	force := fs.Bool("force", false, "start even if another build seems to be running in --data")
+	force := fs.Bool("force", false, "when another process is building in --data, wait for it instead of refusing")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file (go tool pprof)")
 	gcPercent := fs.Int("gc-percent", indexer.DefaultBuildGCPercent, "Go's GOGC for the build: more memory, less collecting (100 is Go's default; a GOGC variable in the environment wins)")
 	var batch int
@@ -74,10 +73,10 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("index: %w", err)
 	}
 	if !*force {
-		if busy, err := buildInProgress(*data, time.Now()); err != nil {
+		if running, err := indexer.BuildRunning(*data); err != nil {
 			return fmt.Errorf("index: %w", err)
-		} else if busy != "" {
-			return fmt.Errorf("index: %s is being written (a gds serve building?); wait for it, or use --force if it is left over from a crash", busy)
+		} else if running {
+			return fmt.Errorf("index: another process is building in %s (a gds serve?); wait for it, or use --force to build after it", *data)
 		}
 	}
 	if env.Getenv("GOGC") == "" {
@@ -252,38 +251,6 @@ func printBuild(w io.Writer, res indexer.BuildResult, live *indexer.Meta, asJSON
 	}
 	fmt.Fprintln(w, "A gds serve already running on this data directory keeps its generation until it restarts or reindexes.")
 	return nil
-}
-
-// recentBuild is how recently an unfinished build must have been written
-// to count as running rather than left over from a crash.
-const recentBuild = 2 * time.Minute
-
-// buildInProgress returns the unfinished build directory in data written
-// to within recentBuild of now, or "".
-func buildInProgress(data string, now time.Time) (string, error) {
-	dirs, err := indexer.UnfinishedBuilds(data)
-	if err != nil {
-		return "", err
-	}
-	for _, dir := range dirs {
-		var newest time.Time
-		err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil // a build removing files as we look
-			}
-			if info, err := d.Info(); err == nil && info.ModTime().After(newest) {
-				newest = info.ModTime()
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return "", err
-		}
-		if now.Sub(newest) < recentBuild {
-			return dir, nil
-		}
-	}
-	return "", nil
 }
 
 // printPublish reports what a publish uploaded.

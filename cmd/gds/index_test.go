@@ -12,6 +12,7 @@ import (
 	"gds/indexer"
 	"gds/indexer/indexertest"
 	"gds/snapshots"
+	"gds/snapshots/disk"
 )
 
 func TestIndex(t *testing.T) {
@@ -72,27 +73,45 @@ func TestIndexRefuses(t *testing.T) {
 		}
 	}
 
-	// A build being written by someone else (a server) is not swept away.
+	// A build directory whose builder holds the data directory's build
+	// lock (a server building) is not swept away, however fresh or old.
 	busy := filepath.Join(data, "generations", "000007.building")
 	if err := os.MkdirAll(filepath.Join(busy, "character"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := runCmd(t, "index", "--snapshot", snap, "--data", data)
-	if err == nil || !strings.Contains(err.Error(), "000007.building") {
+	lock, ok, err := disk.TryLock(filepath.Join(data, "build.lock"), 0o600)
+	if err != nil || !ok {
+		t.Fatalf("build lock: %v %v", ok, err)
+	}
+	_, _, err = runCmd(t, "index", "--snapshot", snap, "--data", data)
+	if err == nil || !strings.Contains(err.Error(), "another process is building") {
 		t.Errorf("with a build in progress: err = %v", err)
 	}
 	if _, err := os.Stat(busy); err != nil {
 		t.Errorf("the running build's directory was removed: %v", err)
 	}
-	// Old enough to be a crash's leftover: it is cleaned up and the build runs.
-	old := time.Now().Add(-time.Hour)
-	for _, p := range []string{filepath.Join(busy, "character"), busy} {
-		if err := os.Chtimes(p, old, old); err != nil {
-			t.Fatal(err)
-		}
+	lock.Unlock()
+}
+
+// A build directory left by a gds index killed mid-build (its lock is free
+// again) is removed by the next gds index, which then builds, even when
+// the leftover was written a moment ago.
+func TestIndexCleansLeftover(t *testing.T) {
+	snap := opsSnapshot(t)
+	data := filepath.Join(t.TempDir(), "data")
+	left := filepath.Join(data, "generations", "000007.building")
+	if err := os.MkdirAll(filepath.Join(left, "character"), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	if out, _, err := runCmd(t, "index", "--snapshot", snap, "--data", data); err != nil || !strings.Contains(out, "live") {
-		t.Errorf("with a stale leftover: %v\n%s", err, out)
+	if err := os.WriteFile(filepath.Join(left, "character", "base.tbl"), []byte("half"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCmd(t, "index", "--snapshot", snap, "--data", data)
+	if err != nil || !strings.Contains(out, "live") {
+		t.Fatalf("gds index beside a leftover: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("the leftover %s is still there: %v", left, err)
 	}
 }
 

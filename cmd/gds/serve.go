@@ -85,7 +85,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	adminLog := log.With().Str("listener", "admin").Logger()
 	adminOpts := admin.Options{
 		Indexer: mgr, Analysts: query.NewAnalysts(mgr), Snapshot: cfg.Snapshot, Token: cfg.AdminToken, Metrics: metrics,
-		Logger: adminLog, MaxBodyBytes: cfg.HTTP.MaxBodyBytes,
+		Logger: adminLog, MaxBodyBytes: cfg.HTTP.MaxBodyBytes, Hosts: cfg.AdminHosts,
 		Ready: func() error {
 			if !publicUp.Load() {
 				return errors.New("The public listener is not up yet")
@@ -101,7 +101,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 			"published to its bucket. Reindex on the indexer that publishes them."
 	}
 	adminHandler := admin.New(adminOpts)
-	if err := srv.listen("admin", cfg.AdminAddr, newHTTPServer(adminHandler, cfg.HTTP, adminLog)); err != nil {
+	if err := srv.listen("admin", cfg.AdminAddr, newHTTPServer(adminHandler, cfg.HTTP, adminLog), nil); err != nil {
 		return err
 	}
 
@@ -155,10 +155,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		},
 		ClientIP: cfg.TrustedProxies.r,
 	})
-	if err := srv.listen("public", cfg.Addr, newHTTPServer(public, cfg.HTTP, publicLog)); err != nil {
+	// publicUp is set before "listening" is logged: an operator (or a
+	// test) who sees that line finds /readyz answering 200.
+	if err := srv.listen("public", cfg.Addr, newHTTPServer(public, cfg.HTTP, publicLog), func() { publicUp.Store(true) }); err != nil {
 		return err
 	}
-	publicUp.Store(true)
 
 	select {
 	case <-ctx.Done():
@@ -202,6 +203,7 @@ func newVerifier(ctx context.Context, cfg serveConfig) (*auth.Verifier, error) {
 	if cfg.ClientID != "" {
 		ac = auth.EVEConfig(cfg.ClientID)
 	}
+	ac.MaxLifetime = cfg.TokenMaxLifetime
 	return auth.NewVerifier(keys, ac)
 }
 
@@ -218,8 +220,10 @@ type servers struct {
 }
 
 // listen binds addr now, so a taken port fails the start rather than a
-// goroutine later, and serves s on it in the background.
-func (sv *servers) listen(name, addr string, s *http.Server) error {
+// goroutine later, and serves s on it in the background. up, when set,
+// runs once the socket accepts connections and before "listening" is
+// logged.
+func (sv *servers) listen(name, addr string, s *http.Server, up func()) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: %s listener: %w", name, err)
@@ -230,6 +234,9 @@ func (sv *servers) listen(name, addr string, s *http.Server) error {
 	}
 	sv.list = append(sv.list, s)
 	sv.mu.Unlock()
+	if up != nil {
+		up()
+	}
 	sv.log.Info().Str("listener", name).Str("addr", ln.Addr().String()).Msg("listening")
 	go func() {
 		if err := s.Serve(ln); !errors.Is(err, http.ErrServerClosed) {

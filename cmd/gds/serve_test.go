@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -84,31 +85,75 @@ func startServe(t *testing.T, getenv func(string) string, args ...string) *runni
 			t.Error("gds serve did not stop")
 		}
 	})
-	deadline := time.Now().Add(60 * time.Second)
-	for s.public == "" || s.admin == "" {
-		select {
-		case err := <-s.done:
-			t.Fatalf("gds serve exited: %v\n%s", err, s.stderr)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gds serve did not listen within 60 s:\n%s", s.stderr)
-		}
-		time.Sleep(20 * time.Millisecond)
-		for _, line := range strings.Split(s.stderr.String(), "\n") {
+	exited := make(chan struct{})
+	go func() {
+		err := <-s.done
+		s.done <- err
+		close(exited)
+	}()
+	s.public, s.admin = waitListening(t, s.stderr.String, exited)
+	waitReadyz(t, s.admin, exited)
+	return s
+}
+
+// waitListening waits until a gds serve writing its JSON log to out has
+// logged "listening" for both listeners and returns their addresses. The
+// public listener logs it once /readyz answers 200.
+func waitListening(t *testing.T, out func() string, exited <-chan struct{}) (public, admin string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for public == "" || admin == "" {
+		for _, line := range strings.Split(out(), "\n") {
 			var l struct{ Message, Listener, Addr string }
 			if json.Unmarshal([]byte(line), &l) != nil || l.Message != "listening" {
 				continue
 			}
 			switch l.Listener {
 			case "public":
-				s.public = l.Addr
+				public = l.Addr
 			case "admin":
-				s.admin = l.Addr
+				admin = l.Addr
 			}
 		}
+		if public != "" && admin != "" {
+			break
+		}
+		select {
+		case <-exited:
+			t.Fatalf("gds serve exited before it listened:\n%s", out())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gds serve did not listen within 3 minutes:\n%s", out())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return s
+	return public, admin
+}
+
+// waitReadyz waits until the operator port at admin answers /readyz 200.
+func waitReadyz(t *testing.T, admin string, exited <-chan struct{}) {
+	t.Helper()
+	client := &http.Client{Timeout: 20 * time.Second}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		resp, err := client.Get("http://" + admin + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		select {
+		case <-exited:
+			t.Fatalf("gds serve exited before it was ready")
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gds serve not ready within 3 minutes (last: %v)", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // stop cancels the server's context, as SIGTERM does, and returns what
@@ -216,6 +261,7 @@ func TestServeShutdownFinishesInFlight(t *testing.T) {
 	// A request whose body arrives slowly is in flight until the body ends.
 	pr, pw := io.Pipe()
 	req, _ := http.NewRequest("POST", "http://"+s.admin+"/admin/reindex", pr)
+	req.Header.Set("Content-Type", "application/json")
 	type result struct {
 		code int
 		err  error
@@ -231,10 +277,14 @@ func TestServeShutdownFinishesInFlight(t *testing.T) {
 		got <- result{resp.StatusCode, nil}
 	}()
 	fmt.Fprint(pw, `{"full": `)
-	time.Sleep(200 * time.Millisecond) // the request is being read
+	// The handler is reading the body: its goroutine shows in a dump.
+	waitUntil(t, "the reindex handler to run", func() bool {
+		_, dump := httpGet(t, "http://"+s.admin+"/debug/pprof/goroutine?debug=1")
+		return strings.Contains(string(dump), "admin.(*handler).reindex")
+	})
 	stopped := make(chan error, 1)
 	go func() { stopped <- s.stop(t) }()
-	time.Sleep(300 * time.Millisecond)
+	waitUntil(t, "the shutdown to begin", func() bool { return strings.Contains(s.stderr.String(), "shutting down") })
 	select {
 	case err := <-stopped:
 		t.Fatalf("serve returned (%v) while a request was in flight", err)
@@ -279,6 +329,10 @@ func TestServeRefuses(t *testing.T) {
 		{"missing jwks file", envMap(), []string{"--snapshot", snap, "--admin-addr", "127.0.0.1:0",
 			"--jwks", filepath.Join(t.TempDir(), "jwks.json")}, "--jwks"},
 		{"bad env value", envMap("GDS_MAX_CONCURRENT_SEARCHES", "many"), nil, "GDS_MAX_CONCURRENT_SEARCHES"},
+		{"admin token twice", envMap("GDS_ADMIN_TOKEN", "x"), []string{"--admin-token-file", tokenFile(t, "y\n")}, "not both"},
+		{"empty admin token file", envMap(), []string{"--admin-token-file", tokenFile(t, " \n")}, "empty"},
+		{"missing admin token file", envMap(), []string{"--admin-token-file", filepath.Join(t.TempDir(), "none")}, "--admin-token-file"},
+		{"zero token lifetime", envMap("GDS_TOKEN_MAX_LIFETIME", "0s"), nil, "--token-max-lifetime"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -291,6 +345,28 @@ func TestServeRefuses(t *testing.T) {
 				t.Errorf("err = %v, want one mentioning %q\n%s", err, tc.want, stderr.String())
 			}
 		})
+	}
+}
+
+// tokenFile writes content to a private file and returns its name.
+func tokenFile(t *testing.T, content string) string {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "admin-token")
+	if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// The operator token can come from a file, so it never shows in ps.
+func TestServeAdminTokenFile(t *testing.T) {
+	s := startServe(t, envMap(), "--snapshot", opsSnapshot(t), "--data", filepath.Join(t.TempDir(), "data"),
+		"--admin-addr", "127.0.0.1:0", "--admin-token-file", tokenFile(t, "file-secret\n"))
+	if code, _ := httpGet(t, "http://"+s.admin+"/admin/status"); code != 401 {
+		t.Errorf("status without token = %d, want 401", code)
+	}
+	if code, _ := httpGet(t, "http://"+s.admin+"/admin/status", "Authorization", "Bearer file-secret"); code != 200 {
+		t.Errorf("status with the file's token = %d, want 200", code)
 	}
 }
 
@@ -312,5 +388,71 @@ func TestServeExposedAdminWithToken(t *testing.T) {
 	}
 	if strings.Contains(s.stderr.String(), "op-secret") {
 		t.Error("the admin token reached the log")
+	}
+}
+
+// waitUntil polls cond until it holds, failing after a generous deadline.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 2 minutes for %s", what)
+		}
+	}
+}
+
+// readyzAtListening is a log writer that asks /readyz the moment the
+// public listener logs "listening", while gds serve waits for the write:
+// what an operator watching the log for readiness would see.
+type readyzAtListening struct {
+	lockedBuffer
+	admin  string
+	status chan int
+}
+
+func (w *readyzAtListening) Write(p []byte) (int, error) {
+	var l struct{ Message, Listener, Addr string }
+	if json.Unmarshal(p, &l) == nil && l.Message == "listening" {
+		switch l.Listener {
+		case "admin":
+			w.admin = l.Addr
+		case "public":
+			code := 0
+			if resp, err := http.Get("http://" + w.admin + "/readyz"); err == nil {
+				resp.Body.Close()
+				code = resp.StatusCode
+			}
+			w.status <- code
+		}
+	}
+	return w.lockedBuffer.Write(p)
+}
+
+// Once the public listener says "listening", /readyz answers 200: no 503
+// window for whoever waits on that line.
+func TestServeReadyWhenListening(t *testing.T) {
+	w := &readyzAtListening{status: make(chan int, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0", "--log-format", "json",
+			"--snapshot", opsSnapshot(t), "--data", filepath.Join(t.TempDir(), "data")}, envMap(), io.Discard, w)
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	select {
+	case code := <-w.status:
+		if code != http.StatusOK {
+			t.Errorf("/readyz when the public listener logged listening = %d, want 200", code)
+		}
+	case err := <-done:
+		done <- err
+		t.Fatalf("serve exited before listening: %v\n%s", err, w.String())
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("the public listener did not log listening within 3 minutes:\n%s", w.String())
 	}
 }
