@@ -220,7 +220,7 @@ func TestResponseCacheBounds(t *testing.T) {
 	}
 	rc := newResponseCache(4 * 1024)
 	for i := range 10 {
-		rc.put(1, entry(string(rune('a'+i)), 500))
+		rc.put(1, entry(string(rune('a'+i)), 400))
 	}
 	if rc.size > rc.max {
 		t.Errorf("size %d beyond %d", rc.size, rc.max)
@@ -234,7 +234,7 @@ func TestResponseCacheBounds(t *testing.T) {
 	// Touching an entry keeps it.
 	rc.get(1, "g")
 	for i := range 5 {
-		rc.put(1, entry(string(rune('A'+i)), 500))
+		rc.put(1, entry(string(rune('A'+i)), 400))
 	}
 	if _, ok := rc.get(1, "g"); !ok {
 		t.Error("a recently read entry was evicted before older ones")

@@ -72,7 +72,7 @@ func (m *Manager) Adopt(ctx context.Context, dir string) (Meta, error) {
 		_ = os.RemoveAll(final)
 		return Meta{}, fmt.Errorf("check of generation %d: %w", meta.ID, err)
 	}
-	if err := disk.WriteFileAtomic(filepath.Join(m.opts.DataDir, currentFile), []byte(strconv.FormatUint(meta.ID, 10)+"\n"), 0o644); err != nil {
+	if err := disk.WriteFileAtomic(filepath.Join(m.opts.DataDir, currentFile), []byte(strconv.FormatUint(meta.ID, 10)+"\n"), disk.PrivateFile); err != nil {
 		gen.remove = true
 		gen.Release()
 		return Meta{}, err

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,6 +66,9 @@ type builder struct {
 	bleve    sync.WaitGroup
 	bleveMu  sync.Mutex
 	bleveErr error
+	// cancel stops the whole build: a failed shard (a full disk) ends
+	// it rather than letting the other kinds be read and written first.
+	cancel context.CancelFunc
 }
 
 // docInfo is what a category needs of one record to build its table and
@@ -103,7 +107,7 @@ func (b *builder) run() error {
 	if err := b.prepareFields(); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(b.dir, recordsDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(b.dir, recordsDir), disk.PrivateDir); err != nil {
 		return err
 	}
 	b.meta.Counts = map[snapshots.Category]int{}
@@ -114,17 +118,18 @@ func (b *builder) run() error {
 	b.meta.Incremental = b.prev != nil && !b.full
 	ctx, cancel := context.WithCancel(b.ctx)
 	defer cancel()
-	b.ctx = ctx
+	b.ctx, b.cancel = ctx, cancel
 	b.shardSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 	err = b.buildKinds()
 	if err != nil {
 		cancel() // stop the bleve builds still running
 	}
 	b.bleve.Wait()
-	if err != nil {
-		return err
+	// A shard's failure cancelled the reading: its error is the cause.
+	if b.bleveErr != nil && (err == nil || errors.Is(err, context.Canceled)) {
+		return b.bleveErr
 	}
-	return b.bleveErr
+	return err
 }
 
 // buildKinds builds or reuses every kind of the snapshot, smallest file
@@ -186,7 +191,7 @@ func (b *builder) reuse(kind snapshots.Kind) error {
 		return err
 	}
 	for _, name := range names {
-		if err := disk.LinkOrCopy(name, filepath.Join(dst, filepath.Base(name)), 0o644); err != nil {
+		if err := disk.LinkOrCopy(name, filepath.Join(dst, filepath.Base(name)), disk.PrivateFile); err != nil {
 			return err
 		}
 	}
@@ -365,6 +370,9 @@ func (b *builder) bleveFailed(err error) {
 	if b.bleveErr == nil {
 		b.bleveErr = err
 	}
+	if b.cancel != nil {
+		b.cancel()
+	}
 }
 
 // canPatch reports whether the previous generation's bleve shards can be
@@ -447,6 +455,8 @@ func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *s
 			"ReclaimDeletesWeight": mergeplan.DefaultMergePlanOptions.ReclaimDeletesWeight,
 		},
 	}
+	pe, stopWatch := watchPersist(dir, cfg)
+	defer stopWatch()
 	var idx bleve.Index
 	var err error
 	if _, statErr := os.Stat(dir); statErr == nil {
@@ -470,7 +480,9 @@ func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *s
 	fail := func(err error) error {
 		settle, cancel := context.WithTimeout(context.Background(), settleTimeout)
 		defer cancel()
-		_ = waitPersisted(settle, idx)
+		if werr := waitPersisted(settle, idx, pe); werr != nil && pe.get() != nil {
+			err = werr // the disk's complaint says more than a cancel
+		}
 		idx.Close()
 		return err
 	}
@@ -481,6 +493,9 @@ func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *s
 	batch := &shardBatch{b: index.NewBatch()}
 	flush := func() error {
 		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := pe.get(); err != nil {
 			return err
 		}
 		if err := adv.Batch(batch.b); err != nil {
@@ -497,7 +512,7 @@ func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *s
 			return fail(err)
 		}
 	}
-	if err := waitPersisted(ctx, idx); err != nil {
+	if err := waitPersisted(ctx, idx, pe); err != nil {
 		return fail(err)
 	}
 	return idx.Close()
@@ -525,26 +540,6 @@ func (b *builder) segmentsPerShard() int {
 // persisting before it is closed anyway.
 const settleTimeout = 30 * time.Second
 
-// waitPersisted waits until everything batched is on disk: with
-// unsafe_batch a batch returns before it is persisted, and closing the
-// index does not persist what is still in memory.
-func waitPersisted(ctx context.Context, idx bleve.Index) error {
-	for {
-		st, _ := idx.StatsMap()["index"].(map[string]interface{})
-		root, _ := st["CurRootEpoch"].(uint64)
-		persisted, _ := st["LastPersistedEpoch"].(uint64)
-		mem, _ := st["TotMemorySegmentsAtRoot"].(uint64)
-		if persisted >= root && mem == 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-}
-
 // linkTree copies a directory of a generation: files that never change
 // once written (bleve segments *.zap, tables *.tbl) are hard-linked;
 // everything else (bleve's root.bolt) is copied, since a patched index
@@ -557,12 +552,12 @@ func linkTree(src, dst string) error {
 		rel, _ := filepath.Rel(src, path)
 		target := filepath.Join(dst, rel)
 		if info.IsDir() {
-			return os.MkdirAll(target, 0o755)
+			return os.MkdirAll(target, disk.PrivateDir)
 		}
 		if strings.HasSuffix(path, ".zap") || strings.HasSuffix(path, ".tbl") {
-			return disk.LinkOrCopy(path, target, 0o644)
+			return disk.LinkOrCopy(path, target, disk.PrivateFile)
 		}
-		return disk.CopyFile(path, target, 0o644)
+		return disk.CopyFile(path, target, disk.PrivateFile)
 	})
 }
 
@@ -573,5 +568,5 @@ func writeMeta(dir string, m Meta) error {
 	if err != nil {
 		return err
 	}
-	return disk.WriteFileAtomic(filepath.Join(dir, metaFile), append(raw, '\n'), 0o644)
+	return disk.WriteFileAtomic(filepath.Join(dir, metaFile), append(raw, '\n'), disk.PrivateFile)
 }

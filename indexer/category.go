@@ -41,7 +41,7 @@ const (
 // patched beside it.
 func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch change) error {
 	cdir := filepath.Join(b.dir, string(cat))
-	if err := os.MkdirAll(cdir, 0o755); err != nil {
+	if err := os.MkdirAll(cdir, disk.PrivateDir); err != nil {
 		return err
 	}
 	if err := os.Remove(filepath.Join(cdir, deltaTable)); err != nil && !os.IsNotExist(err) {
@@ -149,7 +149,7 @@ func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *sh
 		return false, nil
 	}
 	cdir := filepath.Join(b.dir, string(cat))
-	if err := os.MkdirAll(cdir, 0o755); err != nil {
+	if err := os.MkdirAll(cdir, disk.PrivateDir); err != nil {
 		return false, err
 	}
 	b.report(Progress{Phase: "tables", Kind: string(cat), Total: int64(len(rd.docs))})
@@ -234,7 +234,7 @@ func patchTables(prev *CategoryTables, prevDir, cdir string, upserts []docInfo, 
 	if err := os.Remove(dst); err != nil && !os.IsNotExist(err) {
 		return -1, err
 	}
-	if err := disk.LinkOrCopy(filepath.Join(prevDir, baseTable), dst, 0o644); err != nil {
+	if err := disk.LinkOrCopy(filepath.Join(prevDir, baseTable), dst, disk.PrivateFile); err != nil {
 		return -1, err
 	}
 	return len(entries), nametable.Write(filepath.Join(cdir, deltaTable), entries, mask)

@@ -465,7 +465,7 @@ func claimID(data string, after uint64) (uint64, string, error) {
 	}
 	for id := after + 1; ; id++ {
 		dir := generationDir(data, id) + buildingExt
-		err := os.Mkdir(dir, 0o755)
+		err := os.Mkdir(dir, disk.PrivateDir)
 		if err == nil {
 			return id, dir, nil
 		}
@@ -485,7 +485,7 @@ func lockPath(data string) string { return filepath.Join(data, "build.lock") }
 
 // tryLockBuilds takes the lock if it is free.
 func tryLockBuilds(data string) (*buildLock, bool, error) {
-	return disk.TryLock(lockPath(data), 0o644)
+	return disk.TryLock(lockPath(data), disk.PrivateFile)
 }
 
 // BuildRunning reports whether a process (this one included) holds data's

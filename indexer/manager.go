@@ -165,7 +165,12 @@ func Open(opts Options) (*Manager, error) {
 	if opts.MaxIncrementalShare <= 0 {
 		opts.MaxIncrementalShare = 0.1
 	}
-	if err := os.MkdirAll(filepath.Join(opts.DataDir, generationsIn), 0o755); err != nil {
+	// The data directory is the service user's alone (see disk.PrivateDir);
+	// one that exists keeps the mode its owner gave it.
+	if err := os.MkdirAll(opts.DataDir, disk.PrivateDir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(opts.DataDir, generationsIn), disk.PrivateDir); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -387,6 +392,11 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 		_ = os.RemoveAll(tmp)
 		return nil, Meta{}, err
 	}
+	// bleve creates some files as the umask allows.
+	if err := disk.MakePrivate(tmp); err != nil {
+		_ = os.RemoveAll(tmp)
+		return nil, Meta{}, err
+	}
 	if err := os.Rename(tmp, final); err != nil {
 		_ = os.RemoveAll(tmp)
 		return nil, Meta{}, err
@@ -405,7 +415,7 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 		_ = os.RemoveAll(final)
 		return nil, Meta{}, fmt.Errorf("check of generation %d: %w", id, err)
 	}
-	if err := disk.WriteFileAtomic(filepath.Join(m.opts.DataDir, currentFile), []byte(strconv.FormatUint(id, 10)+"\n"), 0o644); err != nil {
+	if err := disk.WriteFileAtomic(filepath.Join(m.opts.DataDir, currentFile), []byte(strconv.FormatUint(id, 10)+"\n"), disk.PrivateFile); err != nil {
 		gen.remove = true
 		gen.Release()
 		return nil, Meta{}, err

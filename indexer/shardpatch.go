@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"gds/snapshots"
+	"gds/snapshots/disk"
 )
 
 // shardPatcher patches a category's bleve shards (copied from the previous
@@ -66,7 +67,7 @@ func (p *shardPatcher) passed(key int64, upserts []docInfo, deletes []int64) {
 // flush hands out every shard before upto.
 func (p *shardPatcher) flush(upto int, upserts []docInfo, deletes []int64) {
 	if p.cur < upto {
-		if err := os.MkdirAll(p.cdir, 0o755); err != nil {
+		if err := os.MkdirAll(p.cdir, disk.PrivateDir); err != nil {
 			p.fail(err)
 			return
 		}

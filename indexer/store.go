@@ -195,7 +195,7 @@ func newStoreWriter(dir, kind string, prev *Store) (*storeWriter, error) {
 	if err := os.Remove(filepath.Join(dir, kind+".delta")); err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
-	f, err := disk.CreateFresh(filepath.Join(dir, kind+".data"), 0o644)
+	f, err := disk.CreateFresh(filepath.Join(dir, kind+".data"), disk.PrivateFile)
 	if err != nil {
 		return nil, err
 	}
@@ -211,10 +211,10 @@ func newDeltaStoreWriter(dir, kind string, prev *Store, prevDir string) (*storeW
 	if err := os.Remove(base); err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
-	if err := disk.LinkOrCopy(filepath.Join(prevDir, kind+".data"), base, 0o644); err != nil {
+	if err := disk.LinkOrCopy(filepath.Join(prevDir, kind+".data"), base, disk.PrivateFile); err != nil {
 		return nil, err
 	}
-	f, err := disk.CreateFresh(filepath.Join(dir, kind+".delta"), 0o644)
+	f, err := disk.CreateFresh(filepath.Join(dir, kind+".delta"), disk.PrivateFile)
 	if err != nil {
 		return nil, err
 	}
@@ -328,12 +328,12 @@ func (sw *storeWriter) close() error {
 		idx = append(idx, 0)
 	}
 	idx = append(idx, asBytes(sw.hashes)...)
-	if err := disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+".idx"), idx, 0o644); err != nil {
+	if err := disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+".idx"), idx, disk.PrivateFile); err != nil {
 		return err
 	}
 	for name, pairs := range sw.groups {
 		sortPairs(pairs)
-		if err := disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+".by-"+name), asBytes(pairs), 0o644); err != nil {
+		if err := disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+".by-"+name), asBytes(pairs), disk.PrivateFile); err != nil {
 			return err
 		}
 	}

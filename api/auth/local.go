@@ -54,7 +54,7 @@ func (k SigningKey) KeySet() KeySet {
 // JWKS is rewritten whenever it does not match the private key, so it heals
 // if deleted or left stale.
 func EnsureLocalKey(dataDir string) (SigningKey, error) {
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+	if err := os.MkdirAll(dataDir, disk.PrivateDir); err != nil {
 		return SigningKey{}, fmt.Errorf("local signing key: %w", err)
 	}
 	keyPath := filepath.Join(dataDir, LocalKeyFile)
@@ -77,7 +77,7 @@ func EnsureLocalKey(dataDir string) (SigningKey, error) {
 	}
 	jwksPath := filepath.Join(dataDir, LocalJWKSFile)
 	if old, err := os.ReadFile(jwksPath); err != nil || !bytes.Equal(old, jwks) {
-		if err := disk.WriteFileAtomic(jwksPath, jwks, 0o644); err != nil {
+		if err := disk.WriteFileAtomic(jwksPath, jwks, disk.PrivateFile); err != nil {
 			return SigningKey{}, fmt.Errorf("local signing key: writing %s: %w", jwksPath, err)
 		}
 	}
@@ -94,7 +94,7 @@ func createPrivateKey(path string) error {
 		return fmt.Errorf("local signing key: encoding: %w", err)
 	}
 	data := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
-	if err := disk.WriteFileAtomic(path, data, 0o600); err != nil {
+	if err := disk.WriteFileAtomic(path, data, disk.PrivateFile); err != nil {
 		return fmt.Errorf("local signing key: writing %s: %w", path, err)
 	}
 	return nil

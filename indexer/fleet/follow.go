@@ -248,7 +248,7 @@ func (f *Follower) path(parts ...string) string {
 func (f *Follower) download(ctx context.Context, m *Manifest) (string, error) {
 	name := strconv.FormatUint(m.Generation, 10)
 	dir := f.path(incomingDir, name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, disk.PrivateDir); err != nil {
 		return "", err
 	}
 	// Downloads of other generations are abandoned; their files are
@@ -264,10 +264,10 @@ func (f *Follower) download(ctx context.Context, m *Manifest) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(f.path(manifestsDir), 0o755); err != nil {
+	if err := os.MkdirAll(f.path(manifestsDir), disk.PrivateDir); err != nil {
 		return "", err
 	}
-	if err := disk.WriteFileAtomic(f.path(manifestsDir, name+".json"), raw, 0o644); err != nil {
+	if err := disk.WriteFileAtomic(f.path(manifestsDir, name+".json"), raw, disk.PrivateFile); err != nil {
 		return "", err
 	}
 	reuse := map[string]string{}
@@ -351,7 +351,7 @@ func (f *Follower) fetch(ctx context.Context, dir string, fl File, local string)
 		}
 		_ = os.Remove(dest)
 	}
-	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dest), disk.PrivateDir); err != nil {
 		return 0, 0, err
 	}
 	if local != "" {
@@ -362,7 +362,7 @@ func (f *Follower) fetch(ctx context.Context, dir string, fl File, local string)
 		}
 	}
 	part := dest + partExt
-	out, err := os.OpenFile(part, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	out, err := os.OpenFile(part, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, disk.PrivateFile)
 	if err != nil {
 		return 0, 0, err
 	}

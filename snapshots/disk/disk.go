@@ -6,6 +6,7 @@ package disk
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -111,4 +112,29 @@ func CopyFile(src, dst string, perm os.FileMode) error {
 		return err
 	}
 	return out.Close()
+}
+
+// Permissions of everything gds keeps in a data directory: access lists,
+// roles and corporation documents are for the service's user alone.
+const (
+	PrivateDir  os.FileMode = 0o700
+	PrivateFile os.FileMode = 0o600
+)
+
+// MakePrivate sets every directory under root (root too) to PrivateDir
+// and every file to PrivateFile, whatever the umask or a library chose
+// when creating them.
+func MakePrivate(root string) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.Chmod(path, PrivateDir)
+		case d.Type().IsRegular():
+			return os.Chmod(path, PrivateFile)
+		}
+		return nil
+	})
 }

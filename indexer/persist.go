@@ -1,0 +1,87 @@
+package indexer
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+)
+
+// bleve's persister writes segments in the background and, when a write
+// fails (a full disk), reports it only to an async error callback and
+// retries forever, while batches keep being accepted into memory. A build
+// registers each shard it writes here so the first such error fails the
+// shard at once.
+const persistCallback = "gds-build"
+
+// persistErrs maps a shard's scorch directory to its *persistErr.
+var persistErrs sync.Map
+
+func init() {
+	scorch.RegistryAsyncErrorCallbacks[persistCallback] = func(err error, path string) {
+		if pe, ok := persistErrs.Load(filepath.Clean(path)); ok {
+			pe.(*persistErr).set(err)
+		}
+	}
+}
+
+// persistErr is the first background write error of one shard.
+type persistErr struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (p *persistErr) set(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err == nil {
+		p.err = err
+	}
+}
+
+func (p *persistErr) get() error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// watchPersist starts collecting the background write errors of the shard
+// in dir (bleve keeps its segments in dir/store); stop it when the shard
+// is closed.
+func watchPersist(dir string, cfg map[string]interface{}) (pe *persistErr, stop func()) {
+	cfg["asyncErrorCallbackName"] = persistCallback
+	key := filepath.Clean(filepath.Join(dir, "store"))
+	pe = &persistErr{}
+	persistErrs.Store(key, pe)
+	return pe, func() { persistErrs.Delete(key) }
+}
+
+// waitPersisted waits until everything batched is on disk: with
+// unsafe_batch a batch returns before it is persisted, and closing the
+// index does not persist what is still in memory. A background write
+// error ends the wait with that error.
+func waitPersisted(ctx context.Context, idx bleve.Index, pe *persistErr) error {
+	for {
+		if err := pe.get(); err != nil {
+			return err
+		}
+		st, _ := idx.StatsMap()["index"].(map[string]interface{})
+		root, _ := st["CurRootEpoch"].(uint64)
+		persisted, _ := st["LastPersistedEpoch"].(uint64)
+		mem, _ := st["TotMemorySegmentsAtRoot"].(uint64)
+		if persisted >= root && mem == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
