@@ -7,7 +7,9 @@ package api
 
 import (
 	"context"
+	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -94,6 +96,11 @@ type Limits struct {
 	// RateLimitMaxKeys bounds the rate limiter's buckets over all groups
 	// (0: ratelimit.DefaultMaxKeys).
 	RateLimitMaxKeys int
+	// MaxBodyBytes and MaxHeaderBytes bound a request's body and its
+	// request line with headers; beyond them it gets 413 or 431. Default
+	// 64 KiB each.
+	MaxBodyBytes   int64
+	MaxHeaderBytes int
 }
 
 // server is the API's state.
@@ -104,15 +111,31 @@ type server struct {
 	// limiter keeps the rate limits' buckets; nil when they are off.
 	limiter    *ratelimit.Limiter
 	rateGroups map[string]*rateGroup
+	errs       *errorLimiter
+	// Request size limits (Limits with defaults).
+	maxBody, maxHeader int64
+}
+
+// Handler is the public HTTP handler.
+type Handler struct {
+	http.Handler
+	s *server
 }
 
 // New returns the public HTTP handler.
-func New(d Deps) http.Handler {
+func New(d Deps) *Handler {
 	gin.SetMode(gin.ReleaseMode)
-	s := &server{d: d, now: d.Now}
+	s := &server{d: d, now: d.Now, maxBody: d.Limits.MaxBodyBytes, maxHeader: int64(d.Limits.MaxHeaderBytes)}
 	if s.now == nil {
 		s.now = time.Now
 	}
+	if s.maxBody <= 0 {
+		s.maxBody = defaultMaxRequestBytes
+	}
+	if s.maxHeader <= 0 {
+		s.maxHeader = defaultMaxRequestBytes
+	}
+	s.errs = newErrorLimiter(d.Limits, s.now, s.metrics(), d.ClientIP)
 	s.routes = s.table()
 	s.limiter = s.newLimiter()
 	s.rateGroups = map[string]*rateGroup{}
@@ -136,7 +159,36 @@ func New(d Deps) http.Handler {
 	web.Register(e, web.Deps{Views: d.Views, Logger: d.Logger, SearchLimit: s.pageSearchLimit()})
 	e.NoRoute(func(c *gin.Context) { writeError(c, http.StatusNotFound, "Not found") })
 	e.NoMethod(func(c *gin.Context) { writeError(c, http.StatusMethodNotAllowed, "Method not allowed") })
-	return e
+	return &Handler{Handler: e, s: s}
+}
+
+// Rejected charges an answer net/http gave before any handler ran (see
+// httplog.JSONErrors) to the client's error budget, as the API's own error
+// answers are, and returns the status to send (420 for a client already
+// at its limit) with the error-limit headers.
+func (h *Handler) Rejected(remote string, status int) (int, http.Header) {
+	el := h.s.errs
+	if el.limit < 0 {
+		return status, nil
+	}
+	ip, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		ip = remote
+	}
+	// Behind a trusted proxy the client is unknown here (its header was
+	// never read): the proxy's own budget is not charged for it.
+	if a, err := netip.ParseAddr(ip); err == nil && h.s.d.ClientIP.Trusts(a.Unmap()) {
+		return status, nil
+	}
+	hdr := http.Header{}
+	if remain, reset := el.state(ip); remain <= 0 {
+		el.metrics.ErrorLimited()
+		setErrorLimitHeaders(hdr, 0, reset)
+		return StatusErrorLimited, hdr
+	}
+	remain, reset := el.count(ip)
+	setErrorLimitHeaders(hdr, remain, reset)
+	return status, hdr
 }
 
 // ErrorBody is the shape of every error answer, as ESI sends it.

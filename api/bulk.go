@@ -53,7 +53,7 @@ func (s *server) universeIDs(c *gin.Context) {
 	}
 	names, err := parseNameList(c.Request.Body, maxBulkNames, maxNameLength)
 	if err != nil {
-		writeError(c, http.StatusBadRequest, err.Error())
+		writeBodyError(c, err)
 		return
 	}
 	v, ok := s.openView(c)
@@ -84,7 +84,7 @@ func (s *server) universeIDs(c *gin.Context) {
 func (s *server) universeNames(c *gin.Context) {
 	ids, err := parseIDList(c.Request.Body, maxBulkIDs, true, math.MaxInt32)
 	if err != nil {
-		writeError(c, http.StatusBadRequest, err.Error())
+		writeBodyError(c, err)
 		return
 	}
 	lang, ok := parseLanguage(c)
@@ -112,10 +112,10 @@ func decodeBodyArray(body io.Reader, max int) ([]json.RawMessage, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(body, maxBodyBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("request body: %w", err)
+		return nil, readBodyError(err)
 	}
 	if len(data) > maxBodyBytes {
-		return nil, fmt.Errorf("request body: larger than %d bytes", maxBodyBytes)
+		return nil, &bodyError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", maxBodyBytes)}
 	}
 	if strings.TrimSpace(string(data)) == "" {
 		return nil, errors.New("request body: missing, expected a JSON array")

@@ -158,7 +158,7 @@ func (s *server) documentHandler(d documentRoute) gin.HandlerFunc {
 		}
 		if d.method == http.MethodPost {
 			if _, err := parseIDList(c.Request.Body, maxItemIDs, false, math.MaxInt64); err != nil {
-				writeError(c, http.StatusBadRequest, err.Error())
+				writeBodyError(c, err)
 				return
 			}
 		}

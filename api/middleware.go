@@ -4,11 +4,13 @@ import "github.com/gin-gonic/gin"
 
 // middleware is what runs before every route of the public API, outermost
 // first: metrics see every answer (420s too), the error limiter counts
-// what the client finally gets, and compression wraps the body last.
+// what the client finally gets (size refusals too), and compression wraps
+// the body last.
 func (s *server) middleware() []gin.HandlerFunc {
 	return []gin.HandlerFunc{
 		s.observe,
-		newErrorLimiter(s.d.Limits, s.now, s.metrics(), s.d.ClientIP).handle,
+		s.errs.handle,
+		s.requestLimits,
 		compress,
 	}
 }

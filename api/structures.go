@@ -309,7 +309,7 @@ func (s *server) putStructure(c *gin.Context, corp int64) {
 		return
 	}
 	if _, err := parseWindows(c.Request.Body); err != nil {
-		writeError(c, http.StatusBadRequest, err.Error())
+		writeBodyError(c, err)
 		return
 	}
 	v, ok := s.openView(c)

@@ -186,6 +186,10 @@ func (h *handler) reindex(c *gin.Context) {
 	case httplog.TooLarge(err):
 		writeError(c, http.StatusRequestEntityTooLarge, "Request body is too large")
 		return
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// Not the read error itself: it names the sockets.
+		writeError(c, http.StatusRequestTimeout, "Request body: not received in time")
+		return
 	case err != nil:
 		writeError(c, http.StatusBadRequest, fmt.Sprintf(`Body must be JSON {"snapshot": "DIR", "full": false}: %v`, err))
 		return

@@ -250,7 +250,11 @@ func newHTTPServer(h http.Handler, c httpConfig, log zerolog.Logger) *http.Serve
 		ReadTimeout:       c.ReadTimeout,
 		WriteTimeout:      c.WriteTimeout,
 		IdleTimeout:       c.IdleTimeout,
-		MaxHeaderBytes:    c.MaxHeaderBytes,
-		ErrorLog:          stdlog.New(log.With().Str("level", "warn").Logger(), "", 0),
+		// Twice the limit: the public API's handler answers a header block
+		// over --max-header-bytes itself, as JSON counted toward the error
+		// limit; only beyond this does net/http answer (rewritten to JSON
+		// by httplog.JSONErrors).
+		MaxHeaderBytes: 2 * c.MaxHeaderBytes,
+		ErrorLog:       stdlog.New(log.With().Str("level", "warn").Logger(), "", 0),
 	}
 }

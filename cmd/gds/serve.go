@@ -101,7 +101,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 			"published to its bucket. Reindex on the indexer that publishes them."
 	}
 	adminHandler := admin.New(adminOpts)
-	if err := srv.listen("admin", cfg.AdminAddr, newHTTPServer(adminHandler, cfg.HTTP, adminLog), nil); err != nil {
+	if err := srv.listen("admin", cfg.AdminAddr, newHTTPServer(adminHandler, cfg.HTTP, adminLog), nil, nil); err != nil {
 		return err
 	}
 
@@ -143,7 +143,6 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		Metrics:    metrics,
 		Middleware: []gin.HandlerFunc{
 			httplog.Logger(httplog.Options{Logger: publicLog, Labels: apiLabels, ClientIP: cfg.TrustedProxies.r.IP}),
-			httplog.BodyLimit(cfg.HTTP.MaxBodyBytes),
 		},
 		Limits: api.Limits{
 			MaxConcurrentSearches: cfg.MaxConcurrentSearches,
@@ -152,12 +151,14 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 			CacheBytes:            cfg.CacheBytes,
 			RateLimits:            cfg.RateLimits.spec.Groups,
 			RateLimitsOff:         cfg.RateLimits.spec.Off,
+			MaxBodyBytes:          cfg.HTTP.MaxBodyBytes,
+			MaxHeaderBytes:        cfg.HTTP.MaxHeaderBytes,
 		},
 		ClientIP: cfg.TrustedProxies.r,
 	})
 	// publicUp is set before "listening" is logged: an operator (or a
 	// test) who sees that line finds /readyz answering 200.
-	if err := srv.listen("public", cfg.Addr, newHTTPServer(public, cfg.HTTP, publicLog), func() { publicUp.Store(true) }); err != nil {
+	if err := srv.listen("public", cfg.Addr, newHTTPServer(public, cfg.HTTP, publicLog), public.Rejected, func() { publicUp.Store(true) }); err != nil {
 		return err
 	}
 
@@ -171,7 +172,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 }
 
 // publicHandler is the one place the public API is constructed.
-func publicHandler(d api.Deps) http.Handler { return api.New(d) }
+func publicHandler(d api.Deps) *api.Handler { return api.New(d) }
 
 // apiLabels names requests in logs by route template and version, as the
 // API dispatched them, rather than by raw path.
@@ -220,14 +221,16 @@ type servers struct {
 }
 
 // listen binds addr now, so a taken port fails the start rather than a
-// goroutine later, and serves s on it in the background. up, when set,
-// runs once the socket accepts connections and before "listening" is
-// logged.
-func (sv *servers) listen(name, addr string, s *http.Server, up func()) error {
+// goroutine later, and serves s on it in the background. Answers net/http
+// gives by itself leave as JSON, and reject, when set, charges them to the
+// client's error budget. up, when set, runs once the socket accepts
+// connections and before "listening" is logged.
+func (sv *servers) listen(name, addr string, s *http.Server, reject httplog.RejectFunc, up func()) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: %s listener: %w", name, err)
 	}
+	ln = httplog.JSONErrors(ln, reject)
 	sv.mu.Lock()
 	if sv.failed == nil {
 		sv.failed = make(chan error, 2)
