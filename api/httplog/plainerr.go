@@ -90,7 +90,7 @@ func (c *jsonErrConn) Write(b []byte) (int, error) {
 
 func statusText(status int) string {
 	if status == 420 {
-		return "Enhance Your Calm"
+		return "Error Limited" // as the API writes it (see errorlimit.go)
 	}
 	return http.StatusText(status)
 }
