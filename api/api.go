@@ -114,6 +114,8 @@ type server struct {
 	errs       *errorLimiter
 	// Request size limits (Limits with defaults).
 	maxBody, maxHeader int64
+	// dates are the table's change dates (compat.go), ascending.
+	dates []time.Time
 }
 
 // Handler is the public HTTP handler.
@@ -139,6 +141,7 @@ func New(d Deps) *Handler {
 	s.routes = s.table()
 	s.limiter = s.newLimiter()
 	s.rateGroups = map[string]*rateGroup{}
+	s.dates = changeDates(s.routes)
 	e := gin.New()
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
@@ -153,7 +156,9 @@ func New(d Deps) *Handler {
 	}))
 	e.Use(d.Middleware...)
 	e.Use(s.middleware()...)
+	e.Use(tenant)
 	s.register(e)
+	s.registerUnversioned(e)
 	s.registerMeta(e)
 	// The search page for people: / and /assets/, outside the route table.
 	web.Register(e, web.Deps{Views: d.Views, Logger: d.Logger, SearchLimit: s.pageSearchLimit()})

@@ -17,6 +17,7 @@ func (s *server) registerMeta(e *gin.Engine) {
 		e.GET("/"+p+"/swagger.json", s.swagger(p))
 	}
 	e.GET("/status.json", s.status())
+	s.registerCompatMeta(e)
 }
 
 // swagger answers the OpenAPI document of the routes served under prefix

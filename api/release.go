@@ -13,10 +13,15 @@ const (
 	// putGrace is how long the v1 PUT stays as legacy before it is
 	// removed: "two weeks later the route is removed".
 	putGrace = 14 * 24 * time.Hour
-	// longBefore places the "since always" moments of the old versions
-	// before the release day; any moment before every test clock works.
+	// longBefore places the "since always" moments before a release day
+	// that is itself before tableOrigin.
 	longBefore = 10 * 365 * 24 * time.Hour
 )
+
+// tableOrigin is when every route version that was never introduced later
+// became latest: the first compatibility date. A fixed day, so the list of
+// dates does not move with --release-day.
+var tableOrigin = time.Date(2017, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // releaseDay is the release day at 00:00 UTC: the label changes happen as
 // the day starts, whatever time of day Deps.ReleaseDay carries.
@@ -49,7 +54,10 @@ type releaseLifecycles struct {
 
 func (s *server) lifecycles() releaseLifecycles {
 	day := s.releaseDay()
-	before := day.Add(-longBefore)
+	before := tableOrigin
+	if !day.After(before) {
+		before = day.Add(-longBefore)
+	}
 	return releaseLifecycles{
 		ListV1:  Lifecycle{Latest: before, Legacy: day},
 		ListV2:  Lifecycle{Dev: before, Latest: day},

@@ -147,6 +147,15 @@ func (r *Route) resolve(prefix string, at time.Time, devEnabled bool) (*Version,
 	switch prefix {
 	case "latest", "legacy", "dev":
 		want := Phase(prefix) // the alias names the phase it addresses
+		if r.evergreen() {
+			// ESI serves a route with one lasting version under every
+			// label (x-alternate-versions dev, latest, legacy).
+			v := &r.Versions[0]
+			if r.Phase(v.N, at) != PhaseLatest {
+				return nil, "", fmt.Sprintf("This route has no %s version", prefix)
+			}
+			return v, PhaseLatest, ""
+		}
 		if want == PhaseDev && !devEnabled {
 			return nil, "", "This route has no enabled dev version"
 		}
@@ -186,11 +195,32 @@ func (r *Route) resolve(prefix string, at time.Time, devEnabled bool) (*Version,
 	return v, p, ""
 }
 
+// evergreen reports whether r has one version that only ever becomes
+// latest and stays so: the routes ESI also answers under /legacy/ and
+// /dev/. Routes with a lifecycle of their own (the structures routes)
+// keep the seed's labels.
+func (r *Route) evergreen() bool {
+	if len(r.Versions) != 1 {
+		return false
+	}
+	l := r.Versions[0].Lifecycle
+	return l.Dev.IsZero() && l.Legacy.IsZero() && l.Removed.IsZero()
+}
+
 // Context keys set for handlers.
 const (
 	ctxRoute   = "gds.route"
 	ctxVersion = "gds.version"
+	ctxPhase   = "gds.phase"
 )
+
+// PhaseOf is the label the request's version was dispatched under: its
+// phase now, or on the request's compatibility date.
+func PhaseOf(c *gin.Context) Phase {
+	p, _ := c.Get(ctxPhase)
+	phase, _ := p.(Phase)
+	return phase
+}
 
 // RouteOf returns the route and version a request was dispatched to.
 func RouteOf(c *gin.Context) (*Route, *Version) {
@@ -217,9 +247,7 @@ func (s *server) register(e *gin.Engine) {
 	for i := range s.routes {
 		r := &s.routes[i]
 		if r.Unversioned {
-			// The older interface: no prefix, and only that.
-			e.Handle(r.Method, ginPath(r.Path), s.dispatch(r, ""))
-			continue
+			continue // the older interface: no prefix (registerUnversioned)
 		}
 		prefixes := append([]string(nil), aliasPrefixes...)
 		for _, v := range r.Versions {
@@ -241,20 +269,27 @@ func (s *server) dispatch(r *Route, prefix string) gin.HandlerFunc {
 			writeError(c, http.StatusNotFound, msg)
 			return
 		}
-		c.Set(ctxRoute, r)
-		c.Set(ctxVersion, v)
-		switch phase {
-		case PhaseLegacy:
-			c.Header("Warning", WarningDeprecated)
-		case PhaseSuperseded:
-			c.Header("Warning", WarningUpgrade)
-		}
-		if rg != nil {
-			s.serveLimited(c, rg, r, v.Handler)
-			return
-		}
-		v.Handler(c)
+		s.serve(c, rg, r, v, phase)
 	}
+}
+
+// serve hands a request to version v of route r, labelled phase, through
+// the route's rate-limit group rg when it has one.
+func (s *server) serve(c *gin.Context, rg *rateGroup, r *Route, v *Version, phase Phase) {
+	c.Set(ctxRoute, r)
+	c.Set(ctxVersion, v)
+	c.Set(ctxPhase, phase)
+	switch phase {
+	case PhaseLegacy:
+		c.Header("Warning", WarningDeprecated)
+	case PhaseSuperseded:
+		c.Header("Warning", WarningUpgrade)
+	}
+	if rg != nil {
+		s.serveLimited(c, rg, r, v.Handler)
+		return
+	}
+	v.Handler(c)
 }
 
 // ginPath turns "/characters/{character_id}/" into "/characters/:character_id/".

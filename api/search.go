@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -22,10 +21,6 @@ var (
 )
 
 func isStructure(c snapshots.Category) bool { return c == snapshots.CategoryStructure }
-
-// searchSince is when both search versions became latest: long before any
-// date the service's clock will see.
-var searchSince = time.Date(2017, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // searchHandler answers both search routes; its cache and gate are shared
 // by them.
@@ -43,6 +38,7 @@ func (s *server) searchRoutes() []Route {
 		cache: newResponseCache(s.d.Limits.CacheBytes),
 		gate:  newGate(s.d.Limits.MaxConcurrentSearches, s.d.Limits.SearchQueueWait),
 	}
+	since := s.lifecycles().Current
 	return []Route{{
 		Method:    http.MethodGet,
 		Path:      "/search/",
@@ -51,7 +47,7 @@ func (s *server) searchRoutes() []Route {
 		RateLimit: RateGroupSearch,
 		Doc:       searchDoc(publicCategories, nil),
 		Versions: []Version{
-			{N: 2, Handler: h.public, Lifecycle: Lifecycle{Latest: searchSince}},
+			{N: 2, Handler: h.public, Lifecycle: since},
 		},
 	}, {
 		Method:    http.MethodGet,
@@ -63,7 +59,7 @@ func (s *server) searchRoutes() []Route {
 		Doc: searchDoc(characterCategories, []Param{{Name: "character_id", In: "path", Required: true,
 			Description: "An EVE character ID", Schema: map[string]any{"type": "integer", "format": "int64", "minimum": 1}}}),
 		Versions: []Version{
-			{N: 3, Handler: h.character, Lifecycle: Lifecycle{Latest: searchSince}},
+			{N: 3, Handler: h.character, Lifecycle: since},
 		},
 	}}
 }

@@ -322,8 +322,10 @@ func TestSearchVersions(t *testing.T) {
 		{"/latest/search/?search=jita&categories=character", 200},
 		{"/v1/search/?search=jita&categories=character", 404},
 		{"/v3/search/?search=jita&categories=character", 404},
-		{"/legacy/search/?search=jita&categories=character", 404},
-		{"/dev/search/?search=jita&categories=character", 404},
+		// One lasting version answers under every label, as in ESI.
+		{"/legacy/search/?search=jita&categories=character", 200},
+		{"/dev/search/?search=jita&categories=character", 200},
+		{"/dev/characters/2112000001/search/?search=jita&categories=character", 200},
 		{"/search/?search=jita&categories=character", 404},
 		{"/v3/characters/2112000001/search/?search=jita&categories=character", 200},
 		{"/latest/characters/2112000001/search/?search=jita&categories=character", 200},

@@ -281,7 +281,7 @@ func (s *server) requireRole(c *gin.Context, v *query.View, character, corp int6
 // read-only, so nothing changes. Once legacy it answers 204 always, as the
 // game did in the two weeks before removal.
 func (s *server) putStructureV1(c *gin.Context) {
-	if r, v := RouteOf(c); r != nil && v != nil && r.Phase(v.N, s.now()) == PhaseLegacy {
+	if PhaseOf(c) == PhaseLegacy {
 		c.Status(http.StatusNoContent)
 		return
 	}
