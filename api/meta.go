@@ -5,31 +5,57 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 )
 
-// registerMeta adds the routes about the API itself (swagger.json,
-// status.json), generated from the route table.
+// registerMeta adds the routes about the API itself, generated from the
+// route table: per prefix the Swagger 2.0 document (swagger.json) and the
+// OpenAPI 3 one (openapi.json), /meta/openapi.json for a compatibility
+// date, status.json, and the compatibility dates and changelog.
 func (s *server) registerMeta(e *gin.Engine) {
 	prefixes := append(append([]string(nil), aliasPrefixes...), s.versionPrefixes()...)
 	for _, p := range prefixes {
 		e.GET("/"+p+"/swagger.json", s.swagger(p))
+		e.GET("/"+p+"/openapi.json", s.openAPIPrefix(p))
 	}
+	// Unprefixed, the Swagger document is latest's, as generic clients
+	// load it with basePath /latest.
+	e.GET("/swagger.json", s.swagger("latest"))
+	e.GET("/meta/openapi.json", s.openAPIDated)
 	e.GET("/status.json", s.status())
 	s.registerCompatMeta(e)
 }
 
-// swagger answers the OpenAPI document of the routes served under prefix
-// now: it changes with the clock, as labels do.
+// swagger answers the Swagger 2.0 document of the routes served under
+// prefix now: it changes with the clock, as labels do.
 func (s *server) swagger(prefix string) gin.HandlerFunc {
+	return func(c *gin.Context) { c.JSON(http.StatusOK, s.swaggerDoc(prefix, s.now())) }
+}
+
+// openAPIPrefix answers the OpenAPI 3 document of the routes served under
+// prefix now.
+func (s *server) openAPIPrefix(prefix string) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		if prefix == "dev" && !s.d.DevEnabled {
-			writeError(c, http.StatusNotFound, "This server serves no dev versions")
-			return
-		}
-		c.JSON(http.StatusOK, s.openAPI(prefix, s.now()))
+		now := s.now()
+		c.JSON(http.StatusOK, s.openAPIDoc(s.opsForPrefix(prefix, now), "/"+prefix, prefix, s.docDate(now), false))
 	}
+}
+
+// openAPIDated answers the OpenAPI 3 document of the unprefixed routes on
+// the request's compatibility date (default: today).
+func (s *server) openAPIDated(c *gin.Context) {
+	date, given, ok := s.requestedDate(c)
+	if !ok {
+		return
+	}
+	if !given {
+		date = s.docDate(s.now())
+	}
+	day := date.Format(time.DateOnly)
+	c.Header(HeaderCompatibilityDate, day)
+	c.JSON(http.StatusOK, s.openAPIDoc(s.opsForDate(date), "", day, date, true))
 }
 
 // RouteStatus is one entry of status.json, as ESI publishes it.

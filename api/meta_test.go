@@ -34,7 +34,7 @@ type specs struct {
 
 func newSpecs(ts *testServer) *specs { return &specs{ts: ts, cache: map[string]*openapi3.T{}} }
 
-// load fetches and validates /{prefix}/swagger.json at the current clock;
+// load fetches and validates /{prefix}/openapi.json at the current clock;
 // nil for a /vN/ no route has, which publishes no document.
 func (sp *specs) load(t testing.TB, prefix string) *openapi3.T {
 	t.Helper()
@@ -44,20 +44,20 @@ func (sp *specs) load(t testing.TB, prefix string) *openapi3.T {
 	if doc, ok := sp.cache[key]; ok {
 		return doc
 	}
-	rec := sp.ts.do(http.MethodGet, "/"+prefix+"/swagger.json", nil)
+	rec := sp.ts.do(http.MethodGet, "/"+prefix+"/openapi.json", nil)
 	if rec.Code == http.StatusNotFound && prefix[0] == 'v' {
 		sp.cache[key] = nil
 		return nil
 	}
 	if rec.Code != http.StatusOK {
-		t.Fatalf("GET /%s/swagger.json: %d %s", prefix, rec.Code, rec.Body)
+		t.Fatalf("GET /%s/openapi.json: %d %s", prefix, rec.Code, rec.Body)
 	}
 	doc, err := openapi3.NewLoader().LoadFromData(rec.Body.Bytes())
 	if err != nil {
-		t.Fatalf("/%s/swagger.json does not load: %v", prefix, err)
+		t.Fatalf("/%s/openapi.json does not load: %v", prefix, err)
 	}
 	if err := doc.Validate(context.Background()); err != nil {
-		t.Fatalf("/%s/swagger.json is not valid OpenAPI: %v", prefix, err)
+		t.Fatalf("/%s/openapi.json is not valid OpenAPI: %v", prefix, err)
 	}
 	sp.cache[key] = doc
 	return doc
@@ -83,7 +83,7 @@ func (sp *specs) check(t testing.TB, method, target string, rec *httptest.Respon
 	t.Helper()
 	path, _, _ := strings.Cut(target, "?")
 	prefix, rest := splitPrefix(path)
-	if prefix == "" || (prefix == "dev" && !sp.ts.deps.DevEnabled) {
+	if prefix == "" {
 		requireErrorShape(t, method, target, rec)
 		return
 	}
@@ -100,7 +100,7 @@ func (sp *specs) check(t testing.TB, method, target string, rec *httptest.Respon
 	}
 	if op == nil {
 		if rec.Code != http.StatusNotFound && rec.Code != http.StatusMethodNotAllowed {
-			t.Fatalf("%s %s: answered %d but /%s/swagger.json has no such operation", method, target, rec.Code, prefix)
+			t.Fatalf("%s %s: answered %d but /%s/openapi.json has no such operation", method, target, rec.Code, prefix)
 		}
 		requireErrorShape(t, method, target, rec)
 		return
@@ -116,7 +116,7 @@ func (sp *specs) check(t testing.TB, method, target string, rec *httptest.Respon
 	}
 	in.SetBodyBytes(rec.Body.Bytes())
 	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
-		t.Fatalf("%s %s: %d %s\ndoes not match /%s/swagger.json: %v", method, target, rec.Code, rec.Body, prefix, err)
+		t.Fatalf("%s %s: %d %s\ndoes not match /%s/openapi.json: %v", method, target, rec.Code, rec.Body, prefix, err)
 	}
 }
 
@@ -174,15 +174,8 @@ func TestSwaggerEveryPrefixValidates(t *testing.T) {
 			ts.setNow(at.t)
 			sp := newSpecs(ts)
 			for _, prefix := range []string{"latest", "legacy", "dev", "v1", "v2", "v3", "v4", "v5"} {
-				if prefix == "dev" && !dev {
-					rec := ts.do(http.MethodGet, "/dev/swagger.json", nil)
-					if rec.Code != http.StatusNotFound {
-						t.Errorf("dev disabled: /dev/swagger.json answered %d, want 404", rec.Code)
-					}
-					continue
-				}
 				if sp.load(t, prefix) == nil {
-					t.Errorf("%s: /%s/swagger.json missing", at.name, prefix)
+					t.Errorf("%s: /%s/openapi.json missing", at.name, prefix)
 				}
 			}
 		}
@@ -302,11 +295,16 @@ func TestStatusJSON(t *testing.T) {
 
 func TestSwaggerBodyIsJSONObject(t *testing.T) {
 	ts := newTestServer(t, indexertest.Records{})
-	rec := ts.do(http.MethodGet, "/latest/swagger.json", nil)
-	var doc map[string]any
-	decodeJSON(t, rec, &doc)
-	if doc["openapi"] != "3.0.3" || !bytes.Contains(rec.Body.Bytes(), []byte(`"/universe/types/{type_id}/"`)) {
-		t.Errorf("latest swagger.json: openapi %v, want 3.0.3 and the type lookup", doc["openapi"])
+	for path, want := range map[string][2]string{
+		"/latest/swagger.json": {"swagger", "2.0"}, "/swagger.json": {"swagger", "2.0"},
+		"/latest/openapi.json": {"openapi", "3.0.3"}, "/meta/openapi.json": {"openapi", "3.0.3"},
+	} {
+		rec := ts.do(http.MethodGet, path, nil)
+		var doc map[string]any
+		decodeJSON(t, rec, &doc)
+		if doc[want[0]] != want[1] || !bytes.Contains(rec.Body.Bytes(), []byte(`"/universe/types/{type_id}/"`)) {
+			t.Errorf("%s: %s %v, want %s and the type lookup", path, want[0], doc[want[0]], want[1])
+		}
 	}
 }
 
