@@ -230,8 +230,8 @@ type typeResponse struct {
 	Mass            *float64                   `json:"mass,omitempty"`
 	GraphicID       *int64                     `json:"graphic_id,omitempty"`
 	IconID          *int64                     `json:"icon_id,omitempty"`
-	DogmaAttributes []snapshots.DogmaAttribute `json:"dogma_attributes,omitempty"`
-	DogmaEffects    []snapshots.DogmaEffect    `json:"dogma_effects,omitempty"`
+	DogmaAttributes []snapshots.DogmaAttribute `json:"dogma_attributes,omitempty" schema:"maxItems=1000"`
+	DogmaEffects    []snapshots.DogmaEffect    `json:"dogma_effects,omitempty" schema:"maxItems=1000"`
 }
 
 func renderType(rec snapshots.Record, lang string) any {
@@ -252,11 +252,11 @@ type characterResponse struct {
 	AllianceID     int64      `json:"alliance_id,omitempty"`
 	FactionID      int64      `json:"faction_id,omitempty"`
 	Birthday       *time.Time `json:"birthday,omitempty"`
-	Gender         string     `json:"gender,omitempty"`
+	Gender         string     `json:"gender,omitempty" schema:"enum=female|male"`
 	RaceID         int64      `json:"race_id,omitempty"`
 	BloodlineID    int64      `json:"bloodline_id,omitempty"`
 	AncestryID     int64      `json:"ancestry_id,omitempty"`
-	SecurityStatus *float64   `json:"security_status,omitempty"`
+	SecurityStatus *float64   `json:"security_status,omitempty" schema:"min=-10,max=10"`
 	Description    string     `json:"description,omitempty"`
 	Title          string     `json:"title,omitempty"`
 }
@@ -287,7 +287,7 @@ type corporationResponse struct {
 	AllianceID    int64      `json:"alliance_id,omitempty"`
 	FactionID     int64      `json:"faction_id,omitempty"`
 	HomeStationID int64      `json:"home_station_id,omitempty"`
-	TaxRate       float64    `json:"tax_rate"`
+	TaxRate       float64    `json:"tax_rate" schema:"min=0,max=1"`
 	Shares        *int64     `json:"shares,omitempty"`
 	DateFounded   *time.Time `json:"date_founded,omitempty"`
 	Description   string     `json:"description,omitempty"`
@@ -326,7 +326,7 @@ type stationResponse struct {
 	ReprocessingStationsTake float64             `json:"reprocessing_stations_take"`
 	MaxDockableShipVolume    float64             `json:"max_dockable_ship_volume"`
 	OfficeRentalCost         float64             `json:"office_rental_cost"`
-	Services                 []string            `json:"services"`
+	Services                 []string            `json:"services" schema:"maxItems=30"`
 }
 
 func renderStation(rec snapshots.Record, lang string) any {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"gds/query"
 )
 
 // The OpenAPI document is OpenAPI 3.0 (ESI publishes Swagger 2.0; 3.0 is
@@ -60,88 +62,27 @@ func object(required []string, props map[string]any) map[string]any {
 // corporation documents).
 func anyJSON() map[string]any { return map[string]any{} }
 
-var positionSchema = object([]string{"x", "y", "z"}, map[string]any{
-	"x": schemaNumber(), "y": schemaNumber(), "z": schemaNumber(),
-})
+// Response schemas, derived from the structs the handlers encode
+// (schema.go).
+var (
+	typeSchema          = schemaOf(typeResponse{})
+	characterSchema     = schemaOf(characterResponse{})
+	corporationSchema   = schemaOf(corporationResponse{})
+	stationSchema       = schemaOf(stationResponse{})
+	allianceSchema      = schemaOf(allianceResponse{})
+	regionSchema        = schemaOf(regionResponse{})
+	constellationSchema = schemaOf(constellationResponse{})
+	systemSchema        = schemaOf(systemResponse{})
+	factionSchema       = schemaOf(factionResponse{})
+	structureV1Schema   = schemaOf(structureV1{})
+	structureV2Schema   = schemaOf(structureV2{})
+	errorSchema         = schemaOf(ErrorBody{})
+)
 
-var typeSchema = object([]string{"description", "group_id", "name", "published", "type_id"}, map[string]any{
-	"type_id": schemaInt32(), "name": schemaString(), "description": schemaString(),
-	"published": schemaBool(), "group_id": schemaInt32(), "market_group_id": schemaInt32(),
-	"radius": schemaFloat(), "volume": schemaFloat(), "packaged_volume": schemaFloat(),
-	"capacity": schemaFloat(), "portion_size": schemaInt32(), "mass": schemaFloat(),
-	"graphic_id": schemaInt32(), "icon_id": schemaInt32(),
-	"dogma_attributes": schemaArray(object([]string{"attribute_id", "value"}, map[string]any{
-		"attribute_id": schemaInt32(), "value": schemaFloat(),
-	}), 0, 1000),
-	"dogma_effects": schemaArray(object([]string{"effect_id", "is_default"}, map[string]any{
-		"effect_id": schemaInt32(), "is_default": schemaBool(),
-	}), 0, 1000),
-})
-
-var characterSchema = object([]string{"corporation_id", "name"}, map[string]any{
-	"name": schemaString(), "corporation_id": schemaInt32(), "alliance_id": schemaInt32(),
-	"faction_id": schemaInt32(), "birthday": schemaDateTime(), "gender": schemaEnum("female", "male"),
-	"race_id": schemaInt32(), "bloodline_id": schemaInt32(), "ancestry_id": schemaInt32(),
-	"security_status": schemaRange(schemaFloat(), -10, 10), "description": schemaString(),
-	"title": schemaString(),
-})
-
-var corporationSchema = object([]string{"member_count", "name", "tax_rate", "ticker"}, map[string]any{
-	"name": schemaString(), "ticker": schemaString(), "member_count": schemaInt32(),
-	"ceo_id": schemaInt32(), "creator_id": schemaInt32(), "alliance_id": schemaInt32(),
-	"faction_id": schemaInt32(), "home_station_id": schemaInt32(),
-	"tax_rate": schemaRange(schemaFloat(), 0, 1), "date_founded": schemaDateTime(),
-	"description": schemaString(), "url": schemaString(), "war_eligible": schemaBool(),
-	"shares": schemaInt64(),
-})
-
-var stationSchema = object([]string{
-	"max_dockable_ship_volume", "name", "office_rental_cost", "reprocessing_efficiency",
-	"reprocessing_stations_take", "services", "station_id", "system_id", "type_id",
-}, map[string]any{
-	"station_id": schemaInt32(), "name": schemaString(), "system_id": schemaInt32(),
-	"type_id": schemaInt32(), "owner": schemaInt32(), "race_id": schemaInt32(),
-	"position": positionSchema, "reprocessing_efficiency": schemaFloat(),
-	"reprocessing_stations_take": schemaFloat(), "max_dockable_ship_volume": schemaFloat(),
-	"office_rental_cost": schemaFloat(), "services": schemaArray(schemaString(), 0, 30),
-})
-
-var allianceSchema = object([]string{"name", "ticker"}, map[string]any{
-	"name": schemaString(), "ticker": schemaString(), "creator_id": schemaInt32(),
-	"creator_corporation_id": schemaInt32(), "executor_corporation_id": schemaInt32(),
-	"date_founded": schemaDateTime(), "faction_id": schemaInt32(),
-})
-
-var regionSchema = object([]string{"constellations", "name", "region_id"}, map[string]any{
-	"region_id": schemaInt32(), "name": schemaString(), "description": schemaString(),
-	"constellations": arrayOf(schemaInt32()),
-})
-
-var constellationSchema = object([]string{"constellation_id", "name", "region_id", "systems"}, map[string]any{
-	"constellation_id": schemaInt32(), "name": schemaString(), "region_id": schemaInt32(),
-	"systems": arrayOf(schemaInt32()), "position": positionSchema,
-})
-
-var systemSchema = object([]string{"constellation_id", "name", "security_status", "system_id"}, map[string]any{
-	"system_id": schemaInt32(), "name": schemaString(), "constellation_id": schemaInt32(),
-	"security_status": schemaFloat(), "security_class": schemaString(), "star_id": schemaInt32(),
-	"position": positionSchema, "stations": arrayOf(schemaInt32()), "stargates": arrayOf(schemaInt32()),
-	"planets": arrayOf(object([]string{"planet_id"}, map[string]any{
-		"planet_id": schemaInt32(), "moons": arrayOf(schemaInt32()), "asteroid_belts": arrayOf(schemaInt32()),
-	})),
-})
-
-var factionSchema = object([]string{
-	"description", "faction_id", "is_unique", "name", "size_factor", "station_count", "station_system_count",
-}, map[string]any{
-	"faction_id": schemaInt32(), "name": schemaString(), "description": schemaString(),
-	"corporation_id": schemaInt32(), "militia_corporation_id": schemaInt32(),
-	"solar_system_id": schemaInt32(), "size_factor": schemaFloat(), "station_count": schemaInt32(),
-	"station_system_count": schemaInt32(), "is_unique": schemaBool(),
-})
-
+// idsSchema is POST /universe/ids/'s answer: a map whose keys are the
+// categories' plural names (idsKeys), each an array of idName.
 var idsSchema = func() map[string]any {
-	entry := arrayOf(object([]string{"id", "name"}, map[string]any{"id": schemaInt32(), "name": schemaString()}))
+	entry := schemaOf([]idName{})
 	props := map[string]any{}
 	for _, key := range idsKeys {
 		props[key] = entry
@@ -149,13 +90,14 @@ var idsSchema = func() map[string]any {
 	return object(nil, props)
 }()
 
-var namedSchema = object([]string{"category", "id", "name"}, map[string]any{
-	"category": schemaEnum("alliance", "character", "constellation", "corporation", "inventory_type",
-		"region", "solar_system", "station", "faction"),
-	"id": schemaInt64(), "name": schemaString(),
-})
-
-var errorSchema = object([]string{"error"}, map[string]any{"error": schemaString()})
+// namedSchema is an entry of POST /universe/names/'s answer; its category
+// is one of the categories the route resolves.
+var namedSchema = func() map[string]any {
+	s := schemaOf(query.Named{})
+	s["properties"].(map[string]any)["category"] = schemaEnum("alliance", "character", "constellation",
+		"corporation", "inventory_type", "region", "solar_system", "station", "faction")
+	return s
+}()
 
 // Parameters shared by many routes.
 var (

@@ -99,7 +99,7 @@ func (s *server) released(at time.Time) bool { return !at.Before(s.releaseDay())
 // serviceResponse is one structure service.
 type serviceResponse struct {
 	Name  string `json:"name"`
-	State string `json:"state"`
+	State string `json:"state" schema:"enum=online|offline|cleanup"`
 }
 
 // structureV2 is an element of the v2 list. Power mode is not a field:
@@ -110,12 +110,12 @@ type structureV2 struct {
 	CorporationID        int64             `json:"corporation_id"`
 	SystemID             int64             `json:"system_id"`
 	ProfileID            int64             `json:"profile_id"`
-	State                string            `json:"state"`
-	ReinforceWeekday     int               `json:"reinforce_weekday"`
-	ReinforceHour        int               `json:"reinforce_hour"`
+	State                string            `json:"state" schema:"enum=@structure_state"`
+	ReinforceWeekday     int               `json:"reinforce_weekday" schema:"min=0,max=6"`
+	ReinforceHour        int               `json:"reinforce_hour" schema:"min=0,max=23"`
 	Services             []serviceResponse `json:"services,omitempty"`
-	NextReinforceWeekday *int              `json:"next_reinforce_weekday,omitempty"`
-	NextReinforceHour    *int              `json:"next_reinforce_hour,omitempty"`
+	NextReinforceWeekday *int              `json:"next_reinforce_weekday,omitempty" schema:"min=0,max=6"`
+	NextReinforceHour    *int              `json:"next_reinforce_hour,omitempty" schema:"min=0,max=23"`
 	NextReinforceApply   *time.Time        `json:"next_reinforce_apply,omitempty"`
 	FuelExpires          *time.Time        `json:"fuel_expires,omitempty"`
 	StateTimerStart      *time.Time        `json:"state_timer_start,omitempty"`
@@ -131,8 +131,8 @@ type structureV1 struct {
 	CorporationID   int64              `json:"corporation_id"`
 	SystemID        int64              `json:"system_id"`
 	ProfileID       int64              `json:"profile_id"`
-	CurrentVul      []snapshots.Window `json:"current_vul"`
-	NextVul         []snapshots.Window `json:"next_vul"`
+	CurrentVul      []snapshots.Window `json:"current_vul" schema:"maxItems=168"`
+	NextVul         []snapshots.Window `json:"next_vul" schema:"maxItems=168"`
 	Services        []serviceResponse  `json:"services,omitempty"`
 	FuelExpires     *time.Time         `json:"fuel_expires,omitempty"`
 	StateTimerStart *time.Time         `json:"state_timer_start,omitempty"`
@@ -386,32 +386,3 @@ var windowSchema = object([]string{"day", "hour"}, map[string]any{
 var windowsBodyDoc = Param{Name: "new_schedule", In: "body", Required: true,
 	Description: "1 to 168 vulnerability windows; day 0 is Monday. Nothing changes: the data is a read-only snapshot",
 	Schema:      schemaArray(windowSchema, 1, maxWindows)}
-
-var servicesSchema = arrayOf(object([]string{"name", "state"}, map[string]any{
-	"name": schemaString(), "state": schemaEnum("online", "offline", "cleanup"),
-}))
-
-var structureV2Schema = object([]string{
-	"corporation_id", "profile_id", "reinforce_hour", "reinforce_weekday", "state", "structure_id", "system_id", "type_id",
-}, map[string]any{
-	"structure_id": schemaInt64(), "type_id": schemaInt32(), "corporation_id": schemaInt32(),
-	"system_id": schemaInt32(), "profile_id": schemaInt32(),
-	"state":             schemaEnum(snapshots.StructureStates...),
-	"reinforce_weekday": schemaRange(schemaInt32(), 0, 6), "reinforce_hour": schemaRange(schemaInt32(), 0, 23),
-	"services":               servicesSchema,
-	"next_reinforce_weekday": schemaRange(schemaInt32(), 0, 6), "next_reinforce_hour": schemaRange(schemaInt32(), 0, 23),
-	"next_reinforce_apply": schemaDateTime(),
-	"fuel_expires":         schemaDateTime(), "state_timer_start": schemaDateTime(),
-	"state_timer_end": schemaDateTime(), "unanchors_at": schemaDateTime(),
-})
-
-var structureV1Schema = object([]string{
-	"corporation_id", "current_vul", "next_vul", "profile_id", "structure_id", "system_id", "type_id",
-}, map[string]any{
-	"structure_id": schemaInt64(), "type_id": schemaInt32(), "corporation_id": schemaInt32(),
-	"system_id": schemaInt32(), "profile_id": schemaInt32(),
-	"current_vul": schemaArray(windowSchema, 0, maxWindows), "next_vul": schemaArray(windowSchema, 0, maxWindows),
-	"services":     servicesSchema,
-	"fuel_expires": schemaDateTime(), "state_timer_start": schemaDateTime(),
-	"state_timer_end": schemaDateTime(), "unanchors_at": schemaDateTime(),
-})
