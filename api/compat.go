@@ -225,7 +225,11 @@ func tenant(c *gin.Context) {
 			HeaderTenant, quote(t), Datasource))
 		return
 	}
-	parseDatasource(c)
+	// Parsed only when named: a page that reads no query must not answer
+	// 400 to a malformed one.
+	if strings.Contains(c.Request.URL.RawQuery, "datasource") {
+		parseDatasource(c)
+	}
 }
 
 // CompatibilityDates is the answer of GET /meta/compatibility-dates.

@@ -2,6 +2,8 @@ package api
 
 import (
 	"fmt"
+	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -35,7 +37,10 @@ func (s *server) openAPIDoc(ops []specOp, server, version string, date time.Time
 		"servers":              []any{map[string]any{"url": server}},
 		"paths":                paths,
 		"components": map[string]any{
-			"schemas": map[string]any{"Error": errorSchema},
+			"schemas":    map[string]any{"Error": errorSchema},
+			"parameters": sharedParams3(dated),
+			"headers":    sharedHeaders3(),
+			"responses":  sharedResponses3(dated),
 			"securitySchemes": map[string]any{
 				"evesso": map[string]any{
 					"type":        "oauth2",
@@ -78,6 +83,10 @@ func (s *server) operation3(op specOp, date time.Time, dated bool) map[string]an
 			}
 			continue
 		}
+		if slices.Contains(sharedParamNames, p.Name) || p.Name == HeaderCompatibilityDate {
+			params = append(params, map[string]any{"$ref": "#/components/parameters/" + p.Name})
+			continue
+		}
 		param := map[string]any{
 			"name": p.Name, "in": p.In, "required": p.Required || p.In == "path",
 			"description": p.Description, "schema": p.Schema,
@@ -94,25 +103,81 @@ func (s *server) operation3(op specOp, date time.Time, dated bool) map[string]an
 	return out
 }
 
+// responses3 refers to the shared error responses and headers
+// (components), which keeps the document small enough to load quickly.
 func (s *server) responses3(op specOp, dated bool) map[string]any {
 	out := map[string]any{}
 	for i, sr := range s.responses(op, dated) {
+		if sr.body {
+			out[fmt.Sprint(sr.status)] = map[string]any{"$ref": "#/components/responses/" + errorResponseName(sr.status)}
+			continue
+		}
 		resp := map[string]any{"description": sr.description}
 		if len(sr.headers) > 0 {
 			hs := map[string]any{}
 			for _, h := range sr.headers {
-				hs[h.name] = map[string]any{"description": h.description, "schema": map[string]any{"type": h.typ}}
+				hs[h.name] = map[string]any{"$ref": "#/components/headers/" + h.name}
 			}
 			resp["headers"] = hs
 		}
-		switch {
-		case sr.body:
-			resp["content"] = map[string]any{"application/json": map[string]any{
-				"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}
-		case i == 0 && op.doc.Response != nil:
+		if i == 0 && op.doc.Response != nil {
 			resp["content"] = map[string]any{"application/json": map[string]any{"schema": op.doc.Response}}
 		}
 		out[fmt.Sprint(sr.status)] = resp
+	}
+	return out
+}
+
+func header3(h header) map[string]any {
+	return map[string]any{"description": h.description, "schema": map[string]any{"type": h.typ}}
+}
+
+// sharedHeaders3 are every response header any operation documents.
+func sharedHeaders3() map[string]any {
+	out := map[string]any{}
+	all := slices.Concat(errorLimitHeaders, cacheHeaders, rateLimitHeaders, []header{retryAfter,
+		{HeaderCompatibilityDate, "The compatibility date the request resolved to", "string"},
+		{"Content-Language", "The language used in the response", "string"},
+		{"X-Pages", "Maximum page number", "integer"},
+		{"Warning", "199 when an upgrade is available, 299 when deprecated", "string"}})
+	for _, h := range all {
+		out[h.name] = header3(h)
+	}
+	return out
+}
+
+// sharedResponses3 are the error responses, as in the 2.0 document.
+func sharedResponses3(dated bool) map[string]any {
+	out := map[string]any{}
+	for _, code := range errorStatuses {
+		hs := slices.Clone(errorLimitHeaders)
+		if code == http.StatusTooManyRequests {
+			hs = append(hs, rateLimitHeaders...)
+		}
+		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
+			hs = append(hs, retryAfter)
+		}
+		headers := map[string]any{}
+		for _, h := range hs {
+			headers[h.name] = header3(h)
+		}
+		if dated {
+			headers[HeaderCompatibilityDate] = map[string]any{"$ref": "#/components/headers/" + HeaderCompatibilityDate}
+		}
+		out[errorResponseName(code)] = map[string]any{"description": statusDescription(code), "headers": headers,
+			"content": map[string]any{"application/json": map[string]any{
+				"schema": map[string]any{"$ref": "#/components/schemas/Error"}}}}
+	}
+	return out
+}
+
+// sharedParams3 are the parameters every route declares alike.
+func sharedParams3(dated bool) map[string]any {
+	out := map[string]any{}
+	probe := specOp{r: &Route{Method: http.MethodGet, Scope: "x"}, doc: Doc{Params: []Param{languageParamDoc}}}
+	for _, p := range append(probe.standardParams(dated), datasourceParamDoc) {
+		out[p.Name] = map[string]any{"name": p.Name, "in": p.In, "required": p.Required,
+			"description": p.Description, "schema": p.Schema}
 	}
 	return out
 }
