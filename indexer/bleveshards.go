@@ -1,0 +1,283 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
+	index "github.com/blevesearch/bleve_index_api"
+
+	"gds/snapshots"
+)
+
+// shardRouter says which bleve shard of a category holds a record. Shards
+// hold contiguous key ranges (records arrive in key order, so a shard is
+// complete before the next starts, and at most a couple build at once):
+// bounds[i] is the first key of shard i+1. (Generations of earlier
+// versions spread records by a hash and recorded no bounds; they are not
+// patched but rebuilt.)
+type shardRouter struct {
+	bounds []int64
+}
+
+func (r shardRouter) shard(id int64) int {
+	return sort.Search(len(r.bounds), func(i int) bool { return r.bounds[i] > id })
+}
+
+// shardsFor is the number of shards of a category of n records.
+func (b *builder) shardsFor(n int) int { return max(1, (n+b.opts.ShardSize-1)/b.opts.ShardSize) }
+
+func (b *builder) setBounds(cat snapshots.Category, bounds []int64) {
+	if b.meta.ShardBounds == nil {
+		b.meta.ShardBounds = map[snapshots.Category][]int64{}
+	}
+	if bounds == nil {
+		bounds = []int64{}
+	}
+	b.meta.ShardBounds[cat] = bounds
+}
+
+// buildBleve starts indexing every document (in key order) into fresh
+// shards of contiguous key ranges, in the background; run waits for them.
+func (b *builder) buildBleve(cat snapshots.Category, cdir string, shards int, docs []docInfo) {
+	parts := make([][]int, shards)
+	per := (len(docs) + shards - 1) / max(shards, 1)
+	var bounds []int64
+	for i, d := range docs {
+		s := min(i/max(per, 1), shards-1)
+		if len(parts[s]) == 0 && s > 0 {
+			bounds = append(bounds, d.id)
+		}
+		parts[s] = append(parts[s], i)
+	}
+	b.setBounds(cat, bounds)
+	var (
+		mu   sync.Mutex
+		done int64
+	)
+	// indexed reports n more documents in shards.
+	indexed := func(n int) {
+		mu.Lock()
+		defer mu.Unlock()
+		done += int64(n)
+		b.report(Progress{Phase: "bleve", Kind: string(cat), Done: done, Total: int64(len(docs))})
+	}
+	b.bleve.Add(shards)
+	for s := 0; s < shards; s++ {
+		go func(s int) {
+			defer b.bleve.Done()
+			select {
+			case b.shardSlots <- struct{}{}:
+			case <-b.ctx.Done():
+				b.bleveFailed(b.ctx.Err())
+				return
+			}
+			defer func() { <-b.shardSlots }()
+			flushed := 0
+			err := b.indexShard(b.ctx, shardDir(cdir, s), func(batch *shardBatch, flush func() error) error {
+				for _, i := range parts[s] {
+					d := docs[i]
+					batch.update(b.docs.document(d))
+					if n := batch.len(); n >= b.opts.BatchSize {
+						if err := flush(); err != nil {
+							return err
+						}
+						flushed += n
+						indexed(n)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				b.bleveFailed(fmt.Errorf("%s: %w", cat, err))
+				return
+			}
+			indexed(len(parts[s]) - flushed)
+		}(s)
+	}
+}
+
+// bleveFailed records the first error of a background bleve build.
+func (b *builder) bleveFailed(err error) {
+	b.bleveMu.Lock()
+	defer b.bleveMu.Unlock()
+	if b.bleveErr == nil {
+		b.bleveErr = err
+	}
+	if b.cancel != nil {
+		b.cancel()
+	}
+}
+
+// canPatch reports whether the previous generation's bleve shards can be
+// copied and patched with the changed records instead of rebuilt.
+func (b *builder) canPatch(cat snapshots.Category, shards, n int, ch change) bool {
+	if b.full || b.prev == nil || b.prev.Meta.Shards[cat] != shards || b.derivedStale(cat) {
+		return false
+	}
+	if _, ok := b.prev.Meta.Counts[cat]; !ok {
+		return false
+	}
+	if bounds, ok := b.prev.Meta.ShardBounds[cat]; shards > 1 && (!ok || len(bounds) != shards-1) {
+		return false // shards of an earlier version, spread by hash
+	}
+	return float64(ch.size()) <= b.opts.MaxIncrementalShare*float64(max(n, 1))
+}
+
+// upsertDocs picks the new and changed records' docs out of all of them.
+func upsertDocs(docs []docInfo, ch change) []docInfo {
+	want := make(map[int64]bool, len(ch.upserts))
+	for _, id := range ch.upserts {
+		want[id] = true
+	}
+	out := make([]docInfo, 0, len(ch.upserts))
+	for _, d := range docs {
+		if want[d.id] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// patchBleve copies the previous shards (hard links for the immutable
+// segment files) and applies the changed records (in key order), several
+// shards at once.
+func (b *builder) patchBleve(cat snapshots.Category, shards int, upserts []docInfo, deletes []int64) error {
+	return b.newShardPatcher(cat, shards, runtime.GOMAXPROCS(0)).finish(upserts, deletes)
+}
+
+// patchShard patches one shard with its changes.
+func (b *builder) patchShard(src, dst string, upserts []docInfo, deletes []int64) error {
+	if err := os.RemoveAll(dst); err != nil {
+		return err
+	}
+	if err := linkTree(src, dst); err != nil {
+		return fmt.Errorf("copy: %w", err)
+	}
+	return b.indexShard(b.ctx, dst, func(batch *shardBatch, flush func() error) error {
+		for _, id := range deletes {
+			batch.delete(strconv.FormatInt(id, 10))
+		}
+		for _, d := range upserts {
+			batch.update(b.docs.document(d))
+			if batch.len() >= b.opts.BatchSize {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// indexShard opens (or creates) a shard for writing, lets fill add to
+// batches, and closes it once everything is persisted.
+func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *shardBatch, flush func() error) error) error {
+	cfg := map[string]interface{}{
+		"unsafe_batch": true,
+		// A shard is written once, in batches, and then only patched:
+		// let it keep one segment per batch rather than merge them in
+		// tiers of ten, which rewrote every document twice more.
+		// Analysts' prefix and wildcard queries visit more dictionaries
+		// in exchange (docs/performance.md).
+		"scorchMergePlanOptions": map[string]interface{}{
+			"MaxSegmentsPerTier":   b.segmentsPerShard(),
+			"SegmentsPerMergeTask": 10,
+			"MaxSegmentSize":       mergeplan.DefaultMergePlanOptions.MaxSegmentSize,
+			"TierGrowth":           mergeplan.DefaultMergePlanOptions.TierGrowth,
+			"FloorSegmentSize":     mergeplan.DefaultMergePlanOptions.FloorSegmentSize,
+			"ReclaimDeletesWeight": mergeplan.DefaultMergePlanOptions.ReclaimDeletesWeight,
+		},
+	}
+	pe, stopWatch := watchPersist(dir, cfg)
+	defer stopWatch()
+	var idx bleve.Index
+	var err error
+	if _, statErr := os.Stat(dir); statErr == nil {
+		idx, err = bleve.OpenUsing(dir, cfg)
+	} else {
+		m, merr := Mapping()
+		if merr != nil {
+			return merr
+		}
+		idx, err = bleve.NewUsing(dir, m, scorch.Name, scorch.Name, cfg)
+	}
+	if err != nil {
+		return err
+	}
+	// Batches go to the index's own level, which takes the documents the
+	// builder analyses itself (see bleveDoc).
+	// fail closes the index after a failure or a cancel, once bleve has
+	// finished persisting what it holds (for a while at most): closing
+	// while its persister hands a segment to its introducer races inside
+	// bleve (go test -race caught it on a cancel).
+	fail := func(err error) error {
+		settle, cancel := context.WithTimeout(context.Background(), settleTimeout)
+		defer cancel()
+		if werr := waitPersisted(settle, idx, pe); werr != nil && pe.get() != nil {
+			err = werr // the disk's complaint says more than a cancel
+		}
+		idx.Close()
+		return err
+	}
+	adv, err := idx.Advanced()
+	if err != nil {
+		return fail(err)
+	}
+	batch := &shardBatch{b: index.NewBatch()}
+	flush := func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := pe.get(); err != nil {
+			return err
+		}
+		if err := adv.Batch(batch.b); err != nil {
+			return err
+		}
+		batch.b = index.NewBatch()
+		return nil
+	}
+	if err := fill(batch, flush); err != nil {
+		return fail(err)
+	}
+	if batch.len() > 0 {
+		if err := flush(); err != nil {
+			return fail(err)
+		}
+	}
+	if err := waitPersisted(ctx, idx, pe); err != nil {
+		return fail(err)
+	}
+	return idx.Close()
+}
+
+// shardBatch collects the next batch of a shard's changes. Each flush
+// starts a new index.Batch rather than resetting the one flushed: scorch's
+// Batch can return while a goroutine of its own still ranges over the
+// flushed batch's operations (the deletes after the last document).
+type shardBatch struct {
+	b *index.Batch
+}
+
+func (s *shardBatch) update(d index.Document) { s.b.Update(d) }
+func (s *shardBatch) delete(id string)        { s.b.Delete(id) }
+func (s *shardBatch) len() int                { return len(s.b.IndexOps) }
+
+// segmentsPerShard is how many segments a full shard holds when each
+// batch is one: bleve merges only beyond that.
+func (b *builder) segmentsPerShard() int {
+	return max(10, (b.opts.ShardSize+b.opts.BatchSize-1)/max(b.opts.BatchSize, 1))
+}
+
+// settleTimeout bounds how long a failed shard waits for bleve to finish
+// persisting before it is closed anyway.
+const settleTimeout = 30 * time.Second
