@@ -30,14 +30,6 @@ type BuildRequest struct {
 	Trigger string
 }
 
-// Progress reports how far a build is.
-type Progress struct {
-	Phase string `json:"phase"` // verify, read, tables, bleve, switch
-	Kind  string `json:"kind,omitempty"`
-	Done  int64  `json:"done"`
-	Total int64  `json:"total"`
-}
-
 // builder carries one build's state.
 type builder struct {
 	ctx      context.Context

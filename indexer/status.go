@@ -1,0 +1,93 @@
+package indexer
+
+import "time"
+
+// BuildResult reports one build attempt.
+type BuildResult struct {
+	ID       string    `json:"build_id"`
+	Trigger  string    `json:"trigger"`
+	Snapshot string    `json:"snapshot"`
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	Duration Duration  `json:"duration"`
+	// Generation is the generation made live, 0 when none was.
+	Generation uint64 `json:"generation,omitempty"`
+	// Unchanged is set when the snapshot was already the live one.
+	Unchanged   bool `json:"unchanged,omitempty"`
+	Incremental bool `json:"incremental"`
+	Changed     int  `json:"changed"`
+	// Coalesced is set for a caller that joined a build already running.
+	Coalesced bool   `json:"coalesced,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// OK reports whether the build succeeded.
+func (r BuildResult) OK() bool { return r.Error == "" }
+
+// Status is what an operator sees of the indexer.
+type Status struct {
+	Live      *Meta        `json:"live"`
+	LastBuild *BuildResult `json:"last_build"`
+	Building  *Running     `json:"building"`
+	Schedule  *Schedule    `json:"schedule"`
+	Failures  int          `json:"failures"`
+}
+
+// Running describes a build in progress.
+type Running struct {
+	ID       string    `json:"build_id"`
+	Trigger  string    `json:"trigger"`
+	Snapshot string    `json:"snapshot"`
+	Started  time.Time `json:"started"`
+	Progress Progress  `json:"progress"`
+}
+
+// Progress reports how far a build is.
+type Progress struct {
+	Phase string `json:"phase"` // verify, read, tables, bleve, switch
+	Kind  string `json:"kind,omitempty"`
+	Done  int64  `json:"done"`
+	Total int64  `json:"total"`
+}
+
+// Status reports the live generation, the last build and any build in
+// progress.
+func (m *Manager) Status() Status {
+	var st Status
+	st.Live = m.Live()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.last != nil {
+		last := *m.last
+		st.LastBuild = &last
+	}
+	if m.job != nil {
+		r := m.job.running
+		if p := m.job.progress.Load(); p != nil {
+			r.Progress = *p
+		}
+		st.Building = &r
+	}
+	if m.schedule != nil {
+		s := *m.schedule
+		if m.cron != nil {
+			s.Next = m.cron.Entry(m.cronID).Next
+		}
+		st.Schedule = &s
+	}
+	st.Failures = m.failures
+	return st
+}
+
+// Progress returns the progress of the running build, if any.
+func (m *Manager) Progress() (Progress, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.job == nil {
+		return Progress{}, false
+	}
+	if p := m.job.progress.Load(); p != nil {
+		return *p, true
+	}
+	return Progress{}, true
+}
