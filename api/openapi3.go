@@ -57,22 +57,7 @@ func (s *server) openAPIDoc(ops []specOp, server, version string, date time.Time
 
 // operation3 is one route version's OpenAPI 3 operation.
 func (s *server) operation3(op specOp, date time.Time, dated bool) map[string]any {
-	out := map[string]any{
-		"operationId": operationID(op.r),
-		"summary":     op.r.Summary,
-		"description": description(op),
-		"tags":        op.r.Tags,
-		"responses":   s.responses3(op, dated),
-	}
-	for k, v := range s.extensions(op, date) {
-		out[k] = v
-	}
-	if op.phase == PhaseLegacy {
-		out["deprecated"] = true
-	}
-	if op.r.Scope != "" {
-		out["security"] = []any{map[string]any{"evesso": []string{op.r.Scope}}}
-	}
+	out := s.operationCommon(op, date, s.responses3(op, dated))
 	var params []any
 	for _, p := range op.params(dated) {
 		if p.In == "body" {

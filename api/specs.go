@@ -253,6 +253,28 @@ func (s *server) scopeDescriptions() map[string]any {
 	return out
 }
 
+// operationCommon is what both documents say alike of an operation: its
+// ID, texts, responses, extensions, deprecation and security.
+func (s *server) operationCommon(op specOp, date time.Time, responses any) map[string]any {
+	out := map[string]any{
+		"operationId": operationID(op.r),
+		"summary":     op.r.Summary,
+		"description": description(op),
+		"tags":        op.r.Tags,
+		"responses":   responses,
+	}
+	for k, v := range s.extensions(op, date) {
+		out[k] = v
+	}
+	if op.phase == PhaseLegacy {
+		out["deprecated"] = true
+	}
+	if op.r.Scope != "" {
+		out["security"] = []any{map[string]any{"evesso": []string{op.r.Scope}}}
+	}
+	return out
+}
+
 // extensions are the x- fields both documents put on an operation.
 func (s *server) extensions(op specOp, date time.Time) map[string]any {
 	out := map[string]any{

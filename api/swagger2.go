@@ -56,22 +56,7 @@ func (s *server) swaggerDoc(prefix string, at time.Time) map[string]any {
 
 // operation2 is one route version's Swagger 2.0 operation.
 func (s *server) operation2(op specOp, date time.Time) map[string]any {
-	out := map[string]any{
-		"operationId": operationID(op.r),
-		"summary":     op.r.Summary,
-		"description": description(op),
-		"tags":        op.r.Tags,
-		"responses":   s.responses2(op),
-	}
-	for k, v := range s.extensions(op, date) {
-		out[k] = v
-	}
-	if op.phase == PhaseLegacy {
-		out["deprecated"] = true
-	}
-	if op.r.Scope != "" {
-		out["security"] = []any{map[string]any{"evesso": []string{op.r.Scope}}}
-	}
+	out := s.operationCommon(op, date, s.responses2(op))
 	var params []any
 	for _, p := range op.params(false) {
 		if slices.Contains(sharedParamNames, p.Name) {
