@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -503,6 +504,21 @@ func TestSnapshotFromBucket(t *testing.T) {
 	if live := m.Live(); live.Snapshot != url || live.Counts[snapshots.CategoryCharacter] != 50 {
 		t.Fatalf("built from the bucket: %+v", live)
 	}
+	// The downloaded snapshot holds access lists and roles: private to the
+	// service, as the generations are.
+	filepath.WalkDir(fetch.Dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := d.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if perm := info.Mode().Perm(); perm&0o077 != 0 {
+			t.Errorf("%s is %v, want no access for group and others", path, perm)
+		}
+		return nil
+	})
 	// A damaged file in the bucket: a build that must download it fails.
 	var data1 string
 	for _, e := range ents {

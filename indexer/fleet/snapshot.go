@@ -52,7 +52,7 @@ func (s *SnapshotFetcher) Fetch(ctx context.Context, snapshot string) (string, e
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return "", fmt.Errorf("snapshot %s: %s: %w", where, snapshots.ManifestName, err)
 	}
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(s.Dir, disk.PrivateDir); err != nil {
 		return "", err
 	}
 	// Until every file is in, the cache is no snapshot.
@@ -72,7 +72,7 @@ func (s *SnapshotFetcher) Fetch(ctx context.Context, snapshot string) (string, e
 		}
 	}
 	// The manifest last: the cache is a snapshot only once all is there.
-	if err := disk.WriteFileAtomic(filepath.Join(s.Dir, snapshots.ManifestName), raw, 0o644); err != nil {
+	if err := disk.WriteFileAtomic(filepath.Join(s.Dir, snapshots.ManifestName), raw, disk.PrivateFile); err != nil {
 		return "", err
 	}
 	ents, err := os.ReadDir(s.Dir)
@@ -95,7 +95,7 @@ func (s *SnapshotFetcher) fetchFile(ctx context.Context, b *blob.Bucket, name, s
 		return nil
 	}
 	part := dest + partExt
-	out, err := os.Create(part)
+	out, err := os.OpenFile(part, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, disk.PrivateFile)
 	if err != nil {
 		return err
 	}
