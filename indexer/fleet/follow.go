@@ -18,6 +18,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"gocloud.dev/blob"
+	"golang.org/x/sync/errgroup"
 
 	"gds/indexer"
 	"gds/snapshots/disk"
@@ -282,42 +283,26 @@ func (f *Follower) download(ctx context.Context, m *Manifest) (string, error) {
 	prog := &Download{Generation: m.Generation, Files: len(m.Files), Bytes: m.Bytes()}
 	f.setDownload(prog)
 	defer f.finishDownload() // before the generation can go live
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	work := make(chan File)
-	errs := make(chan error, transfers)
-	var wg sync.WaitGroup
-	for range transfers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for fl := range work {
-				fetched, reused, err := f.fetch(ctx, dir, fl, reuse[fl.SHA256])
-				if err != nil {
-					errs <- fmt.Errorf("%s: %w", fl.Path, err)
-					cancel()
-					return
-				}
-				f.mu.Lock()
-				prog.FilesDone++
-				prog.Fetched += fetched
-				prog.Reused += reused
-				f.mu.Unlock()
-			}
-		}()
-	}
-feed:
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(transfers)
 	for _, fl := range m.Files {
-		select {
-		case work <- fl:
-		case <-ctx.Done():
-			break feed
+		if gctx.Err() != nil {
+			break
 		}
+		g.Go(func() error {
+			fetched, reused, err := f.fetch(gctx, dir, fl, reuse[fl.SHA256])
+			if err != nil {
+				return fmt.Errorf("%s: %w", fl.Path, err)
+			}
+			f.mu.Lock()
+			prog.FilesDone++
+			prog.Fetched += fetched
+			prog.Reused += reused
+			f.mu.Unlock()
+			return nil
+		})
 	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+	if err := g.Wait(); err != nil {
 		return "", err
 	}
 	if err := ctx.Err(); err != nil {

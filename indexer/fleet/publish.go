@@ -20,6 +20,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"gocloud.dev/blob"
+	"golang.org/x/sync/errgroup"
 
 	"gds/indexer"
 )
@@ -341,36 +342,15 @@ func (p *Publisher) objects(ctx context.Context) (map[string]bool, error) {
 
 // upload puts files (under dir) into the bucket, a few at a time.
 func (p *Publisher) upload(ctx context.Context, dir string, files []File) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	work := make(chan File)
-	errs := make(chan error, transfers)
-	var wg sync.WaitGroup
-	for range transfers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for f := range work {
-				if err := p.put(ctx, filepath.Join(dir, filepath.FromSlash(f.Path)), f); err != nil {
-					errs <- err
-					cancel()
-					return
-				}
-			}
-		}()
-	}
-feed:
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(transfers)
 	for _, f := range files {
-		select {
-		case work <- f:
-		case <-ctx.Done():
-			break feed
+		if gctx.Err() != nil {
+			break
 		}
+		g.Go(func() error { return p.put(gctx, filepath.Join(dir, filepath.FromSlash(f.Path)), f) })
 	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+	if err := g.Wait(); err != nil {
 		return err
 	}
 	return ctx.Err()
