@@ -135,15 +135,8 @@ func sharedHeaders3() map[string]any {
 func sharedResponses3(dated bool) map[string]any {
 	out := map[string]any{}
 	for _, code := range errorStatuses {
-		hs := slices.Clone(errorLimitHeaders)
-		if code == http.StatusTooManyRequests {
-			hs = append(hs, rateLimitHeaders...)
-		}
-		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
-			hs = append(hs, retryAfter)
-		}
 		headers := map[string]any{}
-		for _, h := range hs {
+		for _, h := range errorHeaders(code) {
 			headers[h.name] = header3(h)
 		}
 		if dated {

@@ -253,6 +253,19 @@ func (s *server) scopeDescriptions() map[string]any {
 	return out
 }
 
+// errorHeaders are the headers an error answer of status code carries: the
+// error limit's, plus the rate limit's on 429 and Retry-After on 429 and 503.
+func errorHeaders(code int) []header {
+	hs := slices.Clone(errorLimitHeaders)
+	if code == http.StatusTooManyRequests {
+		hs = append(hs, rateLimitHeaders...)
+	}
+	if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
+		hs = append(hs, retryAfter)
+	}
+	return hs
+}
+
 // operationCommon is what both documents say alike of an operation: its
 // ID, texts, responses, extensions, deprecation and security.
 func (s *server) operationCommon(op specOp, date time.Time, responses any) map[string]any {

@@ -147,15 +147,8 @@ func errorResponseName(code int) string {
 func sharedResponses2() map[string]any {
 	out := map[string]any{}
 	for _, code := range errorStatuses {
-		hs := slices.Clone(errorLimitHeaders)
-		if code == http.StatusTooManyRequests {
-			hs = append(hs, rateLimitHeaders...)
-		}
-		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
-			hs = append(hs, retryAfter)
-		}
 		headers := map[string]any{}
-		for _, h := range hs {
+		for _, h := range errorHeaders(code) {
 			headers[h.name] = map[string]any{"description": h.description, "type": h.typ}
 		}
 		out[errorResponseName(code)] = map[string]any{"description": statusDescription(code),
