@@ -19,7 +19,15 @@
 //
 // The snapshot is written as zstd (.jsonl.zst). gds over HTTP is measured
 // with 1 and 2 sequential Go clients and with 16 concurrent keep-alive
-// connections, with the response cache on and off. Flags (after -args):
+// connections, with the response cache on and off, and with wrk against a
+// ceiling: a minimal net/http server in a process of its own that answers
+// each request path from memory with the answer gds gave for it (captured
+// first: status, every header with a value of the same size, the body),
+// driven by the same wrk scripts; gds's rows are reported as a fraction of
+// it. The build child also reports when a search first answered (time to
+// searchable), the search child times record-store lookups, and the last
+// table lists every target with what the run measured and whether it was
+// met. Flags (after -args):
 //
 //	-work DIR          keep and reuse generated data, the generation and queries.json
 //	-rebuild=false     reuse a generation of the same snapshot in -work
@@ -33,4 +41,9 @@
 //	                   each run fails on any difference (a guard for search changes)
 //	-gds-texts "a,b"   with -gds-only: time only these texts and print their work
 //	-gds-cpuprofile F  CPU profile of the one-client contains scenario
+//	-analysts on|only|off  the analysts' query set beside PostgreSQL (only: just that)
+//	-snapshot DIR      use this snapshot (read only) instead of generating one
+//	-wrk-duration D    each wrk round against gds and then the ceiling (default 5s)
+//	-wrk-rounds N      rounds per wrk row, alternating; each side's best is shown (default 2)
+//	-wrk-threads N     wrk -t (default 1: the client shares the cores with the server)
 package bench

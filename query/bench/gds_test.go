@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,6 +44,7 @@ type helperArgs struct {
 	CPUProfile string        `json:"cpu_profile,omitempty"`
 	Results    string        `json:"results,omitempty"` // file of every query's IDs: written when missing, else compared
 	Texts      []string      `json:"texts,omitempty"`   // role texts: contains texts timed one by one
+	Answers    string        `json:"answers,omitempty"` // role ceiling: JSON file of the answers to serve
 	Out        string        `json:"out"`
 }
 
@@ -53,6 +55,10 @@ type buildOut struct {
 	Changed     int           `json:"changed"`
 	Generation  string        `json:"generation"`
 	MaxRSS      int64         `json:"max_rss"` // filled by the parent
+	// Searchable: from the start until a search answered, watched from
+	// outside the build (a searcher on the same manager asking every
+	// 50 ms); 0 when a generation was live before the build.
+	Searchable time.Duration `json:"searchable"`
 }
 
 // Mismatch is a query whose hit counts differ.
@@ -83,6 +89,9 @@ type searchOut struct {
 	// passes, so that what another process did to a pass matters less.
 	ContainsMin Timing      `json:"contains_min"`
 	Slowest     []slowQuery `json:"slowest"`
+	// Lookup: record-store lookups of characters through query.View.Raw,
+	// each timed on its own (the record as the snapshot had it).
+	Lookup Timing `json:"lookup"`
 }
 
 // slowQuery is one of the slowest gds queries of the per-class pass.
@@ -114,6 +123,11 @@ func TestBenchHelper(t *testing.T) {
 		out, err = helperSearch(args)
 	case "texts":
 		out, err = helperTexts(args)
+	case "ceiling": // serves until stopped; its address is its output
+		if err := helperCeiling(args); err != nil {
+			t.Fatal(err)
+		}
+		return
 	default:
 		err = fmt.Errorf("unknown helper role %q", role)
 	}
@@ -140,14 +154,27 @@ func helperBuild(a helperArgs) (buildOut, error) {
 		defer indexer.TuneGCForBuild(a.GCPercent, os.Getenv("GOMEMLIMIT") == "")()
 	}
 	start := time.Now()
+	searchable := make(chan time.Duration, 1)
+	stop := make(chan struct{})
+	if g := m.Acquire(); g != nil {
+		g.Release()
+		searchable <- 0
+	} else {
+		go watchSearchable(m, start, searchable, stop)
+	}
 	res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: a.Snapshot, Trigger: "cli"})
+	close(stop)
 	if err != nil {
 		return buildOut{}, err
 	}
 	d := time.Since(start)
 	g := m.Acquire()
 	defer g.Release()
-	return buildOut{Duration: d, Incremental: res.Incremental, Changed: res.Changed, Generation: g.Dir()}, nil
+	out := buildOut{Duration: d, Incremental: res.Incremental, Changed: res.Changed, Generation: g.Dir()}
+	if tts := <-searchable; tts > 0 {
+		out.Searchable = min(tts, d)
+	}
+	return out, nil
 }
 
 func helperSearch(a helperArgs) (*searchOut, error) {
@@ -258,8 +285,68 @@ func helperSearch(a helperArgs) (*searchOut, error) {
 	}
 	slices.SortFunc(slow, func(a, b slowQuery) int { return int(b.Took - a.Took) })
 	out.Slowest = slow[:min(len(slow), 15)]
+	if out.Lookup, err = timeLookups(s, results); err != nil {
+		return nil, err
+	}
 	out.HWM = procStatus(os.Getpid(), "VmHWM") * 1024
 	return out, nil
+}
+
+// watchSearchable sends the time from start until a character search on m
+// answers (or the full time if the build ends first: stop closed).
+func watchSearchable(m *indexer.Manager, start time.Time, out chan<- time.Duration, stop <-chan struct{}) {
+	s := query.New(m)
+	req := query.Request{Text: "abc", Categories: []snapshots.Category{snapshots.CategoryCharacter}}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := s.Search(context.Background(), req); err == nil {
+			out <- time.Since(start)
+			return
+		}
+		select {
+		case <-stop:
+			out <- time.Since(start)
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// timeLookups fetches every character the query set found (at most
+// 200,000, in a shuffled order, each once: mostly first touches of the
+// store's pages) from the record store and times each lookup.
+func timeLookups(s *query.Searcher, results [][]int64) (Timing, error) {
+	seen := map[int64]bool{}
+	var ids []int64
+	for _, r := range results {
+		for _, id := range r {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 5))
+	rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	ids = ids[:min(len(ids), 200_000)]
+	v, err := s.View()
+	if err != nil {
+		return Timing{}, err
+	}
+	defer v.Close()
+	lat := make([]time.Duration, 0, len(ids))
+	errs := 0
+	start := time.Now()
+	for _, id := range ids {
+		t0 := time.Now()
+		raw, err := v.Raw(snapshots.Characters, id)
+		lat = append(lat, time.Since(t0))
+		if err != nil || len(raw) == 0 {
+			errs++
+		}
+	}
+	return summarize(lat, time.Since(start), errs), nil
 }
 
 // minPasses is how many passes ContainsMin takes the fastest of.

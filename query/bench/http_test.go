@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +27,52 @@ type httpResult struct {
 	CacheFlag        string
 	Mismatches       int
 	RSS              int64 // peak RSS of the server (VmHWM), bytes
+	// Rows: wrk against gds and against the ceiling, one run after the
+	// other; Ceiling says what the ceiling served and whether its answers
+	// had gds's shape.
+	Rows    []wrkRow
+	Ceiling []string
+}
+
+// wrkRow is one wrk scenario, run against gds and then the ceiling.
+type wrkRow struct {
+	Scenario     string
+	Conns        int
+	GDS, Ceiling Timing
+}
+
+// Fraction is gds's request rate as a share of the ceiling's.
+func (r wrkRow) Fraction() float64 {
+	if !r.GDS.Measured || !r.Ceiling.Measured || r.Ceiling.QPS() <= 0 {
+		return 0
+	}
+	return r.GDS.QPS() / r.Ceiling.QPS()
+}
+
+// The wrk scenarios and their connections; rows are looked up by these.
+const (
+	scenStrict   = "strict, cache off"
+	scenCached   = "cached, Zipf mix"
+	scenContains = "contains, cache off"
+)
+
+// wrkPlan lists, per phase, the scenarios and connection counts.
+var wrkPlan = map[string][]struct {
+	scenario string
+	conns    []int
+}{
+	"cached":   {{scenCached, []int{16, 32}}},
+	"uncached": {{scenStrict, []int{16, 32}}, {scenContains, []int{1, 16, 32}}},
+}
+
+// row returns the measured row of scenario at conns.
+func (r httpResult) row(scenario string, conns int) (wrkRow, bool) {
+	for _, w := range r.Rows {
+		if w.Scenario == scenario && w.Conns == conns {
+			return w, true
+		}
+	}
+	return wrkRow{}, false
 }
 
 // serveHelp returns `gds serve -h` output, or "" when there is no serve
@@ -148,7 +193,7 @@ const httpConns = 16
 
 // measureHTTP times the queries end to end, with and without the
 // response cache.
-func measureHTTP(ctx context.Context, bin, snapshot, data, work string, qs []Query, minTime time.Duration, maxPasses int, noCache string) httpResult {
+func measureHTTP(ctx context.Context, bin, snapshot, data, work string, qs []Query, minTime time.Duration, maxPasses int, noCache string, wrkDur time.Duration) httpResult {
 	r := httpResult{Cached: map[string]Timing{}, Uncached: map[string]Timing{}}
 	help := serveHelp(bin)
 	if help == "" {
@@ -166,11 +211,7 @@ func measureHTTP(ctx context.Context, bin, snapshot, data, work string, qs []Que
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: httpConns, MaxIdleConnsPerHost: httpConns, IdleConnTimeout: time.Minute}}
 	contains, strict := split(qs)
 	do := func(addr string, q Query, check bool) error {
-		v := url.Values{"search": {q.Text}, "categories": {"character"}}
-		if q.Strict {
-			v.Set("strict", "true")
-		}
-		resp, err := client.Get("http://" + addr + "/latest/search/?" + v.Encode())
+		resp, err := client.Get("http://" + addr + searchPath(q))
 		if err != nil {
 			return err
 		}
@@ -201,7 +242,7 @@ func measureHTTP(ctx context.Context, bin, snapshot, data, work string, qs []Que
 			return
 		}
 		defer s.stop()
-		// A checking pass first (it also fills the cache).
+		// A checking pass first (it also fills the cache and warms up).
 		for _, q := range qs {
 			if err := do(s.addr, q, true); err != nil {
 				r.Mismatches++
@@ -221,11 +262,7 @@ func measureHTTP(ctx context.Context, bin, snapshot, data, work string, qs []Que
 				})
 			}
 		}
-		var texts []string
-		for _, i := range contains {
-			texts = append(texts, qs[i].Text)
-		}
-		into[fmt.Sprintf("zipf%d", wrkConns)] = wrkZipf(s.addr, work, texts, 10*time.Second)
+		r.wrkPhase(name, s.addr, work, qs, wrkDur)
 		if hwm := procStatus(s.cmd.Process.Pid, "VmHWM") * 1024; hwm > r.RSS {
 			r.RSS = hwm
 		}
@@ -247,4 +284,85 @@ func measureHTTP(ctx context.Context, bin, snapshot, data, work string, qs []Que
 	}
 	phase("uncached", append(unlimited, off...), r.Uncached, false)
 	return r
+}
+
+// wrkPhase captures gds's answers to the phase's paths, starts the ceiling
+// on them, checks that it answers in gds's shape, and runs each wrk row
+// against gds and then the ceiling. The cached phase asks for the first
+// 200 contains texts in a Zipf-like mix (the cache holds them from the
+// checking pass); the uncached one for every strict text and every
+// contains text round robin.
+func (r *httpResult) wrkPhase(phase, addr, work string, qs []Query, d time.Duration) {
+	contains, strict := split(qs)
+	paths := map[string][]string{}
+	var all []string
+	add := func(scenario string, idx []int) {
+		for _, i := range idx {
+			paths[scenario] = append(paths[scenario], searchPath(qs[i]))
+		}
+		all = append(all, paths[scenario]...)
+	}
+	switch phase {
+	case "cached":
+		add(scenCached, contains[:min(len(contains), 200)])
+	default:
+		add(scenStrict, strict)
+		add(scenContains, contains)
+	}
+	fail := func(err error) {
+		r.Ceiling = append(r.Ceiling, fmt.Sprintf("%s: %v", phase, err))
+		for _, p := range wrkPlan[phase] {
+			for _, c := range p.conns {
+				r.Rows = append(r.Rows, wrkRow{Scenario: p.scenario, Conns: c, GDS: Timing{Note: err.Error()}})
+			}
+		}
+	}
+	gdsAnswers, err := capture(addr, all)
+	if err != nil {
+		fail(fmt.Errorf("capturing gds's answers: %w", err))
+		return
+	}
+	c, err := startCeiling(work, phase, gdsAnswers)
+	if err != nil {
+		fail(err)
+		return
+	}
+	defer c.stop()
+	ceilAnswers, err := capture(c.addr, all)
+	if err != nil {
+		fail(fmt.Errorf("capturing the ceiling's answers: %w", err))
+		return
+	}
+	bytes := 0
+	for _, a := range gdsAnswers {
+		bytes += a.Size
+	}
+	note := fmt.Sprintf("%s: %d paths, %d bytes per answer on average", phase, len(all), bytes/max(1, len(all)))
+	if n, first := sameShape(gdsAnswers, ceilAnswers); n > 0 {
+		note += fmt.Sprintf("; %d answers differ from gds's in shape, first: %s", n, first)
+	} else {
+		note += "; every answer the same size as gds's, header by header, and the same body"
+	}
+	r.Ceiling = append(r.Ceiling, note)
+	for _, p := range wrkPlan[phase] {
+		script, err := writeScript(work, strings.NewReplacer(", ", "-", " ", "-").Replace(p.scenario), paths[p.scenario], p.scenario == scenCached)
+		if err != nil {
+			fail(err)
+			return
+		}
+		for _, conns := range p.conns {
+			row := wrkRow{Scenario: p.scenario, Conns: conns}
+			// Alternating rounds, each side's best kept: what another
+			// process did to one round matters less.
+			for round := 0; round < max(1, wrkRounds); round++ {
+				if g := runWrk(addr, script, conns, d); !row.GDS.Measured || g.QPS() > row.GDS.QPS() {
+					row.GDS = g
+				}
+				if ct := runWrk(c.addr, script, conns, d); !row.Ceiling.Measured || ct.QPS() > row.Ceiling.QPS() {
+					row.Ceiling = ct
+				}
+			}
+			r.Rows = append(r.Rows, row)
+		}
+	}
 }

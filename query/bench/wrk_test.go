@@ -15,42 +15,67 @@ import (
 	"time"
 )
 
-// wrkConns is the number of connections of the wrk rows: wrk (Debian
-// package) is a load generator light enough to leave the server most of
-// the 2 cores, unlike a Go client in the harness's process.
-const wrkConns = 32
+// wrkThreads is wrk's -t: one thread leaves the server most of the 2
+// cores it shares with the client (wrk is light, unlike a Go client in the
+// harness's process); -wrk-threads changes it.
+var wrkThreads = 1
 
-// wrkZipf runs wrk against addr for d with a Zipf-like mix of the contains
-// texts (rank r drawn with probability falling as r^-1, by cubing a uniform
-// draw over 200 texts), the shape of real search traffic: a few texts very
-// often, most rarely. It returns the timing, or one with a Note when wrk is
-// missing or fails.
-func wrkZipf(addr, work string, texts []string, d time.Duration) Timing {
+// wrkRounds is how many times each wrk row runs against gds and then the
+// ceiling, alternately; each side's best round is reported.
+var wrkRounds = 2
+
+// wrkScript is a wrk Lua script that asks for paths: round robin from a
+// different start in each thread, or a Zipf-like mix (rank r drawn with
+// probability falling as r^-1, by cubing a uniform draw), the shape of
+// real search traffic: a few texts very often, most rarely.
+func wrkScript(paths []string, zipf bool) string {
+	var b strings.Builder
+	b.WriteString("paths = {")
+	for i, p := range paths {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q", p)
+	}
+	b.WriteString("}\n")
+	b.WriteString("local threads = 0\nfunction setup(thread)\n  thread:set(\"id\", threads)\n  threads = threads + 1\nend\n")
+	b.WriteString("function init(args)\n  local me = id or 0\n  math.randomseed(7 + me)\n  i = (me * 7919) % #paths\nend\n")
+	if zipf {
+		b.WriteString("request = function()\n  local r = math.random()\n  return wrk.format(\"GET\", paths[math.floor(#paths * r * r * r) + 1])\nend\n")
+	} else {
+		b.WriteString("request = function()\n  i = i % #paths + 1\n  return wrk.format(\"GET\", paths[i])\nend\n")
+	}
+	return b.String()
+}
+
+// runWrk runs wrk with script against addr for d with conns connections
+// and returns the timing, or one with a Note when wrk is missing or fails.
+func runWrk(addr, script string, conns int, d time.Duration) Timing {
 	bin, err := exec.LookPath("wrk")
 	if err != nil {
 		return Timing{Note: "wrk not installed (apt-get install wrk)"}
 	}
-	texts = texts[:min(len(texts), 200)]
-	var b strings.Builder
-	b.WriteString("paths = {")
-	for i, t := range texts {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		v := url.Values{"search": {t}, "categories": {"character"}}
-		fmt.Fprintf(&b, "%q", "/latest/search/?"+v.Encode())
-	}
-	b.WriteString("}\nrequest = function()\n  local r = math.random()\n  local i = math.floor(#paths * r * r * r) + 1\n  return wrk.format(\"GET\", paths[i])\nend\n")
-	script := filepath.Join(work, "zipf.lua")
-	if err := os.WriteFile(script, []byte(b.String()), 0o644); err != nil {
-		return Timing{Note: err.Error()}
-	}
-	out, err := exec.Command(bin, "-t1", fmt.Sprintf("-c%d", wrkConns), fmt.Sprintf("-d%ds", int(d.Seconds())),
+	out, err := exec.Command(bin, fmt.Sprintf("-t%d", min(wrkThreads, conns)), fmt.Sprintf("-c%d", conns), fmt.Sprintf("-d%ds", int(d.Seconds())),
 		"--latency", "-s", script, "http://"+addr).CombinedOutput()
 	if err != nil {
 		return Timing{Note: fmt.Sprintf("wrk: %v: %s", err, tail(string(out), 300))}
 	}
 	return parseWrk(string(out), d)
+}
+
+// writeScript writes a wrk script into dir.
+func writeScript(dir, name string, paths []string, zipf bool) (string, error) {
+	file := filepath.Join(dir, name+".lua")
+	return file, os.WriteFile(file, []byte(wrkScript(paths, zipf)), 0o644)
+}
+
+// searchPath is the request path of a character search for q.
+func searchPath(q Query) string {
+	v := url.Values{"search": {q.Text}, "categories": {"character"}}
+	if q.Strict {
+		v.Set("strict", "true")
+	}
+	return "/latest/search/?" + v.Encode()
 }
 
 var (

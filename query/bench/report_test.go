@@ -1,0 +1,170 @@
+//go:build bench
+
+package bench
+
+import (
+	"fmt"
+	"time"
+)
+
+// The last two tables the harness prints: gds over HTTP against its
+// ceiling, and every target with what this run measured and whether it
+// was met.
+
+// wrkRows is the order of the ceiling table's rows.
+var wrkRows = []struct {
+	scenario string
+	conns    int
+}{
+	{scenStrict, 16}, {scenStrict, 32},
+	{scenCached, 16}, {scenCached, 32},
+	{scenContains, 1}, {scenContains, 16}, {scenContains, 32},
+}
+
+func wrkTable(p func(string, ...any), hr httpResult, d time.Duration) {
+	p("\n== gds over HTTP against its ceiling: wrk -t%d --latency, loopback, no gzip asked for; per row %d rounds of %s against gds and then\n", wrkThreads, wrkRounds, d)
+	p("   %s against the ceiling, each side's best round shown (p50/p99/max are that round's)\n", d)
+	p("   wrk shares the machine's cores with the server it drives; gds serve runs with --rate-limit off (one client address)\n")
+	p("   ceiling: a minimal net/http server in its own process answering each request path from memory with gds's answer\n")
+	p("   (status, every header with a value of the same size, the body), driven by the same wrk script\n")
+	if !hr.Available {
+		p("   not measured: %s\n", hr.Why)
+		return
+	}
+	for _, c := range hr.Ceiling {
+		p("   %s\n", c)
+	}
+	p("   strict: every strict text; cached: 200 contains texts in a Zipf-like mix, response cache on; contains: every contains text\n")
+	p("\n%-20s %5s | %10s %8s %8s %8s | %10s %8s %8s | %s\n", "scenario", "conns", "gds req/s", "p50 ms", "p99 ms", "max ms", "ceil req/s", "p50 ms", "p99 ms", "gds/ceiling")
+	for _, w := range wrkRows {
+		r, ok := hr.row(w.scenario, w.conns)
+		switch {
+		case !ok:
+			p("%-20s %5d | not measured\n", w.scenario, w.conns)
+		case !r.GDS.Measured || !r.Ceiling.Measured:
+			p("%-20s %5d | not measured: %s%s\n", w.scenario, w.conns, r.GDS.Note, r.Ceiling.Note)
+		default:
+			g, c := r.GDS, r.Ceiling
+			p("%-20s %5d | %10.0f %8s %8s %8s | %10.0f %8s %8s | %10.0f%%\n", w.scenario, w.conns,
+				g.QPS(), ms(g.P50), ms(g.P99), ms(g.Max), c.QPS(), ms(c.P50), ms(c.P99), 100*r.Fraction())
+			if e := g.Errors + c.Errors; e > 0 {
+				p("   WARNING: %d non-2xx answers or socket errors (gds %d, ceiling %d)\n", e, g.Errors, c.Errors)
+			}
+		}
+	}
+}
+
+// targets is what the closing table reads.
+type targets struct {
+	rows        int64
+	hr          httpResult
+	build, incr buildOut
+	incrOn      bool
+	load        pgLoad
+	gs          searchOut
+	pgContains1 Timing
+	disk        int64
+	ar          analystResult
+	analysts    bool
+}
+
+// targetsTable prints target | measured | met for every figure of the
+// HTTP and build work (issue 20), the figures kept from before, and the
+// analysts' set (issue 19).
+func targetsTable(p func(string, ...any), t targets) {
+	p("\n== targets (stated for 10,000,000 names; this run has %d)\n", t.rows)
+	p("%-52s | %-64s | %s\n", "target", "measured", "met")
+	row := func(target, measured string, met bool) {
+		m := "no"
+		if met {
+			m = "yes"
+		}
+		p("%-52s | %-64s | %s\n", target, measured, m)
+	}
+	none := func(target, why string) { p("%-52s | %-64s | %s\n", target, "not measured: "+why, "-") }
+	frac := func(scenario string, conns int, min float64) {
+		target := fmt.Sprintf("%s, %d conns >= %.0f%% of ceiling", scenario, conns, 100*min)
+		r, ok := t.hr.row(scenario, conns)
+		if !ok || r.Fraction() == 0 {
+			why := t.hr.Why
+			if ok {
+				why = r.GDS.Note + r.Ceiling.Note
+			}
+			none(target, why)
+			return
+		}
+		row(target, fmt.Sprintf("%.0f%% (%.0f of %.0f req/s)", 100*r.Fraction(), r.GDS.QPS(), r.Ceiling.QPS()), r.Fraction() >= min)
+	}
+	frac(scenStrict, 16, 0.75)
+	frac(scenStrict, 32, 0.75)
+	frac(scenCached, 16, 0.75)
+	frac(scenCached, 32, 0.75)
+	frac(scenContains, 16, 0.35)
+	frac(scenContains, 32, 0.35)
+	if r, ok := t.hr.row(scenContains, 16); ok && r.GDS.Measured {
+		row("contains, 16 conns, over HTTP: p99 <= 10 ms", fmt.Sprintf("%s ms (p50 %s ms)", ms(r.GDS.P99), ms(r.GDS.P50)), r.GDS.P99 <= 10*time.Millisecond)
+	} else {
+		none("contains, 16 conns, over HTTP: p99 <= 10 ms", t.hr.Why)
+	}
+
+	pg := t.load.Copy + t.load.TrgmIndex + t.load.LowerIndex
+	pgNote := fmt.Sprintf("PostgreSQL COPY+GIN+btree %s", pg.Round(time.Second))
+	b := t.build.Duration
+	row("full build <= 1.5x PostgreSQL's COPY+indexes", fmt.Sprintf("%s = %.2fx %s", b.Round(time.Second), b.Seconds()/pg.Seconds(), pgNote), b.Seconds() <= 1.5*pg.Seconds())
+	if s := t.build.Searchable; s > 0 {
+		how := "search answered before the build ended"
+		if s >= b-b/100 {
+			how = "search answered only when the build ended"
+		}
+		row("time to searchable <= PostgreSQL's build", fmt.Sprintf("%s = %.2fx (%s)", s.Round(time.Second), s.Seconds()/pg.Seconds(), how), s <= pg)
+	} else {
+		none("time to searchable <= PostgreSQL's build", "build reused (-rebuild=false)")
+	}
+	if t.build.MaxRSS > 0 {
+		row("peak build memory <= 3 GiB", human(t.build.MaxRSS)+" (peak RSS of the build process)", t.build.MaxRSS <= 3<<30)
+	} else {
+		none("peak build memory <= 3 GiB", "build reused (-rebuild=false)")
+	}
+	row("disk <= 2x PostgreSQL's table+indexes", fmt.Sprintf("%s = %.2fx PostgreSQL's %s", human(t.disk), float64(t.disk)/float64(t.load.Total), human(t.load.Total)),
+		float64(t.disk) <= 2*float64(t.load.Total))
+	if l := t.gs.Lookup; l.Measured && l.Queries > 0 {
+		row("record-store lookup < 20 us in-process (p99)", fmt.Sprintf("p99 %.1f us, p50 %.1f us, mean %.1f us (%d characters, %d errors)",
+			us(l.P99), us(l.P50), us(l.Mean), l.Queries, l.Errors), l.P99 < 20*time.Microsecond && l.Errors == 0)
+	} else {
+		none("record-store lookup < 20 us in-process (p99)", "no lookups")
+	}
+
+	c1, s1 := t.gs.Contains1, t.gs.Strict1
+	row("kept: contains p99 <= 3 ms in-process, 1 client", ms(c1.P99)+" ms", c1.Measured && c1.P99 <= 3*time.Millisecond)
+	if q := t.pgContains1.QPS(); q > 0 {
+		row("kept: contains >= 20x PostgreSQL q/s, 1 client", fmt.Sprintf("%.1fx (%.0f against %.0f q/s)", c1.QPS()/q, c1.QPS(), q), c1.QPS() >= 20*q)
+	}
+	row("kept: strict >= 100,000 q/s in-process, 1 client", fmt.Sprintf("%.0f q/s", s1.QPS()), s1.QPS() >= 100_000)
+	if t.incrOn {
+		row("kept: incremental reindex, 1% renamed <= 10 s", fmt.Sprintf("%s (%d records changed)", t.incr.Duration.Round(time.Millisecond), t.incr.Changed), t.incr.Duration <= 10*time.Second)
+	} else {
+		none("kept: incremental reindex, 1% renamed <= 10 s", "-incremental=false")
+	}
+	rss := max(t.gs.MaxRSS, t.hr.RSS)
+	row("kept: serving RSS <= 1.5 GB", fmt.Sprintf("%s (in-process search %s, gds serve %s)", human(rss), human(t.gs.MaxRSS), human(t.hr.RSS)), rss <= 1_500_000_000)
+
+	if !t.analysts {
+		none("analysts' set: p99 <= 300 ms per class", "-analysts off")
+		return
+	}
+	for _, c := range analystClasses {
+		target := fmt.Sprintf("analysts' set, %s: p99 <= 300 ms", c)
+		g := t.ar.GDS[c]
+		if t.ar.Err != nil || !g.Measured {
+			why := "not measured"
+			if t.ar.Err != nil {
+				why = t.ar.Err.Error()
+			}
+			none(target, why)
+			continue
+		}
+		row(target, ms(g.P99)+" ms", g.P99 <= 300*time.Millisecond)
+	}
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
