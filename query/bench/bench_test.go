@@ -49,6 +49,8 @@ var (
 	flagWrkDur     = flag.Duration("wrk-duration", 5*time.Second, "each wrk round runs this long against gds and then as long against the ceiling")
 	flagWrkRounds  = flag.Int("wrk-rounds", 2, "wrk rounds per row, alternating gds and the ceiling; each side's best round is reported")
 	flagWrkThreads = flag.Int("wrk-threads", 1, "wrk -t: its threads share the machine's cores with the server")
+	flagHTTPOnly   = flag.Bool("http-only", false, "only gds over HTTP and its ceiling, on the generation and queries.json a full run left in -work (no build, PostgreSQL or in-process search)")
+	flagGoClients  = flag.Bool("go-clients", true, "also the HTTP rows of the Go client (1, 2 and 16 connections, cache on and off)")
 )
 
 func repoRoot(t *testing.T) string {
@@ -64,23 +66,8 @@ func logStep(t *testing.T, format string, args ...any) {
 	t.Logf("%s  %s", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-func TestBench(t *testing.T) {
-	if os.Getenv(helperEnv) != "" {
-		t.Skip("child process")
-	}
-	if *flagGDSOnly {
-		gdsOnly(t)
-		return
-	}
-	ctx := context.Background()
-	root := repoRoot(t)
-	work := *flagWork
-	if work == "" {
-		work = t.TempDir()
-	} else if err := os.MkdirAll(work, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	work, _ = filepath.Abs(work)
+// gdsBinary is -gds, else <repo>/bin/gds, else one built into work.
+func gdsBinary(t *testing.T, root, work string) string {
 	gds := *flagGDS
 	if gds == "" {
 		gds = filepath.Join(root, "bin", "gds")
@@ -94,6 +81,31 @@ func TestBench(t *testing.T) {
 			t.Fatalf("go build: %v\n%s", err, out)
 		}
 	}
+	return gds
+}
+
+func TestBench(t *testing.T) {
+	if os.Getenv(helperEnv) != "" {
+		t.Skip("child process")
+	}
+	if *flagGDSOnly {
+		gdsOnly(t)
+		return
+	}
+	if *flagHTTPOnly {
+		httpOnly(t)
+		return
+	}
+	ctx := context.Background()
+	root := repoRoot(t)
+	work := *flagWork
+	if work == "" {
+		work = t.TempDir()
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	work, _ = filepath.Abs(work)
+	gds := gdsBinary(t, root, work)
 	sde := *flagSDE
 	if sde == "" {
 		sde = filepath.Join(root, "snapshots", "sde", "testdata", "sde")
@@ -300,7 +312,7 @@ func TestBench(t *testing.T) {
 		hr.Why = "-http off"
 	} else {
 		logStep(t, "gds serve over HTTP")
-		wrkThreads, wrkRounds = *flagWrkThreads, *flagWrkRounds
+		wrkThreads, wrkRounds, goClients = *flagWrkThreads, *flagWrkRounds, *flagGoClients
 		hr = measureHTTP(ctx, gds, snapDir, data, work, qs, *flagMinTime, *flagMaxPasses, *flagNoCache, *flagWrkDur)
 	}
 

@@ -191,6 +191,9 @@ func tail(s string, n int) string {
 // shares them, as a real client population would.
 const httpConns = 16
 
+// goClients turns the Go client's HTTP rows on (-go-clients).
+var goClients = true
+
 // measureHTTP times the queries end to end, with and without the
 // response cache.
 func measureHTTP(ctx context.Context, bin, snapshot, data, work string, qs []Query, minTime time.Duration, maxPasses int, noCache string, wrkDur time.Duration) httpResult {
@@ -253,6 +256,9 @@ func measureHTTP(ctx context.Context, bin, snapshot, data, work string, qs []Que
 			mode string
 			idx  []int
 		}{{"contains", contains}, {"strict", strict}} {
+			if !goClients {
+				break
+			}
 			for _, clients := range []int{1, 2, httpConns} {
 				if clients == httpConns && m.mode != "contains" {
 					continue

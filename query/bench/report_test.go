@@ -3,7 +3,14 @@
 package bench
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
 	"time"
 )
 
@@ -82,30 +89,7 @@ func targetsTable(p func(string, ...any), t targets) {
 		p("%-52s | %-64s | %s\n", target, measured, m)
 	}
 	none := func(target, why string) { p("%-52s | %-64s | %s\n", target, "not measured: "+why, "-") }
-	frac := func(scenario string, conns int, min float64) {
-		target := fmt.Sprintf("%s, %d conns >= %.0f%% of ceiling", scenario, conns, 100*min)
-		r, ok := t.hr.row(scenario, conns)
-		if !ok || r.Fraction() == 0 {
-			why := t.hr.Why
-			if ok {
-				why = r.GDS.Note + r.Ceiling.Note
-			}
-			none(target, why)
-			return
-		}
-		row(target, fmt.Sprintf("%.0f%% (%.0f of %.0f req/s)", 100*r.Fraction(), r.GDS.QPS(), r.Ceiling.QPS()), r.Fraction() >= min)
-	}
-	frac(scenStrict, 16, 0.75)
-	frac(scenStrict, 32, 0.75)
-	frac(scenCached, 16, 0.75)
-	frac(scenCached, 32, 0.75)
-	frac(scenContains, 16, 0.35)
-	frac(scenContains, 32, 0.35)
-	if r, ok := t.hr.row(scenContains, 16); ok && r.GDS.Measured {
-		row("contains, 16 conns, over HTTP: p99 <= 10 ms", fmt.Sprintf("%s ms (p50 %s ms)", ms(r.GDS.P99), ms(r.GDS.P50)), r.GDS.P99 <= 10*time.Millisecond)
-	} else {
-		none("contains, 16 conns, over HTTP: p99 <= 10 ms", t.hr.Why)
-	}
+	httpTargetRows(row, none, t.hr)
 
 	pg := t.load.Copy + t.load.TrgmIndex + t.load.LowerIndex
 	pgNote := fmt.Sprintf("PostgreSQL COPY+GIN+btree %s", pg.Round(time.Second))
@@ -167,4 +151,90 @@ func targetsTable(p func(string, ...any), t targets) {
 	}
 }
 
+// httpTargets prints only the HTTP rows of the targets table.
+func httpTargets(p func(string, ...any), hr httpResult) {
+	p("\n== HTTP targets (stated for 10,000,000 names)\n")
+	p("%-52s | %-64s | %s\n", "target", "measured", "met")
+	httpTargetRows(func(target, measured string, met bool) {
+		m := "no"
+		if met {
+			m = "yes"
+		}
+		p("%-52s | %-64s | %s\n", target, measured, m)
+	}, func(target, why string) { p("%-52s | %-64s | %s\n", target, "not measured: "+why, "-") }, hr)
+}
+
+// httpTargetRows reports the HTTP targets through row and none.
+func httpTargetRows(row func(target, measured string, met bool), none func(target, why string), hr httpResult) {
+	frac := func(scenario string, conns int, min float64) {
+		target := fmt.Sprintf("%s, %d conns >= %.0f%% of ceiling", scenario, conns, 100*min)
+		r, ok := hr.row(scenario, conns)
+		if !ok || r.Fraction() == 0 {
+			why := hr.Why
+			if ok {
+				why = r.GDS.Note + r.Ceiling.Note
+			}
+			none(target, why)
+			return
+		}
+		row(target, fmt.Sprintf("%.0f%% (%.0f of %.0f req/s)", 100*r.Fraction(), r.GDS.QPS(), r.Ceiling.QPS()), r.Fraction() >= min)
+	}
+	frac(scenStrict, 16, 0.75)
+	frac(scenStrict, 32, 0.75)
+	frac(scenCached, 16, 0.75)
+	frac(scenCached, 32, 0.75)
+	frac(scenContains, 16, 0.35)
+	frac(scenContains, 32, 0.35)
+	if r, ok := hr.row(scenContains, 16); ok && r.GDS.Measured {
+		row("contains, 16 conns, over HTTP: p99 <= 10 ms", fmt.Sprintf("%s ms (p50 %s ms)", ms(r.GDS.P99), ms(r.GDS.P50)), r.GDS.P99 <= 10*time.Millisecond)
+	} else {
+		none("contains, 16 conns, over HTTP: p99 <= 10 ms", hr.Why)
+	}
+}
+
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// httpOnly measures only gds over HTTP against its ceiling, on the
+// generation and query set a full run left in -work: a quick loop for
+// work on the HTTP path.
+func httpOnly(t *testing.T) {
+	work := *flagWork
+	if work == "" {
+		t.Fatal("-http-only needs -work with data/ and queries.json from a full run")
+	}
+	work, _ = filepath.Abs(work)
+	data := filepath.Join(work, "data")
+	raw, err := os.ReadFile(filepath.Join(work, "queries.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qs []Query
+	if err := json.Unmarshal(raw, &qs); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := os.ReadFile(filepath.Join(data, "CURRENT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Snapshot string `json:"snapshot"`
+	}
+	raw, err = os.ReadFile(filepath.Join(data, "generations", fmt.Sprintf("%06s", strings.TrimSpace(string(cur))), "generation.json"))
+	if err != nil || json.Unmarshal(raw, &meta) != nil {
+		t.Fatalf("the live generation's generation.json: %v", err)
+	}
+	gds := gdsBinary(t, repoRoot(t), work)
+	wrkThreads, wrkRounds, goClients = *flagWrkThreads, *flagWrkRounds, *flagGoClients
+	logStep(t, "gds serve over HTTP (%s, snapshot %s)", data, meta.Snapshot)
+	hr := measureHTTP(context.Background(), gds, meta.Snapshot, data, work, qs, *flagMinTime, *flagMaxPasses, *flagNoCache, *flagWrkDur)
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("\n== gds over HTTP only (%s), %d queries, %d cores\n", data, len(qs), runtime.NumCPU())
+	if hr.Mismatches > 0 {
+		p("   WARNING: %d answers had a different hit count from the query set's\n", hr.Mismatches)
+	}
+	wrkTable(p, hr, *flagWrkDur)
+	httpTargets(p, hr)
+	fmt.Print(b.String())
+	os.WriteFile(filepath.Join(work, "table-http.txt"), []byte(b.String()), 0o644)
+}
