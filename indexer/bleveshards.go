@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -45,20 +46,65 @@ func (b *builder) setBounds(cat snapshots.Category, bounds []int64) {
 	b.meta.ShardBounds[cat] = bounds
 }
 
-// buildBleve starts indexing every document (in key order) into fresh
-// shards of contiguous key ranges, in the background; run waits for them.
-func (b *builder) buildBleve(cat snapshots.Category, cdir string, shards int, docs []docInfo) {
-	parts := make([][]int, shards)
-	per := (len(docs) + shards - 1) / max(shards, 1)
+// bleveTask is a category's bleve shards left to a build's second phase.
+type bleveTask struct {
+	cat    snapshots.Category
+	shards int
+	bounds []int64
+	docs   []docInfo
+}
+
+// deferBleve splits a category's documents (in key order) into shards of
+// contiguous key ranges, records the ranges and leaves building the shards
+// to the second phase (runBleve).
+func (b *builder) deferBleve(cat snapshots.Category, shards int, docs []docInfo) {
+	per := max((len(docs)+shards-1)/max(shards, 1), 1)
 	var bounds []int64
-	for i, d := range docs {
-		s := min(i/max(per, 1), shards-1)
-		if len(parts[s]) == 0 && s > 0 {
-			bounds = append(bounds, d.id)
-		}
-		parts[s] = append(parts[s], i)
+	for s := 1; s < shards && s*per < len(docs); s++ {
+		bounds = append(bounds, docs[s*per].id)
 	}
 	b.setBounds(cat, bounds)
+	b.pendingBleve = append(b.pendingBleve, bleveTask{cat: cat, shards: shards, bounds: bounds, docs: docs})
+}
+
+// runBleve builds the shards deferBleve left, a shard per slot at once,
+// and waits for them; hook runs first.
+func (b *builder) runBleve(ctx context.Context, hook func(context.Context, uint64) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	b.ctx, b.cancel = ctx, cancel
+	b.bleveErr = nil
+	b.shardSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+	if hook != nil {
+		if err := hook(ctx, b.meta.ID); err != nil {
+			return err
+		}
+	}
+	for _, t := range b.pendingBleve {
+		b.buildBleve(t.cat, filepath.Join(b.dir, string(t.cat)), t.shards, t.bounds, t.docs)
+	}
+	b.bleve.Wait()
+	b.pendingBleve = nil // the documents are garbage now
+	if b.bleveErr != nil {
+		return b.bleveErr
+	}
+	return ctx.Err()
+}
+
+// buildBleve indexes every document (in key order) into fresh shards along
+// bounds, in the background; runBleve waits for them.
+func (b *builder) buildBleve(cat snapshots.Category, cdir string, shards int, bounds []int64, docs []docInfo) {
+	router := shardRouter{bounds: bounds}
+	parts := make([][]docInfo, shards)
+	for lo := 0; lo < len(docs); {
+		s := min(router.shard(docs[lo].id), shards-1)
+		hi := lo + 1
+		for hi < len(docs) && min(router.shard(docs[hi].id), shards-1) == s {
+			hi++
+		}
+		parts[s] = docs[lo:hi:hi]
+		lo = hi
+	}
 	var (
 		mu   sync.Mutex
 		done int64
@@ -81,10 +127,15 @@ func (b *builder) buildBleve(cat snapshots.Category, cdir string, shards int, do
 				return
 			}
 			defer func() { <-b.shardSlots }()
+			dir := shardDir(cdir, s)
+			// A shard left by a phase that failed or was cut short.
+			if err := os.RemoveAll(dir); err != nil {
+				b.bleveFailed(fmt.Errorf("%s: %w", cat, err))
+				return
+			}
 			flushed := 0
-			err := b.indexShard(b.ctx, shardDir(cdir, s), func(batch *shardBatch, flush func() error) error {
-				for _, i := range parts[s] {
-					d := docs[i]
+			err := b.indexShardWith(b.ctx, dir, !b.opts.KeepSegments, func(batch *shardBatch, flush func() error) error {
+				for _, d := range parts[s] {
 					batch.update(b.docs.document(d))
 					if n := batch.len(); n >= b.opts.BatchSize {
 						if err := flush(); err != nil {
@@ -181,6 +232,15 @@ func (b *builder) patchShard(src, dst string, upserts []docInfo, deletes []int64
 // indexShard opens (or creates) a shard for writing, lets fill add to
 // batches, and closes it once everything is persisted.
 func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *shardBatch, flush func() error) error) error {
+	return b.indexShardWith(ctx, dir, false, fill)
+}
+
+// indexShardWith is indexShard; with merge, the shard's segments are
+// merged into one once everything is persisted: analysts' prefix and
+// wildcard queries then visit one term dictionary per shard instead of one
+// per batch. The second phase of a build can afford it, since searches do
+// not wait for it.
+func (b *builder) indexShardWith(ctx context.Context, dir string, merge bool, fill func(batch *shardBatch, flush func() error) error) error {
 	cfg := map[string]interface{}{
 		"unsafe_batch": true,
 		// A shard is written once, in batches, and then only patched:
@@ -257,7 +317,27 @@ func (b *builder) indexShard(ctx context.Context, dir string, fill func(batch *s
 	if err := waitPersisted(ctx, idx, pe); err != nil {
 		return fail(err)
 	}
+	if merge {
+		if err := mergeShard(ctx, adv); err != nil {
+			return fail(err)
+		}
+		if err := waitPersisted(ctx, idx, pe); err != nil {
+			return fail(err)
+		}
+	}
 	return idx.Close()
+}
+
+// mergeShard merges a shard's segments into one.
+func mergeShard(ctx context.Context, adv index.Index) error {
+	s, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return nil
+	}
+	if err := s.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
+		return fmt.Errorf("merging segments: %w", err)
+	}
+	return nil
 }
 
 // shardBatch collects the next batch of a shard's changes. Each flush

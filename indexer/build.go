@@ -55,6 +55,9 @@ type builder struct {
 	// cancel stops the whole build: a failed shard (a full disk) ends
 	// it rather than letting the other kinds be read and written first.
 	cancel context.CancelFunc
+	// pendingBleve holds the categories whose bleve shards the second
+	// phase builds (runBleve).
+	pendingBleve []bleveTask
 }
 
 // docInfo is what a category needs of one record to build its table and

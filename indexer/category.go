@@ -67,7 +67,7 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch chang
 		err = b.patchBleve(cat, shards, upsertDocs(docs, ch), ch.deletes)
 	} else {
 		b.meta.Incremental = false
-		b.buildBleve(cat, cdir, shards, docs)
+		b.deferBleve(cat, shards, docs)
 	}
 	wg.Wait()
 	if err != nil {

@@ -85,8 +85,16 @@ type Meta struct {
 	Incremental bool `json:"incremental"`
 	// Changed counts the records that differed from the previous generation.
 	Changed int `json:"changed"`
-	// BuildDuration is how long the build took.
+	// BuildDuration is how long the build took (both phases).
 	BuildDuration Duration `json:"build_duration"`
+	// SearchableAfter is how long the build took until the name tables
+	// and record stores were complete, checked and live.
+	SearchableAfter Duration `json:"searchable_after,omitempty"`
+	// BlevePending is set while the analysts' bleve shards are not yet
+	// complete and checked: the tables and record stores serve, the
+	// analysts' queries are answered by an earlier generation. Absent
+	// (false) in a complete generation.
+	BlevePending bool `json:"bleve_pending,omitempty"`
 }
 
 // Duration marshals as seconds.
@@ -122,6 +130,14 @@ type Generation struct {
 	idleTimer *time.Timer
 	closed    bool
 
+	// bleveReady is set once the analysts' bleve shards are complete and
+	// checked (at open for a complete generation; after the background
+	// phase of a build for one just made live).
+	bleveReady atomic.Bool
+	// final is the Meta written when the bleve part completed (nil until
+	// then, and for a generation opened complete).
+	final atomic.Pointer[Meta]
+
 	refs    atomic.Int64
 	retired atomic.Bool
 	remove  bool
@@ -140,6 +156,10 @@ type CategoryTables struct {
 	// removed records).
 	Delta *nametable.Table
 }
+
+// BleveReady reports whether the generation's analysts' bleve shards are
+// complete and checked; until then its Index refuses.
+func (g *Generation) BleveReady() bool { return g.bleveReady.Load() }
 
 // Dir is the generation's directory.
 func (g *Generation) Dir() string { return g.dir }
@@ -224,6 +244,7 @@ func openGeneration(dir string, idle time.Duration) (*Generation, error) {
 	g := &Generation{Meta: meta, dir: dir, idle: idle, tables: map[snapshots.Category]*CategoryTables{},
 		indexes: map[snapshots.Category]bleve.Index{}, stores: map[snapshots.Kind]*Store{}}
 	g.refs.Store(1)
+	g.bleveReady.Store(!meta.BlevePending)
 	fail := func(err error) (*Generation, error) {
 		g.close()
 		return nil, fmt.Errorf("generation %s: %w", dir, err)

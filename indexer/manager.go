@@ -48,6 +48,11 @@ type Options struct {
 	// wildcard queries search, for a slower full build (figures in
 	// docs/performance.md).
 	BatchSize int
+	// KeepSegments leaves a fully built bleve shard with one segment per
+	// batch instead of merging them into one at the end of its build (in
+	// the background phase, after the generation went live for searches):
+	// a shorter full build, slower analysts' prefix and wildcard queries.
+	KeepSegments bool
 	// AnalystIdle is how long a generation keeps the bleve shards an
 	// analyst's query opened after the last such query ends; they are
 	// opened again by the next. Default 10 minutes; negative: until the
@@ -63,6 +68,10 @@ type Options struct {
 	// local directory (a snapshot in object storage is downloaded and
 	// checked); the generation still records the request's name.
 	FetchSnapshot func(ctx context.Context, snapshot string) (dir string, err error)
+
+	// beforeBleve, when set, runs at the start of a build's bleve phase,
+	// after the generation went live for searches (tests hold it there).
+	beforeBleve func(ctx context.Context, generation uint64) error
 }
 
 // Manager owns a data directory: the live generation and the builds that
@@ -74,6 +83,15 @@ type Manager struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	live   atomic.Pointer[Generation]
+	// analysts is the generation whose bleve shards answer the analysts'
+	// queries: the live one once its background phase is complete, an
+	// earlier one until then (nil when none has them).
+	analysts atomic.Pointer[Generation]
+	// ptrMu orders changes of live and analysts, so a generation is marked
+	// for deletion only once neither points at it.
+	ptrMu sync.Mutex
+	// bleve is the state of the live generation's bleve part (under mu).
+	bleve bleveState
 
 	mu       sync.Mutex
 	job      *job
@@ -91,6 +109,11 @@ type job struct {
 	done     chan struct{}
 	result   BuildResult
 	progress atomic.Pointer[Progress]
+	// ctx ends when the manager closes or, for a resume of the bleve
+	// part, when a build request supersedes it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	resume bool
 }
 
 // ErrNoGeneration is returned when there is nothing to serve.
@@ -151,8 +174,11 @@ func Open(opts Options) (*Manager, error) {
 	case err != nil:
 		m.log.Warn().Err(err).Msg("no current generation recorded")
 	}
+	// The generation answering analysts while the current one's bleve
+	// part is incomplete is kept.
+	analystsID := analystsGeneration(opts.DataDir, current)
 	for _, id := range ids {
-		if id == current || !idle {
+		if id == current || id == analystsID || !idle {
 			continue
 		}
 		// Retired generations whose deletion was cut short.
@@ -166,6 +192,7 @@ func Open(opts Options) (*Manager, error) {
 		} else {
 			m.live.Store(g)
 			m.log.Info().Uint64("generation", current).Str("snapshot", g.Meta.Snapshot).Msg("opened the live generation")
+			m.openAnalysts(g, analystsID, idle)
 		}
 	}
 	return m, nil
@@ -203,7 +230,7 @@ func (m *Manager) Live() *Meta {
 		return nil
 	}
 	defer g.Release()
-	meta := g.Meta
+	meta := g.meta()
 	return &meta
 }
 
@@ -235,46 +262,87 @@ func (m *Manager) Start(req BuildRequest) (id string, coalesced bool) {
 func (m *Manager) start(req BuildRequest) (*job, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	var after *job
 	if m.job != nil {
-		m.log.Info().Str("build_id", m.job.running.ID).Str("trigger", req.Trigger).Msg("build already running; request coalesced")
-		return m.job, true
+		if !m.job.resume || req.Trigger == triggerResume {
+			m.log.Info().Str("build_id", m.job.running.ID).Str("trigger", req.Trigger).Msg("build already running; request coalesced")
+			return m.job, true
+		}
+		// A new build supersedes completing the bleve part of the live
+		// generation: it makes a complete generation of its own.
+		m.log.Info().Str("build_id", m.job.running.ID).Str("trigger", req.Trigger).Msg("a build request supersedes the resumed bleve phase")
+		after = m.job
+		after.cancel()
 	}
 	m.builds++
-	j := &job{done: make(chan struct{}), running: Running{
+	j := &job{done: make(chan struct{}), resume: req.Trigger == triggerResume, running: Running{
 		ID: fmt.Sprintf("b%d-%d", m.now().Unix(), m.builds), Trigger: req.Trigger,
 		Snapshot: req.Snapshot, Started: m.now().UTC(),
 	}}
+	j.ctx, j.cancel = context.WithCancel(m.ctx)
 	m.job = j
-	go m.run(j, req)
+	go func() {
+		if after != nil {
+			<-after.done
+		}
+		m.run(j, req)
+	}()
 	return j, false
 }
 
 func (m *Manager) run(j *job, req BuildRequest) {
+	defer j.cancel()
 	res := BuildResult{ID: j.running.ID, Trigger: req.Trigger, Snapshot: req.Snapshot, Started: j.running.Started}
-	gen, meta, err := m.build(j, req)
-	res.Finished = m.now().UTC()
-	res.Duration = Duration(res.Finished.Sub(res.Started))
 	log := m.log.With().Str("build_id", res.ID).Str("trigger", req.Trigger).Str("snapshot", req.Snapshot).Logger()
+	ph, err := m.build(j, req)
 	switch {
 	case err != nil:
 		res.Error = err.Error()
-		log.Error().Err(err).Dur("duration", time.Duration(res.Duration)).Msg("build failed; the live generation keeps serving")
-	case gen == nil:
+		if j.resume {
+			m.setBleveState(BleveFailed, err)
+		}
+		log.Error().Err(err).Dur("duration", m.now().Sub(res.Started)).Msg("build failed; the live generation keeps serving")
+	case ph.gen == nil:
 		res.Unchanged = true
 		log.Info().Msg("snapshot already live; nothing to build")
 	default:
+		meta := ph.gen.Meta
 		res.Generation, res.Incremental, res.Changed = meta.ID, meta.Incremental, meta.Changed
-		m.swap(gen)
-		log.Info().Uint64("generation", meta.ID).Bool("incremental", meta.Incremental).Int("changed", meta.Changed).
-			Dur("duration", time.Duration(res.Duration)).Msg("generation live")
+		if !ph.resume {
+			if ph.b != nil {
+				ph.gen.refs.Add(1) // completeBleve's, while it writes there
+			}
+			res.Searchable = Duration(m.now().Sub(res.Started))
+			m.swap(ph.gen)
+			log.Info().Uint64("generation", meta.ID).Bool("incremental", meta.Incremental).Int("changed", meta.Changed).
+				Dur("searchable_after", time.Duration(res.Searchable)).Bool("bleve_pending", ph.b != nil).
+				Msg("generation live: searches, lookups and structures answer from it")
+		}
+		if ph.b != nil {
+			if err = m.completeBleve(j, &ph, res.Started); err != nil {
+				res.Error = err.Error()
+				log.Error().Err(err).Uint64("generation", meta.ID).
+					Msg("analysts' indexes failed; searches keep serving the generation, analysts' queries an earlier one")
+			} else {
+				log.Info().Uint64("generation", meta.ID).Dur("duration", m.now().Sub(res.Started)).
+					Msg("generation complete: analysts' queries answer from it")
+			}
+		}
 	}
+	if ph.lock != nil {
+		ph.lock.Unlock()
+	}
+	res.Finished = m.now().UTC()
+	res.Duration = Duration(res.Finished.Sub(res.Started))
 	m.mu.Lock()
 	j.result = res
 	m.last = &res
 	if err != nil {
 		m.failures++
 	}
-	m.job = nil
+	if m.job == j {
+		m.job = nil
+	}
 	m.mu.Unlock()
 	// Observers hear of the build before anyone waiting on it is released,
 	// so a caller of Build sees its metrics.
@@ -284,8 +352,21 @@ func (m *Manager) run(j *job, req BuildRequest) {
 	close(j.done)
 }
 
-// build makes a complete, checked generation, or nothing.
-func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
+// build makes a checked generation whose tables and record stores are
+// complete, or nothing; its bleve part, when pending, is left to
+// completeBleve. It holds the data directory's build lock until then.
+func (m *Manager) build(j *job, req BuildRequest) (ph phase1, err error) {
+	gen, _, err := m.buildSearch(j, req, &ph)
+	ph.gen = gen
+	if err != nil && ph.lock != nil {
+		ph.lock.Unlock()
+		ph.lock = nil
+	}
+	return ph, err
+}
+
+// buildSearch is build's first phase.
+func (m *Manager) buildSearch(j *job, req BuildRequest, ph *phase1) (*Generation, Meta, error) {
 	progress := func(p Progress) { j.progress.Store(&p) }
 	// Every record is decoded, validated and checked against the manifest's
 	// digests and counts while the build streams it; nothing goes live
@@ -294,7 +375,7 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 	dir := req.Snapshot
 	if m.opts.FetchSnapshot != nil {
 		var err error
-		if dir, err = m.opts.FetchSnapshot(m.ctx, req.Snapshot); err != nil {
+		if dir, err = m.opts.FetchSnapshot(j.ctx, req.Snapshot); err != nil {
 			return nil, Meta{}, err
 		}
 	}
@@ -308,17 +389,29 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 		defer prev.Release()
 		// Names folded another way cannot be patched nor kept.
 		full = full || prev.Meta.Fold != nametable.FoldVersion
-		if prev.Meta.SnapshotHash == snap.Hash && !full {
+		same := prev.Meta.SnapshotHash == snap.Hash && !full
+		if same && prev.BleveReady() {
 			return nil, Meta{}, nil
 		}
+		if !same && !prev.BleveReady() {
+			// Its bleve shards are incomplete: nothing of it can be
+			// reused or patched.
+			full = true
+		}
+		if same {
+			// Its bleve part failed or was cut short: complete it.
+			return m.resumeBleve(j, prev, snap, ph)
+		}
+	} else if j.resume {
+		return nil, Meta{}, nil
 	}
-	lock, err := lockBuilds(m.ctx, m.opts.DataDir, func() {
+	lock, err := lockBuilds(j.ctx, m.opts.DataDir, func() {
 		m.log.Info().Str("build_id", j.running.ID).Msg("another process is building in this data directory; waiting for it")
 	})
 	if err != nil {
 		return nil, Meta{}, err
 	}
-	defer lock.Unlock()
+	ph.lock = lock
 	m.mu.Lock()
 	after := m.nextID
 	m.mu.Unlock()
@@ -331,7 +424,7 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 	m.mu.Unlock()
 	final := generationDir(m.opts.DataDir, id)
 	started := m.now()
-	b := &builder{ctx: m.ctx, opts: m.opts, snap: snap, prev: prev, full: full, dir: tmp, progress: progress, log: m.log}
+	b := &builder{ctx: j.ctx, opts: m.opts, snap: snap, prev: prev, full: full, dir: tmp, progress: progress, log: m.log}
 	b.meta = Meta{ID: id, Snapshot: req.Snapshot, SnapshotHash: snap.Hash, Fold: nametable.FoldVersion,
 		SnapshotSource: snap.Manifest.Source, SnapshotCreated: snap.Manifest.Created, BleveBatch: m.opts.BatchSize}
 	if err := b.run(); err != nil {
@@ -340,6 +433,8 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 	}
 	b.meta.Created = m.now().UTC()
 	b.meta.BuildDuration = Duration(m.now().Sub(started))
+	b.meta.SearchableAfter = b.meta.BuildDuration
+	b.meta.BlevePending = len(b.pendingBleve) > 0
 	progress(Progress{Phase: "switch"})
 	if err := writeMeta(tmp, b.meta); err != nil {
 		_ = os.RemoveAll(tmp)
@@ -355,6 +450,7 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 		return nil, Meta{}, err
 	}
 	opened := m.now()
+	b.dir = final
 	gen, err := openGeneration(final, m.opts.AnalystIdle)
 	if err == nil {
 		err = check(gen, snap)
@@ -373,6 +469,9 @@ func (m *Manager) build(j *job, req BuildRequest) (*Generation, Meta, error) {
 		gen.Release()
 		return nil, Meta{}, err
 	}
+	if b.meta.BlevePending {
+		ph.b = b
+	}
 	return gen, gen.Meta, nil
 }
 
@@ -386,6 +485,9 @@ func check(g *Generation, snap *snapshots.Snapshot) error {
 		}
 		if got := g.Meta.Counts[cat]; int64(got) != want {
 			return fmt.Errorf("%s: %d names indexed, snapshot has %d", cat, got, want)
+		}
+		if !g.BleveReady() {
+			continue // checked once the background phase has built them
 		}
 		n, err := g.countDocuments(cat)
 		if err != nil {
@@ -403,15 +505,18 @@ func check(g *Generation, snap *snapshots.Snapshot) error {
 	return nil
 }
 
-// swap makes gen live; the previous generation is closed and deleted once
-// the last search holding it releases it.
+// swap makes gen live for searches, and for analysts too when its bleve
+// part is complete; a generation neither answers is closed and deleted
+// once the last query holding it releases it.
 func (m *Manager) swap(gen *Generation) {
+	m.ptrMu.Lock()
+	defer m.ptrMu.Unlock()
 	old := m.live.Swap(gen)
-	if old != nil {
-		old.remove = true
-		old.retired.Store(true)
-		old.Release()
+	m.setBleve(gen)
+	if gen.BleveReady() {
+		m.promoteLocked(gen)
 	}
+	m.drop(old)
 }
 
 // Close stops the schedule, cancels a running build and closes the live
@@ -430,7 +535,12 @@ func (m *Manager) Close() error {
 	if j != nil {
 		<-j.done
 	}
+	m.ptrMu.Lock()
+	defer m.ptrMu.Unlock()
 	if g := m.live.Swap(nil); g != nil {
+		g.Release()
+	}
+	if g := m.analysts.Swap(nil); g != nil {
 		g.Release()
 	}
 	return nil

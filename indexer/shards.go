@@ -24,6 +24,9 @@ func (g *Generation) Index(c snapshots.Category) (bleve.Index, error) {
 	if _, ok := g.Meta.Counts[c]; !ok {
 		return nil, nil
 	}
+	if !g.BleveReady() {
+		return nil, fmt.Errorf("%s: generation %d: %w", c, g.Meta.ID, ErrBlevePending)
+	}
 	g.indexMu.Lock()
 	defer g.indexMu.Unlock()
 	if idx, ok := g.indexes[c]; ok {

@@ -16,6 +16,10 @@ type BuildResult struct {
 	Unchanged   bool `json:"unchanged,omitempty"`
 	Incremental bool `json:"incremental"`
 	Changed     int  `json:"changed"`
+	// Searchable is how long the build took until its generation's
+	// tables and record stores were live (searches answered from it);
+	// Duration includes the analysts' bleve shards after that.
+	Searchable Duration `json:"searchable,omitempty"`
 	// Coalesced is set for a caller that joined a build already running.
 	Coalesced bool   `json:"coalesced,omitempty"`
 	Error     string `json:"error,omitempty"`
@@ -27,6 +31,7 @@ func (r BuildResult) OK() bool { return r.Error == "" }
 // Status is what an operator sees of the indexer.
 type Status struct {
 	Live      *Meta        `json:"live"`
+	Parts     Parts        `json:"parts"`
 	LastBuild *BuildResult `json:"last_build"`
 	Building  *Running     `json:"building"`
 	Schedule  *Schedule    `json:"schedule"`
@@ -44,7 +49,7 @@ type Running struct {
 
 // Progress reports how far a build is.
 type Progress struct {
-	Phase string `json:"phase"` // verify, read, tables, bleve, switch
+	Phase string `json:"phase"` // verify, read, tables, switch, then bleve (after the generation went live)
 	Kind  string `json:"kind,omitempty"`
 	Done  int64  `json:"done"`
 	Total int64  `json:"total"`
@@ -55,6 +60,7 @@ type Progress struct {
 func (m *Manager) Status() Status {
 	var st Status
 	st.Live = m.Live()
+	st.Parts = m.Parts()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.last != nil {

@@ -25,11 +25,13 @@ type Analysts struct {
 	close   func()
 }
 
-// NewAnalysts returns the analysts' queries over m's live generation.
+// NewAnalysts returns the analysts' queries over m's generation whose
+// bleve shards are complete: the live one, or an earlier one while the
+// live one's are still being built (answers say which).
 func NewAnalysts(m *indexer.Manager) *Analysts {
 	return &Analysts{
 		acquire: func() (*indexer.Generation, func()) {
-			g := m.Acquire()
+			g := m.AcquireAnalysts()
 			if g == nil {
 				return nil, nil
 			}

@@ -194,6 +194,7 @@ func (m *Metrics) Register(c prometheus.Collector) { m.reg.MustRegister(c) }
 // LiveSource reports the live generation (indexer.Manager implements it).
 type LiveSource interface {
 	Live() *indexer.Meta
+	Parts() indexer.Parts
 }
 
 // WatchLive exports the live generation's number, creation time and
@@ -210,6 +211,16 @@ var (
 		"When the live index generation was completed (Unix time).", nil, nil)
 	descDocuments = prometheus.NewDesc(MetricDocuments,
 		"Documents in the live index generation, by search category.", []string{"category"}, nil)
+	descAnalysts = prometheus.NewDesc(MetricAnalystsGeneration,
+		"Number of the generation answering analysts' queries (the live one once its bleve part is complete; 0 when none can).", nil, nil)
+	descPart = prometheus.NewDesc(MetricPartReady,
+		"1 when a part of the live generation serves: search (tables and record stores) or bleve (analysts' indexes).", []string{"part"}, nil)
+)
+
+// Metrics of the live generation's parts.
+const (
+	MetricAnalystsGeneration = "gds_index_analysts_generation"
+	MetricPartReady          = "gds_index_part_ready"
 )
 
 type liveCollector struct{ src LiveSource }
@@ -218,9 +229,21 @@ func (c *liveCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descGeneration
 	ch <- descCreated
 	ch <- descDocuments
+	ch <- descAnalysts
+	ch <- descPart
 }
 
 func (c *liveCollector) Collect(ch chan<- prometheus.Metric) {
+	p := c.src.Parts()
+	ch <- prometheus.MustNewConstMetric(descAnalysts, prometheus.GaugeValue, float64(p.Analysts))
+	ready := func(ok bool) float64 {
+		if ok {
+			return 1
+		}
+		return 0
+	}
+	ch <- prometheus.MustNewConstMetric(descPart, prometheus.GaugeValue, ready(p.Search != 0), "search")
+	ch <- prometheus.MustNewConstMetric(descPart, prometheus.GaugeValue, ready(p.Search != 0 && p.Bleve == indexer.BleveLive), "bleve")
 	meta := c.src.Live()
 	if meta == nil {
 		ch <- prometheus.MustNewConstMetric(descGeneration, prometheus.GaugeValue, 0)

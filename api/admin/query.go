@@ -109,7 +109,11 @@ func (h *handler) queryFailed(c *gin.Context, err error) bool {
 	case errors.Is(err, query.ErrBadAnalystQuery):
 		writeError(c, http.StatusBadRequest, err.Error())
 	case errors.Is(err, query.ErrNotReady):
-		writeError(c, http.StatusServiceUnavailable, "No index generation is live yet")
+		msg := "No index generation is live yet"
+		if p := h.o.Indexer.Status().Parts; p.Search != 0 {
+			msg = fmt.Sprintf("The analysts' indexes of generation %d are not live yet (%s) and no earlier generation has them; searches already answer from it", p.Search, p.Bleve)
+		}
+		writeError(c, http.StatusServiceUnavailable, msg)
 	default:
 		h.o.Logger.Error().Err(err).Str("request_id", httplog.RequestID(c)).Msg("analyst query failed")
 		writeError(c, http.StatusInternalServerError, "Query failed: "+err.Error())

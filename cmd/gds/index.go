@@ -44,6 +44,7 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	gcPercent := fs.Int("gc-percent", indexer.DefaultBuildGCPercent, "Go's GOGC for the build: more memory, less collecting (100 is Go's default; a GOGC variable in the environment wins)")
 	var batch int
 	addBleveBatchFlag(fs, &batch)
+	keepSegments := fs.Bool("bleve-keep-segments", false, "leave each bleve shard with one segment per batch instead of merging it into one at the end of its build (a shorter build, slower analysts' prefix and wildcard queries)")
 	var fc fleetConfig
 	addPublishFlags(fs, &fc)
 	var lc logConfig
@@ -87,7 +88,7 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("index: %w", err)
 	}
 	defer fr.stop()
-	mgr, err := indexer.Open(indexer.Options{DataDir: *data, Logger: log, BatchSize: batch, FetchSnapshot: fetchSnapshot(*data)})
+	mgr, err := indexer.Open(indexer.Options{DataDir: *data, Logger: log, BatchSize: batch, KeepSegments: *keepSegments, FetchSnapshot: fetchSnapshot(*data)})
 	if err != nil {
 		return fmt.Errorf("index: opening %s: %w", *data, err)
 	}
@@ -158,13 +159,16 @@ type buildOutcome struct {
 func waitWithBar(done <-chan buildOutcome, mgr *indexer.Manager, w io.Writer) buildOutcome {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
-	start := time.Now()
+	start, said := time.Now(), false
 	for {
 		select {
 		case out := <-done:
 			fmt.Fprint(w, "\r\033[K")
 			return out
 		case <-t.C:
+			if line := searchableLine(mgr, start, &said); line != "" {
+				fmt.Fprintf(w, "\r\033[K%s\n", line)
+			}
 			if p, ok := mgr.Progress(); ok {
 				fmt.Fprintf(w, "\r\033[K%s", progressLine(p, time.Since(start), 30))
 			}
@@ -177,11 +181,15 @@ func waitWithBar(done <-chan buildOutcome, mgr *indexer.Manager, w io.Writer) bu
 func waitWithLog(done <-chan buildOutcome, mgr *indexer.Manager, log zerolog.Logger) buildOutcome {
 	t := time.NewTicker(2 * time.Second)
 	defer t.Stop()
+	start, said := time.Now(), false
 	for {
 		select {
 		case out := <-done:
 			return out
 		case <-t.C:
+			if line := searchableLine(mgr, start, &said); line != "" {
+				log.Info().Uint64("generation", mgr.Parts().Search).Msg(line)
+			}
 			if p, ok := mgr.Progress(); ok {
 				log.Info().Str("phase", p.Phase).Str("kind", p.Kind).Int64("done", p.Done).Int64("total", p.Total).Msg("building")
 			}
@@ -189,8 +197,22 @@ func waitWithLog(done <-chan buildOutcome, mgr *indexer.Manager, log zerolog.Log
 	}
 }
 
-// buildPhases are the phases of a build in order, for the bar's "n/5".
-var buildPhases = []string{"verify", "read", "tables", "bleve", "switch"}
+// buildPhases are the phases of a build in order, for the bar's "n/5":
+// after switch the generation answers searches, and its analysts' bleve
+// shards are built.
+var buildPhases = []string{"verify", "read", "tables", "switch", "bleve"}
+
+// searchableLine says, once, that the build's generation went live for
+// searches while its bleve part is still being built.
+func searchableLine(mgr *indexer.Manager, start time.Time, said *bool) string {
+	p := mgr.Parts()
+	if *said || p.Bleve != indexer.BleveBuilding || p.SearchableAt.Before(start) {
+		return ""
+	}
+	*said = true
+	return fmt.Sprintf("generation %d searchable after %v (tables and record stores live); building the analysts' indexes",
+		p.Search, p.SearchableAt.Sub(start).Round(time.Millisecond))
+}
 
 // progressLine renders p as "[3/5] tables characters [=====>    ]  52% 12.3s".
 func progressLine(p indexer.Progress, elapsed time.Duration, width int) string {
@@ -232,6 +254,9 @@ func printBuild(w io.Writer, res indexer.BuildResult, live *indexer.Meta, asJSON
 		defer printPublish(w, *pub)
 	}
 	d := time.Duration(res.Duration).Round(time.Millisecond)
+	if res.Searchable > 0 {
+		defer fmt.Fprintf(w, "searchable after %v; analysts' indexes complete after %v\n", time.Duration(res.Searchable).Round(time.Millisecond), d)
+	}
 	switch {
 	case res.Unchanged && live != nil:
 		fmt.Fprintf(w, "snapshot %s is already live as generation %d; nothing built (--full rebuilds anyway)\n", res.Snapshot, live.ID)

@@ -149,7 +149,7 @@ func TestProgressLine(t *testing.T) {
 	}{
 		{indexer.Progress{Phase: "verify"}, "[1/5] verify                   [          ]        1.5s"},
 		{indexer.Progress{Phase: "tables", Kind: "characters", Done: 5, Total: 10}, "[3/5] tables characters        [====>     ]  50%   1.5s"},
-		{indexer.Progress{Phase: "bleve", Done: 12, Total: 10}, "[4/5] bleve                    [==========] 100%   1.5s"},
+		{indexer.Progress{Phase: "bleve", Done: 12, Total: 10}, "[5/5] bleve                    [==========] 100%   1.5s"},
 	} {
 		if got := progressLine(tc.p, 1500*time.Millisecond, 10); got != tc.want {
 			t.Errorf("progressLine(%+v)\n got %q\nwant %q", tc.p, got, tc.want)

@@ -153,7 +153,7 @@ func (p *Publisher) Run(ctx context.Context, src Live, retry time.Duration) {
 	defer t.Stop()
 	for {
 		if g := src.Acquire(); g != nil {
-			if g.Meta.ID != p.Published() {
+			if g.Meta.ID != p.Published() && g.BleveReady() {
 				_, _ = p.Publish(ctx, g)
 			}
 			g.Release()
@@ -205,6 +205,10 @@ func (p *Publisher) publish(ctx context.Context, gen *indexer.Generation, res *P
 	}
 	if id < p.last.Generation {
 		return fmt.Errorf("generation %d is older than the published %d; build a newer one", id, p.last.Generation)
+	}
+	if !gen.BleveReady() {
+		// A generation is published whole: replicas adopt complete ones.
+		return fmt.Errorf("generation %d: its analysts' indexes are still being built; it is published once they are complete", id)
 	}
 	m, err := p.manifest(gen)
 	if err != nil {
