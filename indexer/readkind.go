@@ -33,7 +33,7 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 	}
 	var sw *storeWriter
 	var err error
-	if partial && !prev.fnv && prev.DeltaShare() < maxStoreDelta {
+	if partial && prev.compressed() && prev.DeltaShare() < maxStoreDelta {
 		sw, err = newDeltaStoreWriter(dir, string(kind), prev, filepath.Join(b.prev.Dir(), recordsDir))
 	} else {
 		sw, err = newStoreWriter(dir, string(kind), prev)
@@ -108,7 +108,7 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		return nil
 	})
 	if err != nil {
-		sw.f.Close()
+		sw.abort()
 		return rd, err
 	}
 	advance(math.MaxInt64)

@@ -1,8 +1,8 @@
 package indexer
 
 import (
-	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -19,42 +19,61 @@ import (
 // key order), memory-mapped, for lookups by key without holding millions of
 // records in the heap. A record's hash lets the next build see what changed.
 //
-// Files:
+// Files (the layout of each is in docs/snapshot-format.md, "Record stores"):
 //
-//	<kind>.data   records, one per line: the base, written by a full build
-//	              and shared (hard-linked) by the incremental builds after it
-//	<kind>.delta  records added or changed since the base was written
-//	              (incremental builds only; rewritten by each)
-//	<kind>.idx    "GDSSTO02", count n, base size, then keys (n), starts (n;
-//	              positions in base+delta taken as one), lengths (n, uint32,
-//	              padded to 8 bytes) and hashes (n, xxhash64 of the line)
+//	<kind>.data   the base: records in zstd blocks (storeblocks.go), written
+//	              by a full build and shared (hard-linked) by the
+//	              incremental builds after it
+//	<kind>.delta  blocks of the records added or changed since the base was
+//	              written (incremental builds only; rewritten by each)
+//	<kind>.idx    "GDSSTO03": the blocks' dictionary and offsets, and per
+//	              record its key, block and slot, and hash
 //	<kind>.by-<group>  sorted (group key, position) pairs
 //
-// Stores written before the delta file existed ("GDSSTO01": keys, n+1
-// offsets, FNV-64a hashes, no delta) are still read.
+// Stores of older generations ("GDSSTO01", "GDSSTO02": raw JSON lines) are
+// still read; the next build writes them whole in the current format.
 type Store struct {
-	keys     []int64
-	starts   []uint64
-	lens     []uint32
+	keys     []int64  // the keys, when they do not fit keys32
+	keys32   []uint32 // key - keyBase, when every key fits
+	keyBase  int64
+	n        int
 	hashes   []uint64
 	base     []byte
 	delta    []byte
 	baseSize uint64
-	fnv      bool               // hashes are FNV-64a (a GDSSTO01 store)
-	groups   map[string][]int64 // name → sorted (group key, position) pairs
-	maps     [][]byte
+	fnv      bool // hashes are FNV-64a (a GDSSTO01 store)
+
+	// A GDSSTO01/02 store: raw lines, by start and length.
+	starts []uint64
+	lens   []uint32
+
+	// A GDSSTO03 store: zstd blocks.
+	blk *blockReader
+
+	groups map[string][]int64 // name → sorted (group key, position) pairs
+	maps   [][]byte
 }
 
 const (
 	storeMagicV1 = "GDSSTO01"
-	storeMagic   = "GDSSTO02"
+	storeMagicV2 = "GDSSTO02"
+	storeMagic   = "GDSSTO03"
 )
 
+// ErrDamagedRecord is returned for a record the index places outside the
+// data files, or whose block does not decode (files damaged after the build).
+var ErrDamagedRecord = errors.New("record store damaged")
+
 // Len is the number of records.
-func (s *Store) Len() int { return len(s.keys) }
+func (s *Store) Len() int { return s.n }
 
 // Key returns the key at position i.
-func (s *Store) Key(i int) int64 { return s.keys[i] }
+func (s *Store) Key(i int) int64 {
+	if s.keys32 != nil {
+		return s.keyBase + int64(s.keys32[i])
+	}
+	return s.keys[i]
+}
 
 // Hash returns the hash of the record at position i.
 func (s *Store) Hash(i int) uint64 { return s.hashes[i] }
@@ -70,30 +89,72 @@ func (s *Store) HashOf(raw []byte) uint64 {
 	return HashRecord(raw)
 }
 
-// Raw returns the record at position i, without its newline, or nil when
-// the index places it outside the data files (files damaged after the
-// build). It aliases the mapped file.
+// Read calls fn with the record at position i, without its newline; raw is
+// valid only during the call (it is a pooled buffer, or the mapped file).
+// It returns ErrDamagedRecord, without calling fn, when the files no longer
+// hold the record.
 //
 // The bounds are checked here, per record, rather than for every record
-// when the store opens: that would read the whole index (120 MB of starts
-// and lengths at 10M characters) into the serving process's memory.
-func (s *Store) Raw(i int) []byte {
-	start, n := s.starts[i], uint64(s.lens[i])
-	if start < s.baseSize {
-		if n > s.baseSize-start {
-			return nil
-		}
-		return s.base[start : start+n]
+// when the store opens: that would read the whole index into the serving
+// process's memory.
+func (s *Store) Read(i int, fn func(raw []byte) error) error {
+	if s.blk != nil {
+		return s.blk.read(i, s, fn)
 	}
-	start -= s.baseSize
-	if start > uint64(len(s.delta)) || n > uint64(len(s.delta))-start {
+	raw := s.rawLine(i)
+	if raw == nil {
+		return ErrDamagedRecord
+	}
+	return fn(raw)
+}
+
+// Raw returns a copy of the record at position i, or nil when the files no
+// longer hold it. Read avoids the copy.
+func (s *Store) Raw(i int) []byte {
+	var out []byte
+	s.Read(i, func(raw []byte) error {
+		out = append(make([]byte, 0, len(raw)), raw...)
+		return nil
+	})
+	return out
+}
+
+// rawLine is the record at position i of a raw-line store.
+func (s *Store) rawLine(i int) []byte {
+	start, n := s.starts[i], uint64(s.lens[i])
+	return s.span(start, start+n)
+}
+
+// span returns bytes [start, end) of base and delta taken as one, or nil
+// when they straddle the two or fall outside.
+func (s *Store) span(start, end uint64) []byte {
+	if end < start {
 		return nil
 	}
-	return s.delta[start : start+n]
+	if end <= s.baseSize {
+		return s.base[start:end]
+	}
+	if start < s.baseSize {
+		return nil
+	}
+	start, end = start-s.baseSize, end-s.baseSize
+	if end > uint64(len(s.delta)) {
+		return nil
+	}
+	return s.delta[start:end]
 }
 
 // inDelta reports whether the record at position i lives in the delta file.
-func (s *Store) inDelta(i int) bool { return s.starts[i] >= s.baseSize }
+func (s *Store) inDelta(i int) bool {
+	if s.blk != nil {
+		return s.blk.block(i) >= s.blk.baseBlocks
+	}
+	return s.starts[i] >= s.baseSize
+}
+
+// compressed reports whether the store is in the current (block) format,
+// which an incremental build can add a delta to.
+func (s *Store) compressed() bool { return s.blk != nil }
 
 // DeltaShare is the size of the delta file relative to the base file.
 func (s *Store) DeltaShare() float64 {
@@ -101,15 +162,24 @@ func (s *Store) DeltaShare() float64 {
 }
 
 // Find returns the position of key.
-func (s *Store) Find(key int64) (int, bool) { return slices.BinarySearch(s.keys, key) }
+func (s *Store) Find(key int64) (int, bool) {
+	if s.keys32 != nil {
+		if key < s.keyBase || key-s.keyBase > math.MaxUint32 {
+			return 0, false
+		}
+		return slices.BinarySearch(s.keys32, uint32(key-s.keyBase))
+	}
+	return slices.BinarySearch(s.keys, key)
+}
 
-// Get returns the record with key (nil if the files are damaged: see Raw).
-func (s *Store) Get(key int64) ([]byte, bool) {
+// Get calls fn with the record with key (see Read); ok is false when there
+// is none.
+func (s *Store) Get(key int64, fn func(raw []byte) error) (ok bool, err error) {
 	i, ok := s.Find(key)
 	if !ok {
-		return nil, false
+		return false, nil
 	}
-	return s.Raw(i), true
+	return true, s.Read(i, fn)
 }
 
 // Group returns the positions of the records whose group key under name is
@@ -128,7 +198,9 @@ func (s *Store) Group(name string, key int64) []int {
 	}
 	var out []int
 	for j := lo; j < n && pairs[2*j] == key; j++ {
-		out = append(out, int(pairs[2*j+1]))
+		if p := pairs[2*j+1]; p >= 0 && p < int64(s.n) {
+			out = append(out, int(p))
+		}
 	}
 	return out
 }
@@ -157,6 +229,9 @@ func (s *Store) Close() error {
 		}
 	}
 	s.maps = nil
+	if s.blk != nil {
+		s.blk.close()
+	}
 	return first
 }
 
@@ -170,198 +245,6 @@ func HashPath(path string) int64 {
 	return int64(h.Sum64() >> 1)
 }
 
-// storeWriter writes a Store. A full writer puts every record in a new
-// base file; a delta writer (newDeltaStoreWriter) hard-links the previous
-// store's base and writes only records that are not in it to a delta file.
-type storeWriter struct {
-	dir, kind string
-	f         *os.File // the file new records go to: base or delta
-	w         *bufio.Writer
-	keys      []int64
-	starts    []uint64
-	lens      []uint32
-	hashes    []uint64
-	size      uint64 // bytes written to f
-	baseSize  uint64 // of a delta writer's shared base; 0 for a full writer
-	delta     bool
-	prev      *Store // the previous store, when records are kept from it
-	prevGroup map[string][]int64
-	groups    map[string][]int64
-}
-
-// newStoreWriter starts a store written whole. prev, when set, is the
-// previous generation's store, which keep takes unchanged records from.
-func newStoreWriter(dir, kind string, prev *Store) (*storeWriter, error) {
-	if err := os.Remove(filepath.Join(dir, kind+".delta")); err != nil && !os.IsNotExist(err) {
-		return nil, err
-	}
-	f, err := disk.CreateFresh(filepath.Join(dir, kind+".data"), disk.PrivateFile)
-	if err != nil {
-		return nil, err
-	}
-	sw := &storeWriter{dir: dir, kind: kind, f: f, w: bufio.NewWriterSize(f, 1<<20), groups: map[string][]int64{}}
-	sw.from(prev)
-	return sw, nil
-}
-
-// newDeltaStoreWriter starts a store that shares prev's base file (linked
-// into dir) and writes the rest to a delta file.
-func newDeltaStoreWriter(dir, kind string, prev *Store, prevDir string) (*storeWriter, error) {
-	base := filepath.Join(dir, kind+".data")
-	if err := os.Remove(base); err != nil && !os.IsNotExist(err) {
-		return nil, err
-	}
-	if err := disk.LinkOrCopy(filepath.Join(prevDir, kind+".data"), base, disk.PrivateFile); err != nil {
-		return nil, err
-	}
-	f, err := disk.CreateFresh(filepath.Join(dir, kind+".delta"), disk.PrivateFile)
-	if err != nil {
-		return nil, err
-	}
-	sw := &storeWriter{dir: dir, kind: kind, f: f, w: bufio.NewWriterSize(f, 1<<20), groups: map[string][]int64{},
-		baseSize: prev.baseSize, delta: true}
-	sw.from(prev)
-	return sw, nil
-}
-
-func (sw *storeWriter) from(prev *Store) {
-	if prev == nil {
-		return
-	}
-	sw.prev, sw.prevGroup = prev, map[string][]int64{}
-	for name := range prev.groups {
-		sw.prevGroup[name], _ = prev.groupKeys(name)
-	}
-}
-
-// reserve makes room for n records.
-func (sw *storeWriter) reserve(n int) {
-	sw.keys = slices.Grow(sw.keys, n)
-	sw.starts = slices.Grow(sw.starts, n)
-	sw.lens = slices.Grow(sw.lens, n)
-	sw.hashes = slices.Grow(sw.hashes, n)
-}
-
-// add appends a new or changed record; keys arrive ascending (the snapshot
-// guarantees it).
-func (sw *storeWriter) add(key int64, raw []byte) error {
-	return sw.addHashed(key, raw, HashRecord(raw))
-}
-
-func (sw *storeWriter) addHashed(key int64, raw []byte, hash uint64) error {
-	if len(raw) > math.MaxUint32 {
-		return fmt.Errorf("record %d is too large (%d bytes)", key, len(raw))
-	}
-	sw.keys = append(sw.keys, key)
-	sw.starts = append(sw.starts, sw.baseSize+sw.size)
-	sw.lens = append(sw.lens, uint32(len(raw)))
-	sw.hashes = append(sw.hashes, hash)
-	n, err := sw.w.Write(raw)
-	sw.size += uint64(n)
-	if err != nil {
-		return err
-	}
-	if err := sw.w.WriteByte('\n'); err != nil {
-		return err
-	}
-	sw.size++
-	return nil
-}
-
-// keep carries the previous store's record at position pi over unchanged;
-// raw is its line (the same bytes). A delta writer leaves a record of the
-// shared base where it is and copies one of the previous delta; a full
-// writer writes it again. Its group keys come along.
-func (sw *storeWriter) keep(pi int, raw []byte) error {
-	p := sw.prev
-	var err error
-	switch {
-	case !sw.delta:
-		err = sw.add(p.keys[pi], raw) // hashed anew: p may use the old hash
-	case p.inDelta(pi):
-		err = sw.addHashed(p.keys[pi], raw, p.hashes[pi])
-	default:
-		sw.keys = append(sw.keys, p.keys[pi])
-		sw.starts = append(sw.starts, p.starts[pi])
-		sw.lens = append(sw.lens, p.lens[pi])
-		sw.hashes = append(sw.hashes, p.hashes[pi])
-	}
-	if err != nil {
-		return err
-	}
-	for name, keys := range sw.prevGroup {
-		sw.group(name, keys[pi])
-	}
-	return nil
-}
-
-// group files the record just added under key in the named group.
-func (sw *storeWriter) group(name string, key int64) {
-	sw.groups[name] = append(sw.groups[name], key, int64(len(sw.keys)-1))
-}
-
-func (sw *storeWriter) close() error {
-	if err := sw.w.Flush(); err != nil {
-		sw.f.Close()
-		return err
-	}
-	if err := sw.f.Sync(); err != nil {
-		sw.f.Close()
-		return err
-	}
-	if err := sw.f.Close(); err != nil {
-		return err
-	}
-	base := sw.baseSize
-	if !sw.delta {
-		base = sw.size
-	}
-	n := len(sw.keys)
-	idx := make([]byte, 0, 24+8*n*3+int(pad8(uint64(4*n))))
-	idx = append(idx, storeMagic...)
-	idx = binary.LittleEndian.AppendUint64(idx, uint64(n))
-	idx = binary.LittleEndian.AppendUint64(idx, base)
-	idx = append(idx, asBytes(sw.keys)...)
-	idx = append(idx, asBytes(sw.starts)...)
-	idx = append(idx, asBytes(sw.lens)...)
-	for len(idx)%8 != 0 {
-		idx = append(idx, 0)
-	}
-	idx = append(idx, asBytes(sw.hashes)...)
-	if err := disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+".idx"), idx, disk.PrivateFile); err != nil {
-		return err
-	}
-	for name, pairs := range sw.groups {
-		sortPairs(pairs)
-		if err := disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+".by-"+name), asBytes(pairs), disk.PrivateFile); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func sortPairs(p []int64) {
-	n := len(p) / 2
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int {
-		if p[2*a] != p[2*b] {
-			if p[2*a] < p[2*b] {
-				return -1
-			}
-			return 1
-		}
-		return int(p[2*a+1] - p[2*b+1])
-	})
-	out := make([]int64, len(p))
-	for j, i := range idx {
-		out[2*j], out[2*j+1] = p[2*i], p[2*i+1]
-	}
-	copy(p, out)
-}
-
 // openStore maps a kind's store in dir.
 func openStore(dir, kind string, groups ...string) (*Store, error) {
 	s := &Store{groups: map[string][]int64{}}
@@ -369,58 +252,71 @@ func openStore(dir, kind string, groups ...string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("store %s: %w", kind, err)
 	}
-	idx, err := disk.Map(filepath.Join(dir, kind+".idx"), false)
+	mapFile := func(name string) ([]byte, error) {
+		m, err := disk.Map(filepath.Join(dir, kind+name), false)
+		if m != nil {
+			s.maps = append(s.maps, m)
+		}
+		return m, err
+	}
+	idx, err := mapFile(".idx")
 	if err != nil {
 		return fail(err)
 	}
-	if idx != nil {
-		s.maps = append(s.maps, idx)
-	}
-	if len(idx) < 16 || (string(idx[:8]) != storeMagic && string(idx[:8]) != storeMagicV1) {
-		return fail(fmt.Errorf("bad index file"))
-	}
-	n := int(binary.LittleEndian.Uint64(idx[8:]))
-	if string(idx[:8]) == storeMagicV1 {
-		err = s.parseV1(idx, n)
-	} else {
-		err = s.parseV2(idx, n)
-	}
+	data, err := mapFile(".data")
 	if err != nil {
 		return fail(err)
 	}
-	data, err := disk.Map(filepath.Join(dir, kind+".data"), false)
-	if err != nil {
-		return fail(err)
-	}
-	if data != nil {
-		s.maps = append(s.maps, data)
-	}
-	if uint64(len(data)) != s.baseSize {
-		return fail(fmt.Errorf("data file is %d bytes, index says %d", len(data), s.baseSize))
-	}
-	s.base = data
-	delta, err := disk.Map(filepath.Join(dir, kind+".delta"), false)
+	delta, err := mapFile(".delta")
 	if err != nil && !os.IsNotExist(err) {
 		return fail(err)
 	}
-	if delta != nil {
-		s.maps = append(s.maps, delta)
+	if err := s.parse(idx, data, delta); err != nil {
+		return fail(err)
 	}
-	s.delta = delta
 	for _, g := range groups {
-		m, err := disk.Map(filepath.Join(dir, kind+".by-"+g), false)
+		m, err := mapFile(".by-" + g)
 		if err != nil {
 			if os.IsNotExist(err) {
 				continue
 			}
 			return fail(err)
 		}
-		if m != nil {
-			s.maps = append(s.maps, m)
-		}
 		s.groups[g] = fromBytes[int64](m)
 	}
 	return s, nil
+}
+
+// parse reads an index file over its data files; every slice aliases them.
+func (s *Store) parse(idx, data, delta []byte) error {
+	if len(idx) < 16 {
+		return fmt.Errorf("bad index file")
+	}
+	n64 := binary.LittleEndian.Uint64(idx[8:])
+	if n64 > uint64(len(idx)) {
+		return fmt.Errorf("index file is %d bytes, too small for %d records", len(idx), n64)
+	}
+	n := int(n64)
+	s.n = n
+	var err error
+	switch string(idx[:8]) {
+	case storeMagic:
+		err = s.parseV3(idx, n)
+	case storeMagicV2:
+		err = s.parseV2(idx, n)
+	case storeMagicV1:
+		err = s.parseV1(idx, n)
+	default:
+		return fmt.Errorf("bad index file")
+	}
+	if err != nil {
+		return err
+	}
+	if uint64(len(data)) != s.baseSize {
+		return fmt.Errorf("data file is %d bytes, index says %d", len(data), s.baseSize)
+	}
+	s.base, s.delta = data, delta
+	return nil
 }
 
 func (s *Store) parseV2(idx []byte, n int) error {

@@ -2,6 +2,7 @@ package query
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -14,31 +15,47 @@ import (
 
 // Record returns the record of kind with key id, decoded, or ErrNotFound.
 func (v *View) Record(kind snapshots.Kind, id int64) (snapshots.Record, error) {
-	raw, err := v.Raw(kind, id)
-	if err != nil {
-		return nil, err
+	s := v.g.Store(kind)
+	if s == nil {
+		return nil, ErrNotFound
 	}
 	rec := kind.New()
-	if err := json.Unmarshal(raw, rec); err != nil {
-		return nil, fmt.Errorf("%s %d: %w", kind, id, err)
+	ok, err := s.Get(id, func(raw []byte) error { return json.Unmarshal(raw, rec) })
+	if err := recordErr(kind, id, ok, err); err != nil {
+		return nil, err
 	}
 	return rec, nil
 }
 
-// Raw returns the record of kind with key id as the snapshot had it.
+// recordErr words what a store's Get answered.
+func recordErr(kind snapshots.Kind, id int64, ok bool, err error) error {
+	switch {
+	case !ok:
+		return ErrNotFound
+	case errors.Is(err, indexer.ErrDamagedRecord):
+		return fmt.Errorf("%s %d: %w", kind, id, ErrDamaged)
+	case err != nil:
+		return fmt.Errorf("%s %d: %w", kind, id, err)
+	}
+	return nil
+}
+
+// Raw returns the record of kind with key id as the snapshot had it (a
+// copy: Record decodes without one).
 func (v *View) Raw(kind snapshots.Kind, id int64) (json.RawMessage, error) {
 	s := v.g.Store(kind)
 	if s == nil {
 		return nil, ErrNotFound
 	}
-	raw, ok := s.Get(id)
-	if !ok {
-		return nil, ErrNotFound
+	var out json.RawMessage
+	ok, err := s.Get(id, func(raw []byte) error {
+		out = append(json.RawMessage(nil), raw...)
+		return nil
+	})
+	if err := recordErr(kind, id, ok, err); err != nil {
+		return nil, err
 	}
-	if raw == nil {
-		return nil, fmt.Errorf("%s %d: %w", kind, id, ErrDamaged)
-	}
-	return raw, nil
+	return out, nil
 }
 
 // Each calls fn with every record of kind, decoded, in ascending key order,
@@ -50,7 +67,7 @@ func (v *View) Each(kind snapshots.Kind, fn func(snapshots.Record) error) error 
 	}
 	for i := 0; i < s.Len(); i++ {
 		rec := kind.New()
-		if err := json.Unmarshal(s.Raw(i), rec); err != nil {
+		if err := s.Read(i, func(raw []byte) error { return json.Unmarshal(raw, rec) }); err != nil {
 			return fmt.Errorf("%s %d: %w", kind, s.Key(i), err)
 		}
 		if err := fn(rec); err != nil {
@@ -70,7 +87,7 @@ func (v *View) StructuresOf(corporation int64) ([]*snapshots.Structure, error) {
 	out := make([]*snapshots.Structure, 0, len(pos))
 	for _, p := range pos {
 		var st snapshots.Structure
-		if err := json.Unmarshal(s.Raw(p), &st); err != nil {
+		if err := s.Read(p, func(raw []byte) error { return json.Unmarshal(raw, &st) }); err != nil {
 			return nil, fmt.Errorf("structure %d: %w", s.Key(p), err)
 		}
 		out = append(out, &st)
@@ -96,7 +113,7 @@ func (v *View) Document(path string) (json.RawMessage, error) {
 	}
 	for _, p := range s.Group("path", indexer.HashPath(path)) {
 		var d snapshots.Document
-		if err := json.Unmarshal(s.Raw(p), &d); err != nil {
+		if err := s.Read(p, func(raw []byte) error { return json.Unmarshal(raw, &d) }); err != nil {
 			return nil, err
 		}
 		if d.Path == path {

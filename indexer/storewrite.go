@@ -1,0 +1,252 @@
+package indexer
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"gds/snapshots/disk"
+)
+
+// storeWriter writes a Store. A full writer puts every record in a new
+// base file; a delta writer (newDeltaStoreWriter) hard-links the previous
+// store's base and writes only records that are not in it to a delta file.
+type storeWriter struct {
+	dir, kind string
+	f         *os.File // the file new blocks go to: base or delta
+	w         *bufio.Writer
+	bw        *blockWriter
+	keys      []int64
+	locs      []uint32
+	hashes    []uint64
+	baseSize  uint64 // of a delta writer's shared base; 0 for a full writer
+	delta     bool
+	prev      *Store // the previous store, when records are kept from it
+	prevGroup map[string][]int64
+	groups    map[string][]int64
+}
+
+// newStoreWriter starts a store written whole. prev, when set, is the
+// previous generation's store, which keep takes unchanged records from.
+func newStoreWriter(dir, kind string, prev *Store) (*storeWriter, error) {
+	if err := os.Remove(filepath.Join(dir, kind+".delta")); err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	f, err := disk.CreateFresh(filepath.Join(dir, kind+".data"), disk.PrivateFile)
+	if err != nil {
+		return nil, err
+	}
+	sw := &storeWriter{dir: dir, kind: kind, f: f, w: bufio.NewWriterSize(f, 1<<20), groups: map[string][]int64{}}
+	sw.bw = &blockWriter{write: sw.writeFrame, offs: []uint64{0}}
+	sw.from(prev)
+	return sw, nil
+}
+
+// newDeltaStoreWriter starts a store that shares prev's base file (linked
+// into dir) and writes the rest to a delta file. prev must be compressed.
+func newDeltaStoreWriter(dir, kind string, prev *Store, prevDir string) (*storeWriter, error) {
+	base := filepath.Join(dir, kind+".data")
+	if err := os.Remove(base); err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	if err := disk.LinkOrCopy(filepath.Join(prevDir, kind+".data"), base, disk.PrivateFile); err != nil {
+		return nil, err
+	}
+	f, err := disk.CreateFresh(filepath.Join(dir, kind+".delta"), disk.PrivateFile)
+	if err != nil {
+		return nil, err
+	}
+	sw := &storeWriter{dir: dir, kind: kind, f: f, w: bufio.NewWriterSize(f, 1<<20), groups: map[string][]int64{},
+		baseSize: prev.baseSize, delta: true}
+	pb := prev.blk
+	sw.bw = &blockWriter{write: sw.writeFrame, next: pb.baseBlocks, end: prev.baseSize, largest: pb.largest,
+		offs: slices.Clone(pb.offs[:pb.baseBlocks+1])}
+	if err := sw.bw.useDict(slices.Clone(pb.dict)); err != nil {
+		f.Close()
+		return nil, err
+	}
+	sw.from(prev)
+	return sw, nil
+}
+
+func (sw *storeWriter) writeFrame(b []byte) error {
+	_, err := sw.w.Write(b)
+	return err
+}
+
+func (sw *storeWriter) from(prev *Store) {
+	if prev == nil {
+		return
+	}
+	sw.prev, sw.prevGroup = prev, map[string][]int64{}
+	for name := range prev.groups {
+		sw.prevGroup[name], _ = prev.groupKeys(name)
+	}
+}
+
+// reserve makes room for n records.
+func (sw *storeWriter) reserve(n int) {
+	sw.keys = slices.Grow(sw.keys, n)
+	sw.locs = slices.Grow(sw.locs, n)
+	sw.hashes = slices.Grow(sw.hashes, n)
+}
+
+// add appends a new or changed record; keys arrive ascending (the snapshot
+// guarantees it).
+func (sw *storeWriter) add(key int64, raw []byte) error {
+	return sw.addHashed(key, raw, HashRecord(raw))
+}
+
+func (sw *storeWriter) addHashed(key int64, raw []byte, hash uint64) error {
+	if len(raw) > maxDecoded/2 {
+		return fmt.Errorf("record %d is too large (%d bytes)", key, len(raw))
+	}
+	loc, err := sw.bw.add(raw)
+	if err != nil {
+		return err
+	}
+	sw.keys = append(sw.keys, key)
+	sw.locs = append(sw.locs, loc)
+	sw.hashes = append(sw.hashes, hash)
+	return nil
+}
+
+// keep carries the previous store's record at position pi over unchanged;
+// raw is its line (the same bytes). A delta writer leaves a record of the
+// shared base where it is and copies one of the previous delta; a full
+// writer writes it again. Its group keys come along.
+func (sw *storeWriter) keep(pi int, raw []byte) error {
+	p := sw.prev
+	var err error
+	switch {
+	case !sw.delta:
+		err = sw.add(p.Key(pi), raw) // hashed anew: p may use the old hash
+	case p.inDelta(pi):
+		err = sw.addHashed(p.Key(pi), raw, p.hashes[pi])
+	default:
+		sw.keys = append(sw.keys, p.Key(pi))
+		sw.locs = append(sw.locs, p.blk.locs[pi])
+		sw.hashes = append(sw.hashes, p.hashes[pi])
+	}
+	if err != nil {
+		return err
+	}
+	for name, keys := range sw.prevGroup {
+		sw.group(name, keys[pi])
+	}
+	return nil
+}
+
+// group files the record just added under key in the named group.
+func (sw *storeWriter) group(name string, key int64) {
+	sw.groups[name] = append(sw.groups[name], key, int64(len(sw.keys)-1))
+}
+
+// abort stops the writer after a failed read, leaving its files to the
+// build directory's removal.
+func (sw *storeWriter) abort() {
+	sw.bw.stop()
+	sw.f.Close()
+}
+
+func (sw *storeWriter) close() error {
+	if err := sw.bw.finish(); err != nil {
+		sw.f.Close()
+		return err
+	}
+	if err := sw.w.Flush(); err != nil {
+		sw.f.Close()
+		return err
+	}
+	if err := sw.f.Sync(); err != nil {
+		sw.f.Close()
+		return err
+	}
+	if err := sw.f.Close(); err != nil {
+		return err
+	}
+	bw := sw.bw
+	base, baseBlocks := sw.baseSize, uint64(len(bw.offs)-1)
+	if sw.delta {
+		baseBlocks = uint64(sw.prev.blk.baseBlocks)
+	} else {
+		base = bw.end
+	}
+	if err := disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+".idx"), sw.index(base, baseBlocks), disk.PrivateFile); err != nil {
+		return err
+	}
+	for name, pairs := range sw.groups {
+		sortPairs(pairs)
+		if err := disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+".by-"+name), asBytes(pairs), disk.PrivateFile); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// index is the GDSSTO03 index file (layout in storeblocks.go).
+func (sw *storeWriter) index(base, baseBlocks uint64) []byte {
+	bw := sw.bw
+	n := len(sw.keys)
+	narrow := keysFit(sw.keys)
+	var keyBase int64
+	if n > 0 {
+		keyBase = sw.keys[0]
+	}
+	size := v3Header + pad8(uint64(len(bw.dict))) + 8*uint64(n) + pad8(uint64(4*n)) + 8*uint64(n) + 8*uint64(len(bw.offs))
+	idx := make([]byte, 0, size)
+	idx = append(idx, storeMagic...)
+	var flags uint64
+	if narrow {
+		flags |= flagKeys32
+	}
+	for _, v := range []uint64{uint64(n), base, uint64(len(bw.offs) - 1), baseBlocks, uint64(keyBase), flags,
+		uint64(len(bw.dict)), bw.largest} {
+		idx = binary.LittleEndian.AppendUint64(idx, v)
+	}
+	pad := func() {
+		for len(idx)%8 != 0 {
+			idx = append(idx, 0)
+		}
+	}
+	idx = append(idx, bw.dict...)
+	pad()
+	if narrow {
+		for _, k := range sw.keys {
+			idx = binary.LittleEndian.AppendUint32(idx, uint32(k-keyBase))
+		}
+		pad()
+	} else {
+		idx = append(idx, asBytes(sw.keys)...)
+	}
+	idx = append(idx, asBytes(sw.locs)...)
+	pad()
+	idx = append(idx, asBytes(sw.hashes)...)
+	idx = append(idx, asBytes(bw.offs)...)
+	return idx
+}
+
+func sortPairs(p []int64) {
+	n := len(p) / 2
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if p[2*a] != p[2*b] {
+			if p[2*a] < p[2*b] {
+				return -1
+			}
+			return 1
+		}
+		return int(p[2*a+1] - p[2*b+1])
+	})
+	out := make([]int64, len(p))
+	for j, i := range idx {
+		out[2*j], out[2*j+1] = p[2*i], p[2*i+1]
+	}
+	copy(p, out)
+}
