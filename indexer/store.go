@@ -19,7 +19,7 @@ import (
 // key order), memory-mapped, for lookups by key without holding millions of
 // records in the heap. A record's hash lets the next build see what changed.
 //
-// Files (the layout of each is in docs/snapshot-format.md, "Record stores"):
+// Files (their layout: storeblocks.go and docs/architecture.md):
 //
 //	<kind>.data   the base: records in zstd blocks (storeblocks.go), written
 //	              by a full build and shared (hard-linked) by the
