@@ -41,7 +41,16 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(cfg.Log, env.Stderr)
+	// JSON lines are written in batches (httplog.LogBuffer: warnings and
+	// errors at once, a request's info line within 100 ms), not one write
+	// per request; a terminal gets every line as it happens.
+	logOut := env.Stderr
+	if cfg.Log.Format == "json" || (cfg.Log.Format != "pretty" && !isTerminal(env.Stderr)) {
+		lb := httplog.NewLogBuffer(env.Stderr, httplog.FlushEvery)
+		defer lb.Close()
+		logOut = lb
+	}
+	log, err := newLogger(cfg.Log, logOut)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -158,7 +167,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	})
 	// publicUp is set before "listening" is logged: an operator (or a
 	// test) who sees that line finds /readyz answering 200.
-	if err := srv.listen("public", cfg.Addr, newHTTPServer(public, cfg.HTTP, publicLog), public.Rejected, func() { publicUp.Store(true) }); err != nil {
+	// The public port's answers of a few kilobytes leave in one write
+	// (httplog.CoalesceWrites); the operator port streams exports and
+	// profiles, and keeps net/http's writes as they are.
+	if err := srv.listen("public", cfg.Addr, newHTTPServer(public, cfg.HTTP, publicLog), public.Rejected, func() { publicUp.Store(true) },
+		httplog.CoalesceWrites); err != nil {
 		return err
 	}
 
@@ -224,11 +237,16 @@ type servers struct {
 // goroutine later, and serves s on it in the background. Answers net/http
 // gives by itself leave as JSON, and reject, when set, charges them to the
 // client's error budget. up, when set, runs once the socket accepts
-// connections and before "listening" is logged.
-func (sv *servers) listen(name, addr string, s *http.Server, reject httplog.RejectFunc, up func()) error {
+// connections and before "listening" is logged. wrap, innermost first,
+// wrap the listener under the JSON errors.
+func (sv *servers) listen(name, addr string, s *http.Server, reject httplog.RejectFunc, up func(),
+	wrap ...func(net.Listener) net.Listener) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: %s listener: %w", name, err)
+	}
+	for _, w := range wrap {
+		ln = w(ln)
 	}
 	ln = httplog.JSONErrors(ln, reject)
 	sv.mu.Lock()

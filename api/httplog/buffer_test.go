@@ -1,0 +1,95 @@
+package httplog_test
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"gds/api/httplog"
+)
+
+// lockedBuffer is a bytes.Buffer safe to read while a timer writes to it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Info lines wait for a batch; a warning goes out at once, after them, in
+// order; Close writes what is held and later lines go straight through.
+func TestLogBufferBatchesInfoAndWritesWarningsAtOnce(t *testing.T) {
+	var out lockedBuffer
+	lb := httplog.NewLogBuffer(&out, time.Hour)
+	log := zerolog.New(lb)
+	log.Info().Msg("one")
+	log.Info().Msg("two")
+	if got := out.String(); got != "" {
+		t.Fatalf("info lines written before a batch: %q", got)
+	}
+	log.Warn().Msg("three")
+	got := out.String()
+	if i, j, k := strings.Index(got, "one"), strings.Index(got, "two"), strings.Index(got, "three"); i < 0 || !(i < j && j < k) {
+		t.Fatalf("after a warning, want one, two, three in order, got %q", got)
+	}
+	log.Info().Msg("four")
+	if err := lb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "four") {
+		t.Fatalf("Close did not write the held line: %q", out.String())
+	}
+	log.Info().Msg("five")
+	if !strings.Contains(out.String(), "five") {
+		t.Fatalf("a line after Close was held: %q", out.String())
+	}
+}
+
+// A held info line is written within the interval without any other
+// line or Close to push it.
+func TestLogBufferWritesWithinTheInterval(t *testing.T) {
+	var out lockedBuffer
+	lb := httplog.NewLogBuffer(&out, 10*time.Millisecond)
+	defer lb.Close()
+	log := zerolog.New(lb)
+	for round := 0; round < 3; round++ {
+		msg := "line" + string(rune('a'+round))
+		log.Info().Msg(msg)
+		deadline := time.Now().Add(30 * time.Second)
+		for !strings.Contains(out.String(), msg) {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the line was never written", round)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// A burst larger than the buffer is written as it fills, not only by the
+// timer.
+func TestLogBufferWritesWhenFull(t *testing.T) {
+	var out lockedBuffer
+	lb := httplog.NewLogBuffer(&out, time.Hour)
+	defer lb.Close()
+	line := strings.Repeat("x", 1000) + "\n"
+	for i := 0; i < 100; i++ {
+		lb.Write([]byte(line))
+	}
+	if n := len(out.String()); n < 32<<10 {
+		t.Fatalf("100 KB of lines left %d bytes written, want the buffer's worth at least", n)
+	}
+}
