@@ -18,10 +18,14 @@ type LogBuffer struct {
 	w     io.Writer
 	every time.Duration
 
-	mu     sync.Mutex
-	buf    []byte
-	timer  *time.Timer
-	closed bool
+	// mu guards the batch; wmu orders the writes of batches, taken under
+	// mu and held without it, so that a line logged while a batch is being
+	// written (even by the writer itself) only waits for mu.
+	mu, wmu sync.Mutex
+	buf     []byte
+	spare   []byte
+	timer   *time.Timer
+	closed  bool
 }
 
 // FlushEvery is how long an info line may wait in a LogBuffer.
@@ -48,13 +52,9 @@ func (b *LogBuffer) Write(p []byte) (int, error) {
 // is warn or above.
 func (b *LogBuffer) WriteLevel(l zerolog.Level, p []byte) (int, error) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return b.w.Write(p)
-	}
 	b.buf = append(b.buf, p...)
-	if (l >= zerolog.WarnLevel && l != zerolog.NoLevel) || len(b.buf) >= maxLogBuffer {
-		return len(p), b.flushLocked()
+	if b.closed || (l >= zerolog.WarnLevel && l != zerolog.NoLevel) || len(b.buf) >= maxLogBuffer {
+		return len(p), b.flushAndUnlock()
 	}
 	if len(b.buf) == len(p) {
 		// The first line of a batch: the rest follow within b.every.
@@ -64,25 +64,35 @@ func (b *LogBuffer) WriteLevel(l zerolog.Level, p []byte) (int, error) {
 			b.timer.Reset(b.every)
 		}
 	}
+	b.mu.Unlock()
 	return len(p), nil
 }
 
 // Flush writes what is held.
 func (b *LogBuffer) Flush() error {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.flushLocked()
+	return b.flushAndUnlock()
 }
 
-func (b *LogBuffer) flushLocked() error {
+// flushAndUnlock writes the batch, called with mu held; it releases mu
+// before writing.
+func (b *LogBuffer) flushAndUnlock() error {
 	if len(b.buf) == 0 {
+		b.mu.Unlock()
 		return nil
 	}
-	_, err := b.w.Write(b.buf)
-	if cap(b.buf) > 4*maxLogBuffer {
-		b.buf = nil // one huge line must not stay allocated
-	} else {
-		b.buf = b.buf[:0]
+	out := b.buf
+	b.buf, b.spare = b.spare[:0], nil
+	b.wmu.Lock()
+	b.mu.Unlock()
+	_, err := b.w.Write(out)
+	b.wmu.Unlock()
+	if cap(out) <= 4*maxLogBuffer { // one huge line must not stay allocated
+		b.mu.Lock()
+		if b.spare == nil {
+			b.spare = out[:0]
+		}
+		b.mu.Unlock()
 	}
 	return err
 }
@@ -90,10 +100,9 @@ func (b *LogBuffer) flushLocked() error {
 // Close writes what is held; later lines are written at once.
 func (b *LogBuffer) Close() error {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	b.closed = true
 	if b.timer != nil {
 		b.timer.Stop()
 	}
-	return b.flushLocked()
+	return b.flushAndUnlock()
 }

@@ -93,3 +93,39 @@ func TestLogBufferWritesWhenFull(t *testing.T) {
 		t.Fatalf("100 KB of lines left %d bytes written, want the buffer's worth at least", n)
 	}
 }
+
+// reentrantWriter logs through the buffer while a batch is being written
+// to it, as a writer that calls into the server being logged would.
+type reentrantWriter struct {
+	lockedBuffer
+	log  *zerolog.Logger
+	once sync.Once
+}
+
+func (w *reentrantWriter) Write(p []byte) (int, error) {
+	w.once.Do(func() { w.log.Info().Msg("logged while writing") })
+	return w.lockedBuffer.Write(p)
+}
+
+// A line logged while a batch is being written does not wait for that
+// write: writing a batch holds no lock the loggers need.
+func TestLogBufferLogsWhileWriting(t *testing.T) {
+	w := &reentrantWriter{}
+	lb := httplog.NewLogBuffer(w, time.Hour)
+	log := zerolog.New(lb)
+	w.log = &log
+	done := make(chan struct{})
+	go func() {
+		log.Warn().Msg("first")
+		lb.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("logging from inside the writer deadlocked")
+	}
+	if got := w.String(); !strings.Contains(got, "first") || !strings.Contains(got, "logged while writing") {
+		t.Fatalf("got %q", got)
+	}
+}

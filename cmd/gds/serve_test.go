@@ -410,19 +410,23 @@ type readyzAtListening struct {
 	status chan int
 }
 
+// Write sees one or more whole lines: serve writes its JSON lines in
+// batches.
 func (w *readyzAtListening) Write(p []byte) (int, error) {
-	var l struct{ Message, Listener, Addr string }
-	if json.Unmarshal(p, &l) == nil && l.Message == "listening" {
-		switch l.Listener {
-		case "admin":
-			w.admin = l.Addr
-		case "public":
-			code := 0
-			if resp, err := http.Get("http://" + w.admin + "/readyz"); err == nil {
-				resp.Body.Close()
-				code = resp.StatusCode
+	for line := range bytes.SplitSeq(p, []byte("\n")) {
+		var l struct{ Message, Listener, Addr string }
+		if json.Unmarshal(line, &l) == nil && l.Message == "listening" {
+			switch l.Listener {
+			case "admin":
+				w.admin = l.Addr
+			case "public":
+				code := 0
+				if resp, err := http.Get("http://" + w.admin + "/readyz"); err == nil {
+					resp.Body.Close()
+					code = resp.StatusCode
+				}
+				w.status <- code
 			}
-			w.status <- code
 		}
 	}
 	return w.lockedBuffer.Write(p)
