@@ -81,8 +81,9 @@ type Limits struct {
 	// CacheBytes bounds the search response cache. Default 64 MiB; negative
 	// disables it.
 	CacheBytes int64
-	// MaxConcurrentSearches answers 503 with Retry-After beyond this many
-	// searches at once. Default 4 × GOMAXPROCS.
+	// MaxConcurrentSearches is how many searches run at once (default one
+	// per core, GOMAXPROCS); the rest wait in line, first come first
+	// served, up to SearchQueueWait, then get 503 with Retry-After.
 	MaxConcurrentSearches int
 	// SearchQueueWait is how long a search beyond MaxConcurrentSearches
 	// waits for a slot before the 503. Default 50 ms; negative: no wait.
@@ -112,6 +113,9 @@ type server struct {
 	limiter    *ratelimit.Limiter
 	rateGroups map[string]*rateGroup
 	errs       *errorLimiter
+	// gate holds the search slots the search routes and the search page
+	// share.
+	gate *gate
 	// Request size limits (Limits with defaults).
 	maxBody, maxHeader int64
 	// dates are the table's change dates (compat.go), ascending.
@@ -138,6 +142,7 @@ func New(d Deps) *Handler {
 		s.maxHeader = defaultMaxRequestBytes
 	}
 	s.errs = newErrorLimiter(d.Limits, s.now, s.metrics(), d.ClientIP)
+	s.gate = newGate(d.Limits.MaxConcurrentSearches, d.Limits.SearchQueueWait)
 	s.routes = s.table()
 	s.limiter = s.newLimiter()
 	s.rateGroups = map[string]*rateGroup{}
@@ -161,7 +166,8 @@ func New(d Deps) *Handler {
 	s.registerUnversioned(e)
 	s.registerMeta(e)
 	// The search page for people: / and /assets/, outside the route table.
-	web.Register(e, web.Deps{Views: d.Views, Logger: d.Logger, SearchLimit: s.pageSearchLimit()})
+	web.Register(e, web.Deps{Views: d.Views, Logger: d.Logger, SearchLimit: s.pageSearchLimit(),
+		SearchSlot: s.pageSearchSlot()})
 	e.NoRoute(func(c *gin.Context) { writeError(c, http.StatusNotFound, "Not found") })
 	e.NoMethod(func(c *gin.Context) { writeError(c, http.StatusMethodNotAllowed, "Method not allowed") })
 	return &Handler{Handler: e, s: s}

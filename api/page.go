@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -29,5 +30,19 @@ func (s *server) pageSearchLimit() func(c *gin.Context) (time.Duration, bool) {
 		}
 		rg.g.Settle(&t, http.StatusOK)
 		return 0, true
+	}
+}
+
+// pageSearchSlot has a search the page renders on the server wait for one
+// of the search routes' slots, in the same line: the page must not be a
+// way around the cap on searches running at once.
+func (s *server) pageSearchSlot() func(ctx context.Context) (func(), error) {
+	g := s.gate
+	leave := g.leave
+	return func(ctx context.Context) (func(), error) {
+		if err := g.acquire(ctx); err != nil {
+			return nil, err
+		}
+		return leave, nil
 	}
 }

@@ -27,7 +27,7 @@ func isStructure(c snapshots.Category) bool { return c == snapshots.CategoryStru
 type searchHandler struct {
 	s     *server
 	cache *responseCache
-	gate  gate
+	gate  *gate
 }
 
 // searchRoutes are the public and character search routes (docs/api.md,
@@ -36,7 +36,7 @@ func (s *server) searchRoutes() []Route {
 	h := &searchHandler{
 		s:     s,
 		cache: newResponseCache(s.d.Limits.CacheBytes),
-		gate:  newGate(s.d.Limits.MaxConcurrentSearches, s.d.Limits.SearchQueueWait),
+		gate:  s.gate,
 	}
 	since := s.lifecycles().Current
 	return []Route{{
@@ -123,13 +123,16 @@ func (h *searchHandler) answer(c *gin.Context, req query.Request, private bool) 
 	}
 	defer v.Close()
 	gen := v.Info()
-	key := cacheKey(req)
+	// The key is built on the stack: a cached answer needs no copy of it.
+	var kb [128]byte
+	kbuf := appendCacheKey(kb[:0], req)
 	m := h.s.metrics()
-	if e, ok := h.cache.get(gen.ID, key); ok {
+	if e, ok := h.cache.get(gen.ID, kbuf); ok {
 		m.CacheHit()
 		h.send(c, private, gen, e.etag, e.body)
 		return
 	}
+	key := string(kbuf)
 	etag := etagOf(gen.ID, key)
 	if notModified(c.Request, etag) {
 		h.send(c, private, gen, etag, nil)
@@ -201,8 +204,10 @@ func (h *searchHandler) searchFailed(c *gin.Context, err error) {
 // cacheKey is the normalized request: everything that changes an answer,
 // with categories already in canonical order and the text trimmed. The
 // text goes last so no separator inside it can be ambiguous.
-func cacheKey(req query.Request) string {
-	b := make([]byte, 0, 48+len(req.Text))
+func cacheKey(req query.Request) string { return string(appendCacheKey(nil, req)) }
+
+// appendCacheKey appends cacheKey(req) to b.
+func appendCacheKey(b []byte, req query.Request) []byte {
 	b = strconv.AppendInt(b, req.CharacterID, 10)
 	b = append(b, '|')
 	b = strconv.AppendBool(b, req.Strict)
@@ -216,8 +221,7 @@ func cacheKey(req query.Request) string {
 		b = append(b, cat...)
 	}
 	b = append(b, '|')
-	b = append(b, req.Text...)
-	return string(b)
+	return append(b, req.Text...)
 }
 
 // maxPooledBody: 11 categories of 500 IDs fit in less.

@@ -194,6 +194,15 @@ func (h *Handler) render(c *gin.Context, st state) pageData {
 		return d
 	}
 	defer v.Close()
+	if h.d.SearchSlot != nil {
+		release, err := h.d.SearchSlot(ctx)
+		if err != nil {
+			d.Status, d.Error = busy, true
+			d.status, d.retryAfter = http.StatusServiceUnavailable, 1
+			return d
+		}
+		defer release()
+	}
 	res, err := v.Search(ctx, req)
 	if err != nil {
 		d.Status, d.Error = viewProblem(err), true
@@ -208,6 +217,8 @@ func (h *Handler) render(c *gin.Context, st state) pageData {
 }
 
 const notReady = "The index is still being built; try again in half a minute."
+
+const busy = "The server is answering too many searches at once; try again in a second."
 
 // notReadyRetry is the Retry-After of a page rendered before a generation
 // is live, as the API's.

@@ -8,6 +8,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -45,6 +46,11 @@ type Deps struct {
 	// would be a way around it. false answers the page with 429 and the
 	// wait, in words and in Retry-After.
 	SearchLimit func(c *gin.Context) (wait time.Duration, ok bool)
+	// SearchSlot, when set, is asked for one of the API's search slots
+	// before the page searches and released after: the page's searches
+	// queue with the API's instead of running beside them. An error
+	// answers the page with 503 and Retry-After: 1.
+	SearchSlot func(ctx context.Context) (release func(), err error)
 }
 
 // CSP is the page's Content-Security-Policy: script, style, images and

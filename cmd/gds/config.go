@@ -99,7 +99,7 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.DurationVar(&c.TokenMaxLifetime, "token-max-lifetime", auth.DefaultMaxLifetime, "refuse tokens valid for longer than this (from their iat, or from now)")
 	fs.BoolVar(&c.Dev, "dev", false, "serve route versions in the dev phase under /dev/ (the spec's dev versions are disabled previews)")
 	addLogFlags(fs, &c.Log)
-	fs.IntVar(&c.MaxConcurrentSearches, "max-concurrent-searches", 0, "searches run at once; more wait up to --search-queue-wait, then get 503 (0: 4 × CPUs)")
+	fs.IntVar(&c.MaxConcurrentSearches, "max-concurrent-searches", 0, "searches run at once; more wait up to --search-queue-wait, then get 503 (0: one per CPU)")
 	fs.DurationVar(&c.SearchQueueWait, "search-queue-wait", 0, "how long a search waits for a free slot before 503 (0: 50ms; negative: no wait)")
 	fs.IntVar(&c.ErrorLimit, "error-limit", 0, "error answers a client may get per minute before 420 (0: 100, as ESI)")
 	fs.Int64Var(&c.CacheBytes, "cache-bytes", 0, "size of the search response cache (0: 64 MiB; negative disables it)")
