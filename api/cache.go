@@ -87,14 +87,14 @@ func newResponseCache(maxBytes int64) *responseCache {
 }
 
 // get returns the answer to key in generation gen.
-func (rc *responseCache) get(gen uint64, key string) (*cachedResponse, bool) {
+func (rc *responseCache) get(gen uint64, key []byte) (*cachedResponse, bool) {
 	if rc == nil {
 		return nil, false
 	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	rc.switchTo(gen)
-	el, ok := rc.items[key]
+	el, ok := rc.items[string(key)] // no copy for a lookup
 	if !ok || gen != rc.gen {
 		return nil, false
 	}

@@ -225,37 +225,37 @@ func TestResponseCacheBounds(t *testing.T) {
 	if rc.size > rc.max {
 		t.Errorf("size %d beyond %d", rc.size, rc.max)
 	}
-	if _, ok := rc.get(1, "a"); ok {
+	if _, ok := rc.get(1, []byte("a")); ok {
 		t.Error("the least recently used entry survived")
 	}
-	if _, ok := rc.get(1, "j"); !ok {
+	if _, ok := rc.get(1, []byte("j")); !ok {
 		t.Error("the newest entry was evicted")
 	}
 	// Touching an entry keeps it.
-	rc.get(1, "g")
+	rc.get(1, []byte("g"))
 	for i := range 5 {
 		rc.put(1, entry(string(rune('A'+i)), 400))
 	}
-	if _, ok := rc.get(1, "g"); !ok {
+	if _, ok := rc.get(1, []byte("g")); !ok {
 		t.Error("a recently read entry was evicted before older ones")
 	}
 	// Too big for the cache: not kept, nothing else thrown out.
 	n := rc.len()
 	rc.put(1, entry("huge", 2048))
-	if _, ok := rc.get(1, "huge"); ok || rc.len() != n {
+	if _, ok := rc.get(1, []byte("huge")); ok || rc.len() != n {
 		t.Errorf("huge entry kept (%v) or evicted others (%d → %d)", ok, n, rc.len())
 	}
 	// A new generation empties it; a late put of the old one is dropped.
-	if _, ok := rc.get(2, "g"); ok || rc.len() != 0 || rc.size != 0 {
+	if _, ok := rc.get(2, []byte("g")); ok || rc.len() != 0 || rc.size != 0 {
 		t.Errorf("generation switch kept %d entries, %d bytes", rc.len(), rc.size)
 	}
 	rc.put(1, entry("late", 10))
-	if _, ok := rc.get(2, "late"); ok {
+	if _, ok := rc.get(2, []byte("late")); ok {
 		t.Error("an answer of the old generation was served for the new one")
 	}
 	var off *responseCache = newResponseCache(-1)
 	off.put(1, entry("x", 1))
-	if _, ok := off.get(1, "x"); ok || off.len() != 0 {
+	if _, ok := off.get(1, []byte("x")); ok || off.len() != 0 {
 		t.Error("disabled cache stored something")
 	}
 }

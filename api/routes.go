@@ -234,10 +234,15 @@ func RouteOf(c *gin.Context) (*Route, *Version) {
 // VersionLabel returns "vN" for a dispatched request, for logs and metrics.
 func VersionLabel(c *gin.Context) string {
 	if _, v := RouteOf(c); v != nil {
+		if v.N >= 0 && v.N < len(versionLabels) {
+			return versionLabels[v.N] // every request is labelled twice (log, metrics)
+		}
 		return fmt.Sprintf("v%d", v.N)
 	}
 	return ""
 }
+
+var versionLabels = [...]string{"v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"}
 
 // prefixes every route answers under, besides /vN/ for its versions.
 var aliasPrefixes = []string{"latest", "legacy", "dev"}
