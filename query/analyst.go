@@ -296,7 +296,11 @@ func (a *Analysts) Query(ctx context.Context, req AnalystRequest) (*AnalystResul
 		return nil, err
 	}
 	res := &AnalystResult{Generation: g.Meta.ID, Query: req.Query, Category: req.Category, Hits: []AnalystHit{}}
-	if idx != nil {
+	if np, ok := nameOnly(p); ok {
+		if err := a.queryNames(ctx, g, p, np, res); err != nil {
+			return nil, err
+		}
+	} else if idx != nil {
 		sr := bleve.NewSearchRequestOptions(p.q, p.limit, 0, false)
 		sr.Fields = p.fields
 		if len(p.sort) > 0 {

@@ -7,3 +7,11 @@ func SetExportLimits(page, limit int) (restore func()) {
 	exportPage, exportCap = page, limit
 	return func() { exportPage, exportCap = p, c }
 }
+
+// SetNameTables turns answering name-only queries from the name tables on
+// or off; the returned func restores the setting.
+func SetNameTables(on bool) (restore func()) {
+	was := nameTables
+	nameTables = on
+	return func() { nameTables = was }
+}

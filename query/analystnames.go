@@ -1,0 +1,412 @@
+package query
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2"
+	bquery "github.com/blevesearch/bleve/v2/search/query"
+
+	"gds/indexer"
+	"gds/indexer/nametable"
+	"gds/snapshots"
+)
+
+// Queries made only of name patterns (name:kari*, name:*ari*, and any
+// and/or/not of them) are answered from the generation's name tables
+// rather than bleve: the tables hold every document's folded name, the
+// same term bleve's name field holds, with trigram postings that find the
+// names containing a literal part of the pattern. bleve instead expands a
+// pattern into every matching term and looks each up in every segment,
+// and a leading wildcard walks the whole term dictionary of every segment
+// (seconds at 10M names). The matches are kept as bitmaps of table
+// ordinals (an eighth of a byte a name at most), so a pattern matching
+// millions counts them without holding millions of hits.
+
+// nameTables turns the name tables' answers on (tests compare them with
+// bleve's own).
+var nameTables = true
+
+// namePlan is a query answerable from the name tables.
+type namePlan struct {
+	q bquery.Query
+}
+
+// nameOnly returns the plan of q when every clause of q is a wildcard on
+// the name field, "*", or an and/or/not of them, with set semantics bleve
+// agrees with; otherwise false. Sorts and facets need bleve's doc values,
+// scores its statistics: a plan only serves unscored, unsorted queries
+// without facets.
+func nameOnly(p *plan) (*namePlan, bool) {
+	if !nameTables || !p.unscored || len(p.sort) > 0 || len(p.facets) > 0 || !namesClause(p.q) {
+		return nil, false
+	}
+	return &namePlan{q: p.q}, true
+}
+
+func namesClause(q bquery.Query) bool {
+	switch c := q.(type) {
+	case *bquery.WildcardQuery:
+		return c.FieldVal == indexer.FieldName
+	case *bquery.MatchAllQuery:
+		return true
+	case *bquery.ConjunctionQuery:
+		return len(c.Conjuncts) > 0 && !slices.ContainsFunc(c.Conjuncts, func(q bquery.Query) bool { return !namesClause(q) })
+	case *bquery.DisjunctionQuery:
+		return c.Min <= 1 && len(c.Disjuncts) > 0 && !slices.ContainsFunc(c.Disjuncts, func(q bquery.Query) bool { return !namesClause(q) })
+	case *bquery.BooleanQuery:
+		if c.Filter != nil || (c.Must == nil && c.Should == nil && c.MustNot == nil) {
+			return false
+		}
+		if d, ok := c.Should.(*bquery.DisjunctionQuery); ok && c.Must != nil && d.Min > 0 {
+			return false // should clauses that a must clause does not make optional
+		}
+		for _, sub := range []bquery.Query{c.Must, c.Should, c.MustNot} {
+			if sub != nil && !namesClause(sub) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// tableView is one table of a category and the ordinals it hides (the
+// base's ordinals a delta replaces).
+type tableView struct {
+	cat  snapshots.Category
+	t    *nametable.Table
+	hide *roaring.Bitmap
+}
+
+func tableViews(g *indexer.Generation, cats []snapshots.Category) []tableView {
+	var out []tableView
+	for _, cat := range cats {
+		ct := g.Tables(cat)
+		if ct == nil || ct.Base == nil {
+			continue
+		}
+		tv := tableView{cat: cat, t: ct.Base}
+		if ct.Delta != nil {
+			tv.hide = ct.Delta.Mask()
+			out = append(out, tableView{cat: cat, t: ct.Delta})
+		}
+		out = append(out, tv)
+	}
+	return out
+}
+
+// matches returns the ordinals of tv's names that q matches.
+func (tv tableView) matches(ctx context.Context, q bquery.Query) (*roaring.Bitmap, error) {
+	switch c := q.(type) {
+	case *bquery.WildcardQuery:
+		return tv.pattern(ctx, c.Wildcard)
+	case *bquery.MatchAllQuery:
+		return tv.all(), nil
+	case *bquery.ConjunctionQuery:
+		return tv.combine(ctx, c.Conjuncts, true)
+	case *bquery.DisjunctionQuery:
+		return tv.combine(ctx, c.Disjuncts, false)
+	case *bquery.BooleanQuery:
+		var out *roaring.Bitmap
+		var err error
+		switch {
+		case c.Must != nil: // should clauses are then optional: they only score
+			out, err = tv.matches(ctx, c.Must)
+		case c.Should != nil:
+			out, err = tv.matches(ctx, c.Should)
+		default: // only must-not clauses: everything else
+			out = tv.all()
+		}
+		if err != nil || c.MustNot == nil {
+			return out, err
+		}
+		not, err := tv.matches(ctx, c.MustNot)
+		if err != nil {
+			return nil, err
+		}
+		out.AndNot(not)
+		return out, nil
+	}
+	return nil, fmt.Errorf("analysts' query: %T is not a name clause", q)
+}
+
+// combine is the and (or the or) of qs's matches.
+func (tv tableView) combine(ctx context.Context, qs []bquery.Query, and bool) (*roaring.Bitmap, error) {
+	var out *roaring.Bitmap
+	for _, q := range qs {
+		bm, err := tv.matches(ctx, q)
+		switch {
+		case err != nil:
+			return nil, err
+		case out == nil:
+			out = bm
+		case and:
+			out.And(bm)
+		default:
+			out.Or(bm)
+		}
+	}
+	return out, nil
+}
+
+// all is every ordinal tv shows.
+func (tv tableView) all() *roaring.Bitmap {
+	bm := roaring.New()
+	bm.AddRange(0, uint64(tv.t.Len()))
+	if tv.hide != nil {
+		bm.AndNot(tv.hide)
+	}
+	return bm
+}
+
+// pattern returns the ordinals whose name matches the wildcard pattern as
+// bleve matches it against the name field's one term: * any run of
+// characters, ? one character, the rest literal, the whole name.
+func (tv tableView) pattern(ctx context.Context, pat string) (*roaring.Bitmap, error) {
+	g := compileGlob(pat)
+	out := roaring.New()
+	lit, prefix := g.longestLiteral()
+	if len(lit) < 3 {
+		// No trigram to look up: every name is a candidate.
+		for o := range uint32(tv.t.Len()) {
+			if o%65536 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if (tv.hide == nil || !tv.hide.Contains(o)) && g.match(tv.t.Name(o)) {
+				out.Add(o)
+			}
+		}
+		return out, nil
+	}
+	f := nametable.Filter{Hide: tv.hide}
+	var st nametable.Stats
+	n := 0
+	tv.t.Contains([]byte(lit), &f, &st, func(o uint32, m nametable.Match) bool {
+		if prefix && m == nametable.MatchContains {
+			return false // prefix matches all came first
+		}
+		if n++; n%65536 == 0 && ctx.Err() != nil {
+			return false
+		}
+		if g.match(tv.t.Name(o)) {
+			out.Add(o)
+		}
+		return true
+	})
+	return out, ctx.Err()
+}
+
+// glob is a bleve wildcard pattern split into its parts.
+type glob struct {
+	parts []globPart
+	re    *regexp.Regexp // what bleve runs, for names glob cannot match alone
+}
+
+type globPart struct {
+	lit  string // literal text, or
+	star bool   // *: any run of characters
+	one  bool   // ?: one character
+}
+
+func compileGlob(pat string) *glob {
+	g := &glob{}
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			g.parts = append(g.parts, globPart{lit: lit.String()})
+			lit.Reset()
+		}
+	}
+	for _, r := range pat {
+		switch r {
+		case '*':
+			flush()
+			if len(g.parts) == 0 || !g.parts[len(g.parts)-1].star {
+				g.parts = append(g.parts, globPart{star: true})
+			}
+		case '?':
+			flush()
+			g.parts = append(g.parts, globPart{one: true})
+		default:
+			lit.WriteRune(r)
+		}
+	}
+	flush()
+	// bleve's own translation; compiled lazily, rarely needed.
+	g.re, _ = regexp.Compile("^(?:" + wildcardRegexp(pat) + ")$")
+	return g
+}
+
+// wildcardRegexp is bleve's translation of a wildcard into a regexp.
+func wildcardRegexp(pat string) string {
+	var b strings.Builder
+	for _, r := range pat {
+		switch r {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		case '+', '(', ')', '^', '$', '.', '{', '}', '[', ']', '|', '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// longestLiteral returns the pattern's longest literal part, and whether
+// it is the pattern's start.
+func (g *glob) longestLiteral() (string, bool) {
+	best, at := "", -1
+	for i, p := range g.parts {
+		if len(p.lit) > len(best) {
+			best, at = p.lit, i
+		}
+	}
+	return best, at == 0
+}
+
+// match reports whether name matches the whole pattern. A regexp's dot
+// matches neither a newline nor a broken UTF-8 byte as a character;
+// names holding either are left to the regexp.
+func (g *glob) match(name []byte) bool {
+	if bytes.IndexByte(name, '\n') >= 0 || !utf8.Valid(name) {
+		return g.re != nil && g.re.Match(name)
+	}
+	return globMatch(g.parts, name)
+}
+
+// globMatch matches parts against the whole of s, backtracking on stars.
+func globMatch(parts []globPart, s []byte) bool {
+	for i, p := range parts {
+		switch {
+		case p.star:
+			rest := parts[i+1:]
+			if len(rest) == 0 {
+				return true
+			}
+			for j := 0; j <= len(s); {
+				if globMatch(rest, s[j:]) {
+					return true
+				}
+				if j == len(s) {
+					break
+				}
+				_, n := utf8.DecodeRune(s[j:])
+				j += n
+			}
+			return false
+		case p.one:
+			if len(s) == 0 {
+				return false
+			}
+			_, n := utf8.DecodeRune(s)
+			s = s[n:]
+		default:
+			if !bytes.HasPrefix(s, []byte(p.lit)) {
+				return false
+			}
+			s = s[len(p.lit):]
+		}
+	}
+	return len(s) == 0
+}
+
+// nameHit is a match of a table, ordered as a search orders names:
+// shorter first, then lower ID, then category.
+type nameHit struct {
+	runes int
+	id    int64
+	cat   snapshots.Category
+}
+
+// queryNames answers a name-only plan: the total, and the first hits
+// (shortest names first) with their stored fields from bleve.
+func (a *Analysts) queryNames(ctx context.Context, g *indexer.Generation, p *plan, np *namePlan, res *AnalystResult) error {
+	var hits []nameHit
+	for _, tv := range tableViews(g, p.cats) {
+		bm, err := tv.matches(ctx, np.q)
+		if err != nil {
+			return err
+		}
+		res.Total += bm.GetCardinality()
+		it := bm.Iterator()
+		// Ordinals are in rank order within a table: its first limit
+		// matches are the only ones that can be among the first overall.
+		for k := 0; k < p.limit && it.HasNext(); k++ {
+			o := it.Next()
+			hits = append(hits, nameHit{runes: utf8.RuneCount(tv.t.Name(o)), id: tv.t.ID(o), cat: tv.cat})
+		}
+	}
+	slices.SortFunc(hits, func(x, y nameHit) int {
+		if x.runes != y.runes {
+			return x.runes - y.runes
+		}
+		if x.id != y.id {
+			if x.id < y.id {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(string(x.cat), string(y.cat))
+	})
+	hits = hits[:min(len(hits), p.limit)]
+	fields, err := storedFields(ctx, g, p.fields, hits)
+	if err != nil {
+		return err
+	}
+	for _, h := range hits {
+		hit, err := hitOf(g, strconv.FormatInt(h.id, 10), string(h.cat), 0, fields[h])
+		if err != nil {
+			return err
+		}
+		res.Hits = append(res.Hits, hit)
+	}
+	return nil
+}
+
+// storedFields fetches the named stored fields of hits from bleve (one
+// search of their IDs per category), or nil when no field is asked for.
+func storedFields(ctx context.Context, g *indexer.Generation, names []string, hits []nameHit) (map[nameHit]map[string]any, error) {
+	if len(names) == 0 || len(hits) == 0 {
+		return nil, nil
+	}
+	defer g.UseIndexes()()
+	byCat := map[snapshots.Category][]string{}
+	for _, h := range hits {
+		byCat[h.cat] = append(byCat[h.cat], strconv.FormatInt(h.id, 10))
+	}
+	out := make(map[nameHit]map[string]any, len(hits))
+	found := map[snapshots.Category]map[string]map[string]any{}
+	for cat, ids := range byCat {
+		idx, err := g.Index(cat)
+		if err != nil || idx == nil {
+			return nil, fmt.Errorf("analysts' query: %s: no index (%v)", cat, err)
+		}
+		sr := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
+		sr.Fields = names
+		sr.Score = "none"
+		r, err := idx.SearchInContext(ctx, sr)
+		if err != nil {
+			return nil, fmt.Errorf("analysts' query: %w", err)
+		}
+		found[cat] = map[string]map[string]any{}
+		for _, h := range r.Hits {
+			found[cat][h.ID] = h.Fields
+		}
+	}
+	for _, h := range hits {
+		out[h] = found[h.cat][strconv.FormatInt(h.id, 10)]
+	}
+	return out, nil
+}

@@ -1,0 +1,70 @@
+package query
+
+import (
+	"regexp"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"gds/snapshots"
+)
+
+// The queries the name tables answer, and those left to bleve.
+func TestNameOnly(t *testing.T) {
+	for q, want := range map[string]bool{
+		"name:kari*":                    true,
+		"name:*ari*":                    true,
+		"+name:kari* -name:*x*":         true,
+		"name:a* name:b*":               true,
+		"-name:a*":                      true,
+		"*":                             true,
+		"name:jita":                     false, // a term: bleve answers it at once
+		"name:/kar.*/":                  false,
+		"words:kari*":                   false,
+		"name_de:kari*":                 false,
+		"+name:kari* +corporation_id:1": false,
+		"name:kari* words:navy":         false,
+	} {
+		p, err := prepare(AnalystRequest{Query: q, Category: snapshots.CategoryCharacter}, false)
+		if err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
+		if _, got := nameOnly(p); got != want {
+			t.Errorf("%q: name tables %v, want %v", q, got, want)
+		}
+	}
+	p, _ := prepare(AnalystRequest{Query: "name:kari*", Facets: []string{"corporation_id"}, Category: snapshots.CategoryCharacter}, false)
+	if _, ok := nameOnly(p); ok {
+		t.Error("a query with facets went to the name tables")
+	}
+	p, _ = prepare(AnalystRequest{Query: "name:kari*", Sort: []string{"id"}}, false)
+	if _, ok := nameOnly(p); ok {
+		t.Error("a sorted query went to the name tables")
+	}
+	if _, err := bleve.NewQueryStringQuery("name:kari*").Parse(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzGlob: a name matches a pattern exactly when bleve's regexp
+// translation of the pattern matches the whole name.
+func FuzzGlob(f *testing.F) {
+	for _, s := range [][2]string{{"kari*", "kari"}, {"*ari*", "kari"}, {"k?ri", "kéri"}, {"*.*", "a.b"},
+		{"a*b*c", "aXbYbc"}, {"?", "ß"}, {"*", ""}, {"a\\b", "a\\b"}, {"(*)", "(x)"}, {"*a", "a\nba"}, {"?", "\xff"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pat, name string) {
+		re, err := regexp.Compile("^(?:" + wildcardRegexp(pat) + ")$")
+		if err != nil {
+			t.Skip() // bleve would refuse it too
+		}
+		if !utf8.ValidString(pat) {
+			t.Skip()
+		}
+		g := compileGlob(pat)
+		if got, want := g.match([]byte(name)), re.MatchString(name); got != want {
+			t.Errorf("pattern %q, name %q: glob %v, regexp %v", pat, name, got, want)
+		}
+	})
+}

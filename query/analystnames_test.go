@@ -1,0 +1,191 @@
+package query_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"gds/indexer"
+	"gds/indexer/indexertest"
+	"gds/indexer/nametable"
+	"gds/query"
+	"gds/snapshots"
+)
+
+// nameRecords makes n characters (IDs from 90000000) and a few solar
+// systems with names of a small alphabet, so patterns match many names;
+// it includes folding cases (ß, İ, Σ), regexp characters, spaces and
+// hyphens. gen changes some names and drops some characters.
+func nameRecords(n, gen int) indexertest.Records {
+	parts := []string{"a", "b", "r", "ar", "ka", "ri", "é", "ß", "İ", "Σ", "-", " ", "1", ".", "(", "$", "x"}
+	name := func(seed int) string { // the same in every generation
+		rng := rand.New(rand.NewPCG(uint64(seed), 7))
+		var b strings.Builder
+		b.WriteString(parts[rng.IntN(6)]) // a letter first: names are not blank
+		for range rng.IntN(8) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		if rng.IntN(3) == 0 {
+			return strings.ToUpper(b.String()[:1]) + b.String()[1:]
+		}
+		return b.String()
+	}
+	recs := indexertest.Records{}
+	for i := range n {
+		nm := name(i)
+		if gen > 0 && i%37 == 0 {
+			continue // removed
+		}
+		if gen > 0 && i%29 == 0 {
+			nm = "renamed " + name(-i)
+		}
+		recs[snapshots.Characters] = append(recs[snapshots.Characters],
+			&snapshots.Character{Entity: indexertest.Named(90000000+int64(i), nm), CorporationID: 98000000 + int64(i%7)})
+	}
+	for i := range 60 {
+		recs[snapshots.SolarSystems] = append(recs[snapshots.SolarSystems],
+			&snapshots.SolarSystem{Entity: indexertest.Named(30000000+int64(i), name(n+i)), ConstellationID: 20000020, SecurityStatus: 0.5})
+	}
+	return recs
+}
+
+// namePattern makes a wildcard pattern from a name: a part of its folded
+// form with characters replaced by ? and stars at either end or inside.
+func namePattern(rng *rand.Rand, names []string) string {
+	if rng.IntN(12) == 0 {
+		return []string{"*", "a*", "*a*", "?", "*?", "K*", "*.*", "*(*", "r?*", "*ß*", "*ss*"}[rng.IntN(11)]
+	}
+	r := []rune(nametable.Fold(names[rng.IntN(len(names))]))
+	i := rng.IntN(len(r))
+	j := i + 1 + rng.IntN(len(r)-i)
+	part := r[i:j]
+	for k := range part {
+		if rng.IntN(6) == 0 {
+			part[k] = '?'
+		}
+	}
+	p := string(part)
+	if k := rng.IntN(len(part) + 1); rng.IntN(4) == 0 {
+		p = string(part[:k]) + "*" + string(part[k:])
+	}
+	switch rng.IntN(4) {
+	case 0:
+		p = "*" + p + "*"
+	case 1:
+		p += "*"
+	case 2:
+		p = "*" + p
+	}
+	// The query string syntax needs some characters escaped.
+	return strings.NewReplacer(" ", `\ `, "-", `\-`, "(", `\(`, ")", `\)`, ":", `\:`).Replace(p)
+}
+
+// Queries made only of name patterns are answered from the name tables:
+// on generated names (folding, regexp characters, one- and two-letter
+// patterns that scan every name, huge match sets), before and after an
+// incremental build that renames and removes names (a delta table hiding
+// base names), their totals, hits and stored fields equal bleve's own
+// answers, alone and combined with and, or and not, in one category and
+// across all.
+func TestNameQueriesMatchBleve(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 24))
+	data := filepath.Join(t.TempDir(), "data")
+	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), MaxIncrementalShare: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	a := query.NewAnalysts(m)
+	const n = 900 // all hits fit in one answer (MaxAnalystLimit)
+	for gen := range 2 {
+		recs := nameRecords(n, gen)
+		res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: indexertest.Snapshot(t, recs), Trigger: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gen == 1 && !res.Incremental {
+			t.Fatalf("second build not incremental: the delta tables go untested")
+		}
+		var names []string
+		for _, r := range recs[snapshots.Characters] {
+			names = append(names, r.(*snapshots.Character).Name)
+		}
+		forms := []string{"name:%s", "+name:%s +name:%s", "name:%s name:%s", "name:%s -name:%s", "-name:%s",
+			"+name:%s -name:%s name:%s", "+name:%s name:%s", "-name:%s -name:%s"}
+		for i := range 250 {
+			form := forms[i%len(forms)]
+			args := make([]any, strings.Count(form, "%s"))
+			for k := range args {
+				args[k] = namePattern(rng, names)
+			}
+			req := query.AnalystRequest{Query: fmt.Sprintf(form, args...), Limit: query.MaxAnalystLimit}
+			if i%3 != 0 {
+				req.Category = snapshots.CategoryCharacter
+			}
+			if i%5 == 0 {
+				req.Fields = []string{"corporation_id"}
+			}
+			compareWithBleve(t, a, req)
+		}
+	}
+}
+
+func compareWithBleve(t *testing.T, a *query.Analysts, req query.AnalystRequest) {
+	t.Helper()
+	got, err := a.Query(context.Background(), req)
+	restore := query.SetNameTables(false)
+	want, werr := a.Query(context.Background(), req)
+	restore()
+	if (err == nil) != (werr == nil) {
+		t.Fatalf("%q: error %v, bleve's %v", req.Query, err, werr)
+	}
+	if err != nil {
+		return
+	}
+	if got.Total != want.Total {
+		t.Errorf("%q (%s): total %d, bleve's %d", req.Query, req.Category, got.Total, want.Total)
+		return
+	}
+	byID := func(r *query.AnalystResult) map[string]query.AnalystHit {
+		out := map[string]query.AnalystHit{}
+		for _, h := range r.Hits {
+			out[fmt.Sprint(h.Category, h.ID)] = h
+		}
+		return out
+	}
+	if g, w := byID(got), byID(want); !reflect.DeepEqual(g, w) {
+		t.Errorf("%q (%s): %d hits differ from bleve's %d", req.Query, req.Category, len(g), len(w))
+	}
+}
+
+// A pattern matching more names than one answer holds counts them all and
+// returns the first hits, shortest names first.
+func TestNameQueryLargeMatch(t *testing.T) {
+	recs := indexertest.Records{}
+	for i := range 3000 {
+		recs[snapshots.Characters] = append(recs[snapshots.Characters],
+			&snapshots.Character{Entity: indexertest.Named(90000000+int64(i), fmt.Sprintf("Kari %s", strings.Repeat("a", 1+i%50))), CorporationID: 98000001})
+	}
+	a := query.NewAnalysts(indexertest.Manager(t, indexertest.Snapshot(t, recs)))
+	for _, q := range []string{"name:*a*", "name:kari*", "name:*", "*", "name:*ri\\ a*", "-name:zz*"} {
+		res, err := a.Query(context.Background(), query.AnalystRequest{Query: q, Category: snapshots.CategoryCharacter, Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Total != 3000 || len(res.Hits) != 3 {
+			t.Fatalf("%s: total %d, %d hits; want 3000 and 3", q, res.Total, len(res.Hits))
+		}
+		for k, h := range res.Hits {
+			if want := int64(90000000 + 50*k); h.ID != want || h.Name != "Kari a" {
+				t.Errorf("%s: hit %d is %d %q, want %d %q", q, k, h.ID, h.Name, want, "Kari a")
+			}
+		}
+	}
+}
