@@ -103,7 +103,7 @@ func TestNameQueriesMatchBleve(t *testing.T) {
 	}
 	defer m.Close()
 	a := query.NewAnalysts(m)
-	const n = 900 // all hits fit in one answer (MaxAnalystLimit)
+	const n = 400 // all hits fit in one answer (MaxAnalystLimit)
 	for gen := range 2 {
 		recs := nameRecords(n, gen)
 		res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: indexertest.Snapshot(t, recs), Trigger: "test"})
@@ -119,7 +119,7 @@ func TestNameQueriesMatchBleve(t *testing.T) {
 		}
 		forms := []string{"name:%s", "+name:%s +name:%s", "name:%s name:%s", "name:%s -name:%s", "-name:%s",
 			"+name:%s -name:%s name:%s", "+name:%s name:%s", "-name:%s -name:%s"}
-		for i := range 250 {
+		for i := range 64 {
 			form := forms[i%len(forms)]
 			args := make([]any, strings.Count(form, "%s"))
 			for k := range args {
