@@ -301,6 +301,9 @@ func (a *Analysts) Query(ctx context.Context, req AnalystRequest) (*AnalystResul
 			return nil, err
 		}
 	} else if idx != nil {
+		if err := rewriteNames(ctx, g, p); err != nil {
+			return nil, err
+		}
 		sr := bleve.NewSearchRequestOptions(p.q, p.limit, 0, false)
 		sr.Fields = p.fields
 		if len(p.sort) > 0 {
@@ -374,6 +377,9 @@ func (a *Analysts) Export(ctx context.Context, req AnalystRequest, start func(to
 	}
 	if idx == nil {
 		return start(0, p.fields)
+	}
+	if err := rewriteNames(ctx, g, p); err != nil {
+		return err
 	}
 	// A unique last key lets each page start after the one before.
 	order := append(slices.Clone(p.sort), indexer.DocIDField)

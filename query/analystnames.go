@@ -410,3 +410,98 @@ func storedFields(ctx context.Context, g *indexer.Generation, names []string, hi
 	}
 	return out, nil
 }
+
+// maxNameIDs is the most documents a name clause inside a larger query is
+// turned into (as their IDs, or the IDs of those it does not match): bleve
+// looks each ID up in every segment, cheaper than expanding a pattern into
+// its terms and far cheaper than walking every term for an infix, but not
+// for millions. Beyond it bleve expands the pattern itself.
+var maxNameIDs = 20000
+
+// rewriteNames replaces each name-only clause of an unscored query over
+// one category by the documents the name tables find for it: the clause
+// name:kari* in +name:kari* +corporation_id:98000001 becomes the IDs of
+// the names starting with kari. Scored queries keep bleve's clauses, whose
+// scores the IDs would not give; several categories too, since an ID may
+// name documents of two categories.
+func rewriteNames(ctx context.Context, g *indexer.Generation, p *plan) error {
+	if !nameTables || !p.unscored || len(p.cats) != 1 {
+		return nil
+	}
+	tvs := tableViews(g, p.cats)
+	if len(tvs) == 0 {
+		return nil
+	}
+	var err error
+	var rewrite func(q bquery.Query) bquery.Query
+	rewrite = func(q bquery.Query) bquery.Query {
+		if err != nil {
+			return q
+		}
+		if _, all := q.(*bquery.MatchAllQuery); !all && namesClause(q) {
+			var r bquery.Query
+			r, err = idsQuery(ctx, tvs, q)
+			if r == nil {
+				return q
+			}
+			return r
+		}
+		switch c := q.(type) {
+		case *bquery.BooleanQuery:
+			for _, sub := range []*bquery.Query{&c.Must, &c.Should, &c.MustNot} {
+				if *sub != nil {
+					*sub = rewrite(*sub)
+				}
+			}
+		case *bquery.ConjunctionQuery:
+			for i := range c.Conjuncts {
+				c.Conjuncts[i] = rewrite(c.Conjuncts[i])
+			}
+		case *bquery.DisjunctionQuery:
+			for i := range c.Disjuncts {
+				c.Disjuncts[i] = rewrite(c.Disjuncts[i])
+			}
+		}
+		return q
+	}
+	p.q = rewrite(p.q)
+	return err
+}
+
+// idsQuery is a query matching the documents the name clause q matches,
+// by their IDs or by the IDs of the others, or nil when both are more than
+// maxNameIDs.
+func idsQuery(ctx context.Context, tvs []tableView, q bquery.Query) (bquery.Query, error) {
+	var in, out []*roaring.Bitmap
+	var nIn, nOut uint64
+	for _, tv := range tvs {
+		bm, err := tv.matches(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		rest := tv.all()
+		rest.AndNot(bm)
+		in, out = append(in, bm), append(out, rest)
+		nIn, nOut = nIn+bm.GetCardinality(), nOut+rest.GetCardinality()
+	}
+	ids := func(bms []*roaring.Bitmap, n uint64) []string {
+		out := make([]string, 0, n)
+		for i, bm := range bms {
+			it := bm.Iterator()
+			for it.HasNext() {
+				out = append(out, strconv.FormatInt(tvs[i].t.ID(it.Next()), 10))
+			}
+		}
+		return out
+	}
+	switch {
+	case nIn <= uint64(maxNameIDs):
+		return bleve.NewDocIDQuery(ids(in, nIn)), nil
+	case nOut <= uint64(maxNameIDs):
+		b := bleve.NewBooleanQuery()
+		b.AddMust(bleve.NewMatchAllQuery())
+		b.AddMustNot(bleve.NewDocIDQuery(ids(out, nOut)))
+		return b, nil
+	}
+	return nil, nil
+}

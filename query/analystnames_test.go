@@ -118,8 +118,11 @@ func TestNameQueriesMatchBleve(t *testing.T) {
 			names = append(names, r.(*snapshots.Character).Name)
 		}
 		forms := []string{"name:%s", "+name:%s +name:%s", "name:%s name:%s", "name:%s -name:%s", "-name:%s",
-			"+name:%s -name:%s name:%s", "+name:%s name:%s", "-name:%s -name:%s"}
-		for i := range 64 {
+			"+name:%s -name:%s name:%s", "+name:%s name:%s", "-name:%s -name:%s",
+			// With other fields: the name clauses become IDs.
+			"+name:%s +corporation_id:98000003", "+name:%s -corporation_id:98000002", "-name:%s +corporation_id:98000001",
+			"+corporation_id:98000004 +name:%s -name:%s", "corporation_id:98000005 name:%s", "+name:%s +words:ar"}
+		for i := range 84 {
 			form := forms[i%len(forms)]
 			args := make([]any, strings.Count(form, "%s"))
 			for k := range args {
@@ -132,8 +135,20 @@ func TestNameQueriesMatchBleve(t *testing.T) {
 			if i%5 == 0 {
 				req.Fields = []string{"corporation_id"}
 			}
+			// Few IDs: the clauses become the IDs they do not match, or
+			// stay bleve's.
+			restore := query.SetMaxNameIDs([]int{20000, 150, 10}[(i/3)%3])
 			compareWithBleve(t, a, req)
+			restore()
 		}
+		// Patterns matching most names, as the IDs of the names they do
+		// not match.
+		restore := query.SetMaxNameIDs(150)
+		for _, q := range []string{"+name:*a* +corporation_id:98000003", "-name:* +corporation_id:98000003", "+name:?* -corporation_id:98000001",
+			"+name:*a* -name:*b* +corporation_id:98000006"} {
+			compareWithBleve(t, a, query.AnalystRequest{Query: q, Category: snapshots.CategoryCharacter, Limit: query.MaxAnalystLimit})
+		}
+		restore()
 	}
 }
 

@@ -15,3 +15,11 @@ func SetNameTables(on bool) (restore func()) {
 	nameTables = on
 	return func() { nameTables = was }
 }
+
+// SetMaxNameIDs sets the most IDs a name clause becomes; the returned func
+// restores it.
+func SetMaxNameIDs(n int) (restore func()) {
+	was := maxNameIDs
+	maxNameIDs = n
+	return func() { maxNameIDs = was }
+}
