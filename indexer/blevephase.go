@@ -240,13 +240,7 @@ func (m *Manager) resumeBleve(j *job, gen *Generation, snap *snapshots.Snapshot,
 	}
 	slices.Sort(cats)
 	for _, cat := range cats {
-		b.report(Progress{Phase: "read", Kind: string(cat)})
-		docs, err := b.collectDocs(cat.Kind())
-		if err != nil {
-			gen.Release()
-			return nil, Meta{}, fmt.Errorf("%s: %w", cat, err)
-		}
-		b.pendingBleve = append(b.pendingBleve, bleveTask{cat: cat, bounds: gen.Meta.ShardBounds[cat], shards: gen.Meta.Shards[cat], docs: docs})
+		b.pendingBleve = append(b.pendingBleve, bleveTask{cat: cat, bounds: gen.Meta.ShardBounds[cat], shards: gen.Meta.Shards[cat]})
 	}
 	ph.b = b
 	return gen, gen.Meta, nil

@@ -46,17 +46,19 @@ func (b *builder) setBounds(cat snapshots.Category, bounds []int64) {
 	b.meta.ShardBounds[cat] = bounds
 }
 
-// bleveTask is a category's bleve shards left to a build's second phase.
+// bleveTask is a category's bleve shards left to a build's second phase,
+// which reads its documents from the snapshot again, a shard at a time.
 type bleveTask struct {
 	cat    snapshots.Category
 	shards int
 	bounds []int64
-	docs   []docInfo
 }
 
 // deferBleve splits a category's documents (in key order) into shards of
 // contiguous key ranges, records the ranges and leaves building the shards
-// to the second phase (runBleve).
+// to the second phase (runBleve). The documents are not kept: holding a
+// large category's documents (with their analysts' fields) until the
+// shards are built was most of a build's memory.
 func (b *builder) deferBleve(cat snapshots.Category, shards int, docs []docInfo) {
 	per := max((len(docs)+shards-1)/max(shards, 1), 1)
 	var bounds []int64
@@ -64,7 +66,7 @@ func (b *builder) deferBleve(cat snapshots.Category, shards int, docs []docInfo)
 		bounds = append(bounds, docs[s*per].id)
 	}
 	b.setBounds(cat, bounds)
-	b.pendingBleve = append(b.pendingBleve, bleveTask{cat: cat, shards: shards, bounds: bounds, docs: docs})
+	b.pendingBleve = append(b.pendingBleve, bleveTask{cat: cat, shards: shards, bounds: bounds})
 }
 
 // runBleve builds the shards deferBleve left, a shard per slot at once,
@@ -81,79 +83,102 @@ func (b *builder) runBleve(ctx context.Context, hook func(context.Context, uint6
 		}
 	}
 	for _, t := range b.pendingBleve {
-		b.buildBleve(t.cat, filepath.Join(b.dir, string(t.cat)), t.shards, t.bounds, t.docs)
+		if err := b.streamBleve(t); err != nil {
+			b.bleveFailed(fmt.Errorf("%s: %w", t.cat, err))
+			break
+		}
 	}
 	b.bleve.Wait()
-	b.pendingBleve = nil // the documents are garbage now
 	if b.bleveErr != nil {
 		return b.bleveErr
 	}
 	return ctx.Err()
 }
 
-// buildBleve indexes every document (in key order) into fresh shards along
-// bounds, in the background; runBleve waits for them.
-func (b *builder) buildBleve(cat snapshots.Category, cdir string, shards int, bounds []int64, docs []docInfo) {
-	router := shardRouter{bounds: bounds}
-	parts := make([][]docInfo, shards)
-	for lo := 0; lo < len(docs); {
-		s := min(router.shard(docs[lo].id), shards-1)
-		hi := lo + 1
-		for hi < len(docs) && min(router.shard(docs[hi].id), shards-1) == s {
-			hi++
-		}
-		parts[s] = docs[lo:hi:hi]
-		lo = hi
-	}
+// streamBleve reads a category's records from the snapshot (in key
+// order) and indexes them into fresh shards along the task's bounds: each
+// shard's documents are handed to a worker once the reader is past its
+// range, and the reader waits for a free slot first, so at most a slot's
+// worth of shards and the one being read are in memory.
+func (b *builder) streamBleve(t bleveTask) error {
+	cdir := filepath.Join(b.dir, string(t.cat))
+	router := shardRouter{bounds: t.bounds}
+	total := b.snap.Count(t.cat.Kind())
 	var (
 		mu   sync.Mutex
 		done int64
 	)
-	// indexed reports n more documents in shards.
 	indexed := func(n int) {
 		mu.Lock()
 		defer mu.Unlock()
 		done += int64(n)
-		b.report(Progress{Phase: "bleve", Kind: string(cat), Done: done, Total: int64(len(docs))})
+		b.report(Progress{Phase: "bleve", Kind: string(t.cat), Done: done, Total: total})
 	}
-	b.bleve.Add(shards)
-	for s := 0; s < shards; s++ {
-		go func(s int) {
+	var cur []docInfo
+	s := 0
+	handOff := func() error {
+		select {
+		case b.shardSlots <- struct{}{}:
+		case <-b.ctx.Done():
+			return b.ctx.Err()
+		}
+		part, shard := cur, s
+		cur = make([]docInfo, 0, len(part))
+		b.bleve.Add(1)
+		go func() {
 			defer b.bleve.Done()
-			select {
-			case b.shardSlots <- struct{}{}:
-			case <-b.ctx.Done():
-				b.bleveFailed(b.ctx.Err())
-				return
-			}
 			defer func() { <-b.shardSlots }()
-			dir := shardDir(cdir, s)
-			// A shard left by a phase that failed or was cut short.
-			if err := os.RemoveAll(dir); err != nil {
-				b.bleveFailed(fmt.Errorf("%s: %w", cat, err))
-				return
+			if err := b.indexPart(cdir, shard, part, indexed); err != nil {
+				b.bleveFailed(fmt.Errorf("%s: %w", t.cat, err))
 			}
-			flushed := 0
-			err := b.indexShardWith(b.ctx, dir, !b.opts.KeepSegments, func(batch *shardBatch, flush func() error) error {
-				for _, d := range parts[s] {
-					batch.update(b.docs.document(d))
-					if n := batch.len(); n >= b.opts.BatchSize {
-						if err := flush(); err != nil {
-							return err
-						}
-						flushed += n
-						indexed(n)
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				b.bleveFailed(fmt.Errorf("%s: %w", cat, err))
-				return
-			}
-			indexed(len(parts[s]) - flushed)
-		}(s)
+		}()
+		return nil
 	}
+	n := 0
+	err := b.snap.EachWith(t.cat.Kind(), snapshots.EachOptions{}, func(rec snapshots.Record, line snapshots.Line) error {
+		for min(router.shard(line.Key), t.shards-1) > s {
+			if err := handOff(); err != nil {
+				return err
+			}
+			s++
+		}
+		cur = append(cur, b.docOf(line.Key, rec, true))
+		if n++; n%10000 == 0 {
+			return b.ctx.Err()
+		}
+		return nil
+	})
+	for ; err == nil && s < t.shards; s++ {
+		err = handOff()
+	}
+	return err
+}
+
+// indexPart indexes one shard's documents into a fresh shard.
+func (b *builder) indexPart(cdir string, s int, part []docInfo, indexed func(int)) error {
+	dir := shardDir(cdir, s)
+	// A shard left by a phase that failed or was cut short.
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	flushed := 0
+	err := b.indexShardWith(b.ctx, dir, !b.opts.KeepSegments, func(batch *shardBatch, flush func() error) error {
+		for _, d := range part {
+			batch.update(b.docs.document(d))
+			if n := batch.len(); n >= b.opts.BatchSize {
+				if err := flush(); err != nil {
+					return err
+				}
+				flushed += n
+				indexed(n)
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		indexed(len(part) - flushed)
+	}
+	return err
 }
 
 // bleveFailed records the first error of a background bleve build.

@@ -15,16 +15,27 @@ import (
 // the process with searches.
 const DefaultBuildGCPercent = 400
 
+// DefaultBuildMemoryLimit is the soft memory limit (Go's GOMEMLIMIT) a
+// build process runs under: above what a 10M-name build holds live at its
+// peak, so the collector runs when the heap nears it rather than letting
+// GOGC grow it to several times that (figures in docs/performance.md).
+const DefaultBuildMemoryLimit = 2560 << 20
+
 // TuneGCForBuild sets the process's GOGC to percent and, when capMemory
-// and percent is above Go's default, a soft memory limit of half the
-// machine's memory, so the collector runs sooner rather than outgrow a
-// small machine. It returns what restores both settings. Both are
-// process-wide: call it only where nothing else shares the process.
+// and percent is above Go's default, a soft memory limit of
+// DefaultBuildMemoryLimit (at most half the machine's memory), so the
+// collector runs sooner rather than outgrow a small machine. It returns
+// what restores both settings. Both are process-wide: call it only where
+// nothing else shares the process.
 func TuneGCForBuild(percent int, capMemory bool) (restore func()) {
 	oldPercent := debug.SetGCPercent(percent)
 	oldLimit := debug.SetMemoryLimit(-1)
-	if total := totalMemory(); capMemory && total > 0 && percent > 100 {
-		debug.SetMemoryLimit(total / 2)
+	if capMemory && percent > 100 {
+		limit := int64(DefaultBuildMemoryLimit)
+		if total := totalMemory(); total > 0 {
+			limit = min(limit, total/2)
+		}
+		debug.SetMemoryLimit(limit)
 	}
 	return func() {
 		debug.SetGCPercent(oldPercent)

@@ -93,7 +93,7 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 				sw.group(groupPath, HashPath(r.Path))
 			}
 			if searchable && (!partial || changed) {
-				rd.docs = append(rd.docs, b.docOf(line.Key, rec))
+				rd.docs = append(rd.docs, b.docOf(line.Key, rec, b.mayPatch()))
 			}
 		}
 		if early != nil {
@@ -128,27 +128,21 @@ func baseName(n snapshots.Named) string {
 	return n.DisplayName()
 }
 
-// docOf is what a category needs of one record.
-func (b *builder) docOf(key int64, rec snapshots.Record) docInfo {
+// docOf is what a category needs of one record; the analysts' fields only
+// with attrs (the tables do not need them).
+func (b *builder) docOf(key int64, rec snapshots.Record, attrs bool) docInfo {
 	named := rec.(snapshots.Named)
 	d := docInfo{id: key, name: baseName(named), names: named.LocalizedNames()}
 	if s, ok := rec.(*snapshots.Structure); ok {
 		d.access = s.Access
 	}
-	d.attrs = attributes(rec, b.universe)
+	if attrs {
+		d.attrs = attributes(rec, b.universe)
+	}
 	return d
 }
 
-// collectDocs reads a kind's documents from the snapshot alone (its store
-// and tables are already written), for completing a bleve part.
-func (b *builder) collectDocs(kind snapshots.Kind) ([]docInfo, error) {
-	docs := make([]docInfo, 0, b.snap.Count(kind))
-	err := b.snap.EachWith(kind, snapshots.EachOptions{}, func(rec snapshots.Record, line snapshots.Line) error {
-		docs = append(docs, b.docOf(line.Key, rec))
-		if len(docs)%100000 == 0 {
-			return b.ctx.Err()
-		}
-		return nil
-	})
-	return docs, err
-}
+// mayPatch reports whether the documents read in the first phase may
+// patch bleve shards (an incremental build), and so need their analysts'
+// fields; shards built whole read them again in the second phase.
+func (b *builder) mayPatch() bool { return b.prev != nil && !b.full }

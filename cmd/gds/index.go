@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"time"
@@ -41,6 +42,7 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	force := fs.Bool("force", false, "when another process is building in --data, wait for it instead of refusing")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file (go tool pprof)")
+	memProfile := fs.String("memprofile", "", "write a heap profile of the build at its largest heap to this file (go tool pprof)")
 	gcPercent := fs.Int("gc-percent", indexer.DefaultBuildGCPercent, "Go's GOGC for the build: more memory, less collecting (100 is Go's default; a GOGC variable in the environment wins)")
 	var batch int
 	addBleveBatchFlag(fs, &batch)
@@ -103,6 +105,9 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 		}
 		defer stop()
 	}
+	if *memProfile != "" {
+		defer peakHeapProfile(*memProfile)()
+	}
 
 	done := make(chan buildOutcome, 1)
 	go func() {
@@ -134,6 +139,37 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("index: generation %d is live here but publishing it failed; the bucket still points at %d: %w", pub.Generation, fr.pub.Published(), err)
 	}
 	return printBuild(env.Stdout, out.res, mgr.Live(), *asJSON, &pub)
+}
+
+// peakHeapProfile writes a heap profile to path whenever the heap has grown
+// a tenth past the largest seen (checked every second), so path ends up
+// holding the heap near its peak; stop ends it.
+func peakHeapProfile(path string) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		var peak uint64
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse < peak+peak/10 {
+				continue
+			}
+			peak = ms.HeapInuse
+			if f, err := os.Create(path); err == nil {
+				_ = pprof.WriteHeapProfile(f)
+				f.Close()
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // startCPUProfile profiles the process's CPU into path until stop is called.
