@@ -39,8 +39,8 @@ const (
 	ringSlots  = subWindows + 1
 )
 
-// entry is one bucket: 32 bytes and no pointers, so a map of millions of
-// them costs the garbage collector nothing to scan.
+// entry is one bucket: 32 bytes and no pointers, so a table of millions
+// of them costs the garbage collector nothing to scan.
 type entry struct {
 	newest uint32 // slot index (since the limiter's epoch) of the newest slot
 	used   uint32 // sum of counts
@@ -88,14 +88,14 @@ func (e *entry) refund(slot uint32, n int) {
 	e.used -= uint32(d)
 }
 
-// Memory bound: the buckets of all groups live in numShards maps (so
+// Memory bound: the buckets of all groups live in numShards tables (so
 // concurrent requests rarely wait on one lock), at most MaxKeys in all.
 const (
 	numShards  = 64
 	shardShift = 64 - 6
-	// DefaultMaxKeys bounds the buckets kept: a bucket is 40 bytes of
-	// key and entry, 60 to 100 with the maps' slack, so about 100 MiB at
-	// most (docs/api.md).
+	// DefaultMaxKeys bounds the buckets kept: a bucket is a 40-byte slot
+	// of key and entry, 50 to 100 bytes with the tables' free slots; a
+	// full limiter's tables are half full, 80 MiB (docs/api.md).
 	DefaultMaxKeys = 1 << 20
 	// evictSample is how many buckets a full shard looks at to pick the
 	// one to forget.
@@ -104,8 +104,7 @@ const (
 
 type shard struct {
 	mu        sync.Mutex
-	m         map[uint64]entry
-	peak      int   // largest len(m) since the map was last rebuilt
+	t         table
 	lastSweep int64 // clock reading (ns since epoch) of the last sweep
 	_         [64]byte
 }
@@ -172,9 +171,6 @@ func New(cfg Config) (*Limiter, error) {
 		l.sweepEvery = min(l.sweepEvery, max(g.slotNS, int64(time.Second)))
 	}
 	l.limited = make([]atomic.Uint64, len(l.groups))
-	for i := range l.shards {
-		l.shards[i].m = make(map[uint64]entry)
-	}
 	return l, nil
 }
 
@@ -211,7 +207,7 @@ func bucketKey(k Key, group uint8) uint64 {
 	x := uint64(k) ^ (uint64(group)+1)*0x9e3779b97f4a7c15
 	x ^= x >> 31
 	x *= 0xbf58476d1ce4e5b9
-	return x ^ x>>29
+	return fixKey(x ^ x>>29)
 }
 
 // Admit reserves AdmitCost tokens of k's bucket if it still holds them.
@@ -223,28 +219,27 @@ func (g *Group) Admit(k Key) Ticket {
 	sh := &g.l.shards[key>>shardShift]
 	sh.mu.Lock()
 	sh.sweep(g.l, now, false)
-	e, ok := sh.m[key]
-	if ok {
+	e := sh.t.find(key)
+	if e != nil {
 		e.advance(idx)
 	} else {
-		if len(sh.m) >= g.l.shardCap {
-			sh.evict(g.l, now)
+		if sh.t.n >= g.l.shardCap {
+			sh.evict(g.l, key, now)
 		}
-		e = entry{newest: idx, group: g.id}
+		e = sh.t.insert(key, entry{newest: idx, group: g.id})
 	}
 	maxTokens := gi.limit.MaxTokens
 	if int(e.used)+AdmitCost > maxTokens {
-		sh.m[key] = e
 		retry := e.retryAfter(int(e.used)+AdmitCost-maxTokens, gi, now)
+		remaining := max(maxTokens-int(e.used), 0)
 		sh.mu.Unlock()
 		g.l.limited[g.id].Add(1)
-		return Ticket{Remaining: max(maxTokens-int(e.used), 0), RetryAfter: retry}
+		return Ticket{Remaining: remaining, RetryAfter: retry}
 	}
 	e.add(AdmitCost)
-	sh.m[key] = e
-	sh.peak = max(sh.peak, len(sh.m))
+	remaining, slot := max(maxTokens-int(e.used), 0), e.newest
 	sh.mu.Unlock()
-	return Ticket{Allowed: true, Remaining: max(maxTokens-int(e.used), 0), key: key, slot: e.newest}
+	return Ticket{Allowed: true, Remaining: remaining, key: key, slot: slot}
 }
 
 // Settle charges an admitted request's answer by its status (Cost) and
@@ -261,8 +256,8 @@ func (g *Group) Settle(t *Ticket, status int) (used, remaining int) {
 	sh := &g.l.shards[t.key>>shardShift]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	e, ok := sh.m[t.key]
-	if !ok {
+	e := sh.t.find(t.key)
+	if e == nil {
 		// Forgotten meanwhile (evicted): nothing to charge.
 		return cost, max(t.Remaining-delta, 0)
 	}
@@ -272,7 +267,6 @@ func (g *Group) Settle(t *Ticket, status int) (used, remaining int) {
 	} else {
 		e.refund(t.slot, -delta)
 	}
-	sh.m[t.key] = e
 	return cost, max(gi.limit.MaxTokens-int(e.used), 0)
 }
 
@@ -291,52 +285,44 @@ func (e *entry) retryAfter(need int, gi *groupInfo, now int64) time.Duration {
 }
 
 // expired reports whether all of e's tokens are back at clock now.
-func (l *Limiter) expired(e entry, now int64) bool {
+func (l *Limiter) expired(e *entry, now int64) bool {
 	return now/l.groups[e.group].slotNS-int64(e.newest) >= ringSlots
 }
 
 // sweep forgets buckets whose tokens are all back, at most once per
-// sweepEvery unless forced, and rebuilds a map that shrank to a quarter of
-// its peak (Go maps never give memory back by themselves).
+// sweepEvery unless forced; the table shrinks when it empties out.
 func (sh *shard) sweep(l *Limiter, now int64, force bool) {
 	if !force && now-sh.lastSweep < l.sweepEvery {
 		return
 	}
 	sh.lastSweep = now
-	for k, e := range sh.m {
-		if l.expired(e, now) {
-			delete(sh.m, k)
-		}
-	}
-	if sh.peak >= 1024 && len(sh.m) < sh.peak/4 {
-		m := make(map[uint64]entry, len(sh.m))
-		for k, e := range sh.m {
-			m[k] = e
-		}
-		sh.m, sh.peak = m, len(m)
-	}
+	sh.t.removeIf(func(e *entry) bool { return l.expired(e, now) })
 }
 
-// evict makes room in a full shard: the bucket whose tokens come back
-// soonest among a few sampled (Go randomizes where iteration starts) is
-// forgotten; its client starts afresh.
-func (sh *shard) evict(l *Limiter, now int64) {
-	var victim uint64
-	best, n := int64(1<<62), 0
-	for k, e := range sh.m {
+// evict makes room in a full shard for key: among the few buckets stored
+// from key's home slot on (a place the client cannot choose: keys are
+// keyed hashes), the first whose tokens are all back, else the one whose
+// tokens come back soonest, is forgotten; its client starts afresh.
+func (sh *shard) evict(l *Limiter, key uint64, now int64) {
+	t := &sh.t
+	mask := uint64(len(t.slots) - 1)
+	victim, best, n, sample := uint64(0), int64(1<<62), 0, min(evictSample, t.n)
+	for i := key & mask; n < sample; i = (i + 1) & mask {
+		e := &t.slots[i].e
+		if t.slots[i].key == 0 {
+			continue
+		}
+		n++
 		if l.expired(e, now) {
-			victim = k
+			victim = i
 			break
 		}
 		gi := &l.groups[e.group]
 		if back := (int64(e.newest) + ringSlots) * gi.slotNS; back < best {
-			best, victim = back, k
-		}
-		if n++; n >= evictSample {
-			break
+			best, victim = back, i
 		}
 	}
-	delete(sh.m, victim)
+	t.remove(victim)
 }
 
 // Len is the number of buckets kept (for tests and metrics).
@@ -345,7 +331,7 @@ func (l *Limiter) Len() int {
 	for i := range l.shards {
 		sh := &l.shards[i]
 		sh.mu.Lock()
-		n += len(sh.m)
+		n += sh.t.n
 		sh.mu.Unlock()
 	}
 	return n
