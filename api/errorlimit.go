@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"gds/api/clientip"
+	"gds/api/ratelimit"
 )
 
 // Defaults of Limits.
@@ -46,7 +48,7 @@ type errorLimiter struct {
 	clientIP clientip.Resolver
 
 	mu        sync.Mutex
-	clients   map[string]*errorWindow
+	clients   map[netip.Addr]*errorWindow
 	lastSweep time.Time
 }
 
@@ -61,7 +63,7 @@ const maxErrorClients = 100_000
 
 func newErrorLimiter(l Limits, now func() time.Time, m Metrics, ip clientip.Resolver) *errorLimiter {
 	el := &errorLimiter{limit: l.ErrorLimit, window: l.ErrorWindow, now: now, metrics: m, clientIP: ip,
-		clients: make(map[string]*errorWindow)}
+		clients: make(map[netip.Addr]*errorWindow)}
 	if el.limit == 0 {
 		el.limit = defaultErrorLimit
 	}
@@ -78,8 +80,10 @@ func (el *errorLimiter) handle(c *gin.Context) {
 	}
 	// X-Forwarded-For only from trusted proxies: it is the client's to
 	// forge, so it must not pick whose budget an error is charged to.
-	ip := el.clientIP.IP(c.Request)
-	remain, reset := el.state(ip)
+	// Resolved once per request: the rate limiter reads it from the
+	// writer (limitWriterOf).
+	addr := el.clientIP.Addr(c.Request)
+	remain, reset := el.stateOf(addr)
 	if remain <= 0 {
 		el.metrics.ErrorLimited()
 		setErrorLimitHeaders(c.Writer.Header(), 0, reset)
@@ -88,7 +92,7 @@ func (el *errorLimiter) handle(c *gin.Context) {
 			el.limit, el.window, reset))
 		return
 	}
-	w := &limitWriter{ResponseWriter: c.Writer, el: el, ip: ip, remain: remain, reset: reset}
+	w := &limitWriter{ResponseWriter: c.Writer, el: el, addr: addr, remain: remain, reset: reset}
 	c.Writer = w
 	c.Next()
 	w.commit() // a response without a body has not committed yet
@@ -97,13 +101,17 @@ func (el *errorLimiter) handle(c *gin.Context) {
 
 // limitWriter charges an error answer and sets the error limit headers
 // just before the status line is committed, when the final status is
-// known (gin commits on the first body write or WriteHeaderNow).
+// known (gin commits on the first body write or WriteHeaderNow). It also
+// settles the request's rate-limit ticket, when serveLimited hands it one,
+// so a rate-limited request needs no writer of its own.
 type limitWriter struct {
 	gin.ResponseWriter
 	el            *errorLimiter
-	ip            string
+	addr          netip.Addr // the client, as clientip resolved it
 	remain, reset int
 	committed     bool
+	rate          *rateGroup // nil: not rate limited (or not admitted)
+	ticket        ratelimit.Ticket
 }
 
 func (w *limitWriter) commit() {
@@ -111,10 +119,24 @@ func (w *limitWriter) commit() {
 		return
 	}
 	w.committed = true
-	if status := w.ResponseWriter.Status(); status >= 400 && status != StatusErrorLimited {
-		w.remain, w.reset = w.el.count(w.ip)
+	status := w.ResponseWriter.Status()
+	if w.rate != nil {
+		setRateHeaders(w.Header(), w.rate, &w.ticket, status)
+	}
+	if status >= 400 && status != StatusErrorLimited {
+		w.remain, w.reset = w.el.countOf(w.addr)
 	}
 	setErrorLimitHeaders(w.Header(), w.remain, w.reset)
+}
+
+// limitWriterOf finds the error limiter's writer beneath a handler's
+// writer (only compression wraps it), or nil when the error limit is off.
+func limitWriterOf(w gin.ResponseWriter) *limitWriter {
+	if g, ok := w.(*gzipWriter); ok {
+		w = g.ResponseWriter
+	}
+	lw, _ := w.(*limitWriter)
+	return lw
 }
 
 func (w *limitWriter) WriteHeaderNow() { w.commit(); w.ResponseWriter.WriteHeaderNow() }
@@ -158,9 +180,21 @@ var (
 	canonicalErrorLimitReset  = http.CanonicalHeaderKey(HeaderErrorLimitReset)
 )
 
+// ipAddr is the table key of a textual client address; an unreadable
+// one is the zero Addr (all such share a window, as they did by "").
+func ipAddr(ip string) netip.Addr {
+	a, _ := netip.ParseAddr(ip)
+	return a.Unmap()
+}
+
 // state returns the errors ip may still make and the seconds until its
 // window resets.
-func (el *errorLimiter) state(ip string) (remain, reset int) {
+func (el *errorLimiter) state(ip string) (remain, reset int) { return el.stateOf(ipAddr(ip)) }
+
+// count charges one error to ip.
+func (el *errorLimiter) count(ip string) (remain, reset int) { return el.countOf(ipAddr(ip)) }
+
+func (el *errorLimiter) stateOf(ip netip.Addr) (remain, reset int) {
 	el.mu.Lock()
 	defer el.mu.Unlock()
 	now := el.now()
@@ -171,8 +205,7 @@ func (el *errorLimiter) state(ip string) (remain, reset int) {
 	return el.limit - w.errors, seconds(w.end.Sub(now))
 }
 
-// count charges one error to ip.
-func (el *errorLimiter) count(ip string) (remain, reset int) {
+func (el *errorLimiter) countOf(ip netip.Addr) (remain, reset int) {
 	el.mu.Lock()
 	defer el.mu.Unlock()
 	now := el.now()

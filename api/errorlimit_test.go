@@ -90,7 +90,7 @@ func TestErrorLimiterForgetsEndedWindows(t *testing.T) {
 	now := testEpoch
 	el := newErrorLimiter(Limits{ErrorLimit: 5, ErrorWindow: time.Minute}, func() time.Time { return now }, noMetrics{}, clientip.Resolver{})
 	for i := range 1000 {
-		el.count("10.0.0." + strconv.Itoa(i))
+		el.count("10.0." + strconv.Itoa(i>>8) + "." + strconv.Itoa(i&0xff))
 	}
 	if len(el.clients) != 1000 {
 		t.Fatalf("%d clients tracked, want 1000", len(el.clients))

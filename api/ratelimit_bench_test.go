@@ -3,11 +3,16 @@
 package api
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -152,11 +157,92 @@ func BenchmarkSearchCachedHTTPLimiterCPU(b *testing.B) {
 }
 
 // benchModes are the limiter settings the two servers of a comparison
-// run: off and on, or off twice with BENCH_AA=1 to see how much of a
-// difference the method itself shows.
+// run: off and on, off twice with BENCH_AA=1 to see how much of a
+// difference the method itself shows, or on twice with BENCH_ON=1 (to
+// profile against a BENCH_AA=1 profile).
 func benchModes() []bool {
+	if os.Getenv("BENCH_ON") != "" {
+		return []bool{true, true}
+	}
 	if os.Getenv("BENCH_AA") != "" {
 		return []bool{false, false}
 	}
 	return []bool{false, true}
 }
+
+// BenchmarkSearchCachedWrkLimiter compares the cached search's throughput
+// over HTTP with the limiter off and on, driven by wrk (a separate process,
+// light enough to leave the server most of the machine) from 4,096
+// clients named by X-Forwarded-For from a trusted proxy (the loopback
+// client). Each iteration is one round: wrk runs for 2 seconds against
+// each server in turn, so load from other processes hits both alike. It
+// reports both servers' requests/s and this process's CPU per request
+// (the server's work; wrk's is not counted). Skipped without wrk
+// (make bench-deps installs it):
+// go test -run '^$' -bench SearchCachedWrkLimiter -benchtime 10x ./api
+func BenchmarkSearchCachedWrkLimiter(b *testing.B) {
+	bin, err := exec.LookPath("wrk")
+	if err != nil {
+		b.Skip("wrk not installed (make bench-deps)")
+	}
+	proxies, err := clientip.Parse("127.0.0.1,::1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var urls [2]string
+	for i, on := range benchModes() {
+		ts := newTestServer(b, searchRecords(), func(d *Deps) {
+			d.ClientIP = proxies
+			d.Limits.RateLimitsOff = !on
+			d.Limits.RateLimits = map[string]ratelimit.Limit{RateGroupSearch: {MaxTokens: 60_000, Window: time.Hour}}
+		})
+		srv := httptest.NewServer(ts.h)
+		b.Cleanup(srv.Close)
+		urls[i] = srv.URL
+	}
+	script := filepath.Join(b.TempDir(), "clients.lua")
+	if err := os.WriteFile(script, []byte(`
+local path = "/v2/search/?search=jita&categories=character,solar_system"
+request = function()
+  local i = math.random(0, 4095)
+  return wrk.format("GET", path, {["X-Forwarded-For"] = "10.0." .. math.floor(i / 256) .. "." .. (i % 256)})
+end
+`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var reqs [2]int
+	var wall, cpu [2]time.Duration
+	b.ResetTimer()
+	for range b.N {
+		for s, url := range urls {
+			start, startCPU := time.Now(), cpuTime(b)
+			out, err := exec.Command(bin, "-t1", "-c16", "-d2s", "-s", script, url).CombinedOutput()
+			cpu[s] += cpuTime(b) - startCPU
+			wall[s] += time.Since(start)
+			if err != nil {
+				b.Fatalf("wrk: %v: %s", err, out)
+			}
+			if bytes.Contains(out, []byte("Non-2xx")) || bytes.Contains(out, []byte("rror")) {
+				b.Fatalf("wrk saw errors: %s", out)
+			}
+			m := wrkRequests.FindSubmatch(out)
+			if m == nil {
+				b.Fatalf("wrk printed no count: %s", out)
+			}
+			n, _ := strconv.Atoi(string(m[1]))
+			reqs[s] += n
+		}
+	}
+	off := float64(reqs[0]) / wall[0].Seconds()
+	on := float64(reqs[1]) / wall[1].Seconds()
+	offCPU := float64(cpu[0]) / float64(reqs[0])
+	onCPU := float64(cpu[1]) / float64(reqs[1])
+	b.ReportMetric(off, "off-req/s")
+	b.ReportMetric(on, "on-req/s")
+	b.ReportMetric(100*(1-on/off), "%less-req/s")
+	b.ReportMetric(offCPU, "off-cpu-ns/req")
+	b.ReportMetric(onCPU, "on-cpu-ns/req")
+	b.ReportMetric(100*(onCPU/offCPU-1), "%more-cpu")
+}
+
+var wrkRequests = regexp.MustCompile(`(\d+) requests in`)

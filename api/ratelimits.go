@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -162,8 +163,13 @@ func (s *server) rateGroupOf(r *Route) *rateGroup {
 // otherwise the client IP, with the application of a valid token sent to
 // a public route. A token that does not verify is not trusted to pick a
 // bucket (the handler answers it 401 where one is required).
-func (s *server) rateKey(c *gin.Context, r *Route) ratelimit.Key {
-	addr := s.d.ClientIP.Addr(c.Request)
+func (s *server) rateKey(c *gin.Context, r *Route, lw *limitWriter) ratelimit.Key {
+	var addr netip.Addr
+	if lw != nil {
+		addr = lw.addr // resolved by the error limiter
+	} else {
+		addr = s.d.ClientIP.Addr(c.Request)
+	}
 	if r.Scope != "" || mayHaveToken(c.Request) {
 		if claims, err := s.authenticate(c); err == nil {
 			if r.Scope != "" {
@@ -184,7 +190,8 @@ func mayHaveToken(r *http.Request) bool {
 // serveLimited answers a request of a rate-limited route: 429 when the
 // client's bucket is spent, else the handler, charged by its status.
 func (s *server) serveLimited(c *gin.Context, rg *rateGroup, r *Route, h gin.HandlerFunc) {
-	t := rg.g.Admit(s.rateKey(c, r))
+	lw := limitWriterOf(c.Writer)
+	t := rg.g.Admit(s.rateKey(c, r, lw))
 	hdr := c.Writer.Header()
 	hdr[HeaderRateLimitGroup] = rg.name
 	hdr[HeaderRateLimitLimit] = rg.limit
@@ -197,6 +204,13 @@ func (s *server) serveLimited(c *gin.Context, rg *rateGroup, r *Route, h gin.Han
 		writeError(c, http.StatusTooManyRequests, fmt.Sprintf(
 			"rate limited: this client spent the %s group's %s tokens; retry in %d seconds",
 			rg.g.Name(), rg.limit[0], retry))
+		return
+	}
+	if lw != nil && lw.rate == nil && !lw.committed {
+		// The error limiter's writer settles the ticket when it commits
+		// the status (a panic's 500 too, which costs nothing).
+		lw.rate, lw.ticket = rg, t
+		h(c)
 		return
 	}
 	w := rateWriters.Get().(*rateWriter)
@@ -236,9 +250,14 @@ func (w *rateWriter) commit() {
 
 func (w *rateWriter) settle(status int) {
 	w.committed = true
-	used, remaining := w.rg.g.Settle(&w.ticket, status)
-	h := w.Header()
-	h[HeaderRateLimitRemaining] = w.rg.remaining(remaining)
+	setRateHeaders(w.Header(), w.rg, &w.ticket, status)
+}
+
+// setRateHeaders settles an admitted request's ticket by its answer's
+// status and sets the remaining and used headers.
+func setRateHeaders(h http.Header, rg *rateGroup, t *ratelimit.Ticket, status int) {
+	used, remaining := rg.g.Settle(t, status)
+	h[HeaderRateLimitRemaining] = rg.remaining(remaining)
 	h[HeaderRateLimitUsed] = headerInt(used)
 }
 
