@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gin-gonic/gin"
+
 	"gds/api/clientip"
 	"gds/api/ratelimit"
 )
@@ -68,11 +70,8 @@ func BenchmarkSearchCachedLimiterCPU(b *testing.B) {
 		reqs[i].RemoteAddr = fmt.Sprintf("10.0.%d.%d:1234", i>>8, i&0xff)
 	}
 	servers := [2]*testServer{}
-	for i, on := range benchModes() {
-		servers[i] = newTestServer(b, searchRecords(), func(d *Deps) {
-			d.Limits.RateLimitsOff = !on
-			d.Limits.RateLimits = map[string]ratelimit.Limit{RateGroupSearch: {MaxTokens: 4096, Window: time.Hour}}
-		})
+	for i, m := range benchModes() {
+		servers[i] = newTestServer(b, searchRecords(), m.deps(clientip.Resolver{}))
 	}
 	const block = 2000
 	var cpu [2]time.Duration
@@ -111,12 +110,8 @@ func BenchmarkSearchCachedHTTPLimiterCPU(b *testing.B) {
 		b.Fatal(err)
 	}
 	var urls [2]string
-	for i, on := range benchModes() {
-		ts := newTestServer(b, searchRecords(), func(d *Deps) {
-			d.ClientIP = proxies
-			d.Limits.RateLimitsOff = !on
-			d.Limits.RateLimits = map[string]ratelimit.Limit{RateGroupSearch: {MaxTokens: 4096, Window: time.Hour}}
-		})
+	for i, m := range benchModes() {
+		ts := newTestServer(b, searchRecords(), m.deps(proxies))
 		srv := httptest.NewServer(ts.h)
 		b.Cleanup(srv.Close)
 		urls[i] = srv.URL + "/v2/search/?search=jita&categories=character,solar_system"
@@ -156,18 +151,45 @@ func BenchmarkSearchCachedHTTPLimiterCPU(b *testing.B) {
 	b.ReportMetric(100*(on/off-1), "%more-cpu")
 }
 
-// benchModes are the limiter settings the two servers of a comparison
-// run: off and on, off twice with BENCH_AA=1 to see how much of a
-// difference the method itself shows, or on twice with BENCH_ON=1 (to
-// profile against a BENCH_AA=1 profile).
-func benchModes() []bool {
-	if os.Getenv("BENCH_ON") != "" {
-		return []bool{true, true}
+// benchMode is how one server of a comparison runs: with the limiter on,
+// or off and (headers) setting the four X-Ratelimit-* headers to fixed
+// values, which is what ESI's headers alone cost in net/http's header
+// writer, whatever the limiter behind them does.
+type benchMode struct{ limiter, headers bool }
+
+// benchModes are the two servers of a comparison: off and on; off twice
+// with BENCH_AA=1 to see how much of a difference the method itself
+// shows; on twice with BENCH_ON=1 (to profile against a BENCH_AA=1
+// profile); off and off with the headers with BENCH_HEADERS=1.
+func benchModes() []benchMode {
+	switch {
+	case os.Getenv("BENCH_ON") != "":
+		return []benchMode{{limiter: true}, {limiter: true}}
+	case os.Getenv("BENCH_AA") != "":
+		return []benchMode{{}, {}}
+	case os.Getenv("BENCH_HEADERS") != "":
+		return []benchMode{{}, {headers: true}}
 	}
-	if os.Getenv("BENCH_AA") != "" {
-		return []bool{false, false}
+	return []benchMode{{}, {limiter: true}}
+}
+
+// deps configures a server of mode m: a budget no benchmark client
+// spends (4,096 tokens an hour each) and proxies trusted.
+func (m benchMode) deps(proxies clientip.Resolver) func(*Deps) {
+	return func(d *Deps) {
+		d.ClientIP = proxies
+		d.Limits.RateLimitsOff = !m.limiter
+		d.Limits.RateLimits = map[string]ratelimit.Limit{RateGroupSearch: {MaxTokens: 4096, Window: time.Hour}}
+		if m.headers {
+			group, limit := []string{RateGroupSearch}, []string{"4096/1h"}
+			remaining, used := []string{"4094"}, []string{"2"}
+			d.Middleware = append(d.Middleware, func(c *gin.Context) {
+				h := c.Writer.Header()
+				h[HeaderRateLimitGroup], h[HeaderRateLimitLimit] = group, limit
+				h[HeaderRateLimitRemaining], h[HeaderRateLimitUsed] = remaining, used
+			})
+		}
 	}
-	return []bool{false, true}
 }
 
 // BenchmarkSearchCachedWrkLimiter compares the cached search's throughput
@@ -190,12 +212,8 @@ func BenchmarkSearchCachedWrkLimiter(b *testing.B) {
 		b.Fatal(err)
 	}
 	var urls [2]string
-	for i, on := range benchModes() {
-		ts := newTestServer(b, searchRecords(), func(d *Deps) {
-			d.ClientIP = proxies
-			d.Limits.RateLimitsOff = !on
-			d.Limits.RateLimits = map[string]ratelimit.Limit{RateGroupSearch: {MaxTokens: 60_000, Window: time.Hour}}
-		})
+	for i, m := range benchModes() {
+		ts := newTestServer(b, searchRecords(), m.deps(proxies))
 		srv := httptest.NewServer(ts.h)
 		b.Cleanup(srv.Close)
 		urls[i] = srv.URL
