@@ -147,8 +147,12 @@ test-fleet: fleet-deps
 # from an empty disk, throughput of 1 and 3 replicas behind HAProxy.
 # Heavy at 1M names and more: run it under the shared lock, e.g.
 #   flock /tmp/gds-heavy.lock make fleet-measure FLEET_MEASURE_NAMES=1000000
+# FLEET_MEASURE_SNAPSHOT=DIR reuses a snapshot instead of generating one;
+# FLEET_MEASURE_WORK=DIR keeps the work (the bucket and publish results) so
+# a retry does not build again.
 FLEET_MEASURE_NAMES ?= 1000000
+FLEET_MEASURE_TIMEOUT ?= 120m
 .PHONY: fleet-measure
 fleet-measure: fleet-deps
 	VERSITYGW=$(CURDIR)/bin/versitygw FLEET_MEASURE_NAMES=$(FLEET_MEASURE_NAMES) \
-	  $(GO) test -tags fleet -run '^TestFleetMeasure$$' -count=1 -timeout 60m -v ./cmd/gds
+	  $(GO) test -tags fleet -run '^TestFleetMeasure$$' -count=1 -timeout $(FLEET_MEASURE_TIMEOUT) -v ./cmd/gds
