@@ -426,9 +426,18 @@ func TestFollowResumes(t *testing.T) {
 	if m1.Live() != nil || first == nil || first.Fetched == 0 {
 		t.Fatalf("after the failed download: live %v, download %+v", m1.Live(), first)
 	}
-	// A new process on the same directory (as after kill -9).
+	// A new process on the same directory (as after kill -9, which
+	// leaves a file half written).
 	fl1.Close()
 	m1.Close()
+	incoming, _ := filepath.Glob(filepath.Join(data, "fleet", "incoming", "*"))
+	if len(incoming) != 1 {
+		t.Fatalf("download directories after the failure: %v", incoming)
+	}
+	stale := filepath.Join(incoming[0], "stale-download.part")
+	if err := os.WriteFile(stale, []byte("half"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, good, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -447,6 +456,12 @@ func TestFollowResumes(t *testing.T) {
 	if len(leftovers) != 0 {
 		t.Fatalf("download directories left behind: %v", leftovers)
 	}
+	filepath.WalkDir(data, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, ".part") {
+			t.Errorf("a partial download went live with the generation: %s", path)
+		}
+		return nil
+	})
 }
 
 // TestFollowUnreachable: a bucket that disappears is an error in the

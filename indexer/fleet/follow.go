@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -261,6 +262,16 @@ func (f *Follower) download(ctx context.Context, m *Manifest) (string, error) {
 			}
 		}
 	}
+	// A .part is a file whose download did not finish: a failed write
+	// (a full disk) removes its own, a killed process leaves it. Its
+	// file may now come from the live generation instead, so it would
+	// never be overwritten: remove them all before starting.
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, partExt) {
+			_ = os.Remove(path)
+		}
+		return nil
+	})
 	raw, err := json.Marshal(m)
 	if err != nil {
 		return "", err
