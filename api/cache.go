@@ -178,12 +178,21 @@ func setCacheHeaders(c *gin.Context, private bool, now, modified time.Time, etag
 	} else {
 		h["Cache-Control"] = cacheControlPublic
 	}
-	h["Expires"] = expiresDates.header(now.Add(cacheMaxAge))
+	h["Expires"] = expiresDates.header(expiresAt(now))
 	if !modified.IsZero() {
 		h["Last-Modified"] = modifiedDates.header(modified)
 	}
 	h["Etag"] = []string{etag}
 }
+
+// expiresWindow aligns Expires to the wall clock: every answer within one
+// UTC minute expires at that minute's start plus max-age, so the replicas
+// of a fleet (clocks in sync) send the same Expires for the same answer,
+// whichever of them the load balancer picks (docs/fleet.md). It is at most
+// a minute before now+max-age: never fresher than Cache-Control says.
+const expiresWindow = time.Minute
+
+func expiresAt(now time.Time) time.Time { return now.Truncate(expiresWindow).Add(cacheMaxAge) }
 
 // Header values shared by every answer that sends them (also headerInt,
 // addVary and contentLanguage). Each slice is full (length equals
