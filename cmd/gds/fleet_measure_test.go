@@ -182,7 +182,7 @@ func publishMeasured(t *testing.T, bin, bucket, idxData, snap, renamed string, p
 func seedReplica(t *testing.T, r *fleetNode, data string) {
 	t.Helper()
 	id := r.status(t).Live.ID
-	src := filepath.Join(r.data, "generations", fmt.Sprint(id))
+	src := filepath.Join(r.data, "generations", fmt.Sprintf("%06d", id)) // as indexer names them
 	dst := filepath.Join(data, "fleet", "incoming", fmt.Sprint(id))
 	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
