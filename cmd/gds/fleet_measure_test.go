@@ -141,6 +141,16 @@ func TestFleetMeasure(t *testing.T) {
 		p("throughput, %d replica(s) behind HAProxy: %.0f searches/s (%d failed); per replica %s/s\n",
 			k, float64(total)/load.Seconds(), failed, strings.Join(per, ", "))
 	}
+	var rss []string
+	for _, r := range replicas {
+		raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", r.proc.cmd.Process.Pid))
+		for _, line := range strings.Split(string(raw), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				rss = append(rss, strings.TrimSpace(v))
+			}
+		}
+	}
+	p("replica resident memory after the load: %s (mapped index files shared through the page cache count in each)\n", strings.Join(rss, ", "))
 	t.Log("\n" + report.String())
 	if out := os.Getenv("FLEET_MEASURE_OUT"); out != "" {
 		os.WriteFile(out, []byte(report.String()), 0o644)
