@@ -349,6 +349,7 @@ func (b *builder) indexShardWith(ctx context.Context, dir string, merge bool, fi
 		if err := waitPersisted(ctx, idx, pe); err != nil {
 			return fail(err)
 		}
+		waitMergedFilesRemoved(ctx, idx, dir, 2*time.Second)
 	}
 	return idx.Close()
 }

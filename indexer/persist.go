@@ -85,3 +85,25 @@ func waitPersisted(ctx context.Context, idx bleve.Index, pe *persistErr) error {
 		}
 	}
 }
+
+// waitMergedFilesRemoved waits, up to limit, until bleve has deleted the
+// segment files a merge replaced (its persister does so on a later turn of
+// its loop): closed before that, a merged shard would keep every pre-merge
+// segment on disk until something opens it for writing again. Past limit
+// the files are only wasted space, so it gives up quietly.
+func waitMergedFilesRemoved(ctx context.Context, idx bleve.Index, dir string, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	store := filepath.Join(dir, "store")
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		st, _ := idx.StatsMap()["index"].(map[string]interface{})
+		atRoot, _ := st["TotFileSegmentsAtRoot"].(uint64)
+		zaps, err := filepath.Glob(filepath.Join(store, "*.zap"))
+		if err != nil || uint64(len(zaps)) <= atRoot {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
