@@ -149,7 +149,7 @@ func TestBench(t *testing.T) {
 	} else {
 		os.RemoveAll(data)
 		logStep(t, "gds build")
-		build.MaxRSS = runHelper(t, "build", helperArgs{Data: data, Snapshot: snapDir, GCPercent: *flagGCPercent, Out: filepath.Join(work, "build.json")}, &build)
+		build.MaxRSS, build.PeakAnon = runHelperMem(t, "build", helperArgs{Data: data, Snapshot: snapDir, GCPercent: *flagGCPercent, Out: filepath.Join(work, "build.json")}, &build)
 	}
 	gTotal, gChar, gTables, gBleve, gRecords := gdsSizes(build.Generation)
 	logStep(t, "gds build %s, generation %s", build.Duration.Round(time.Millisecond), human(gTotal))
@@ -336,7 +336,7 @@ func TestBench(t *testing.T) {
 			t.Fatalf("cp -al: %v\n%s", err, out)
 		}
 		logStep(t, "incremental build")
-		incr.MaxRSS = runHelper(t, "build", helperArgs{Data: incrData, Snapshot: changed, GCPercent: *flagGCPercent, Out: filepath.Join(work, "incr.json")}, &incr)
+		incr.MaxRSS, incr.PeakAnon = runHelperMem(t, "build", helperArgs{Data: incrData, Snapshot: changed, GCPercent: *flagGCPercent, Out: filepath.Join(work, "incr.json")}, &incr)
 		os.RemoveAll(incrData)
 		incrNote = fmt.Sprintf("%s (incremental=%v, %d records changed)", incr.Duration.Round(time.Millisecond), incr.Incremental, incr.Changed)
 		if *flagWork == "" {
@@ -413,7 +413,7 @@ func TestBench(t *testing.T) {
 	p("%-34s | %-30s | %s\n", "on-disk size", human(gTotal)+" (generation)",
 		fmt.Sprintf("%s (table %s + GIN %s + btree %s)", human(load.Total), human(load.Table), human(load.Trgm), human(load.Lower)))
 	p("%-34s | %s\n", "  gds breakdown", fmt.Sprintf("character dir %s; all tables %s; all bleve shards %s; record stores %s", human(gChar), human(gTables), human(gBleve), human(gRecords)))
-	p("%-34s | %-30s | %s\n", "peak RSS, build", human(max(build.MaxRSS, incr.MaxRSS)), human(load.PeakPSS)+" (summed PSS of all postgres processes)")
+	p("%-34s | %-30s | %s\n", "peak RSS, build", human(max(build.MaxRSS, incr.MaxRSS))+" (anonymous "+human(max(build.PeakAnon, incr.PeakAnon))+")", human(load.PeakPSS)+" (summed PSS of all postgres processes)")
 	p("%-34s | %-30s | %s\n", "peak RSS, serving (search phase)", human(gs.MaxRSS)+fmt.Sprintf(" (after open %s)", human(gs.RSSAfterOpen)), human(pgQueryPSS)+" (summed PSS)")
 	p("%-34s | %s\n", "generate snapshot", genNote+"; 1% rename "+incrMake.Round(time.Millisecond).String())
 	p("\n   gds contains work per query: %.0f candidates, %.0f verified, %.1f allocs, %.0f bytes allocated; open %s\n",

@@ -54,7 +54,8 @@ type buildOut struct {
 	Incremental bool          `json:"incremental"`
 	Changed     int           `json:"changed"`
 	Generation  string        `json:"generation"`
-	MaxRSS      int64         `json:"max_rss"` // filled by the parent
+	MaxRSS      int64         `json:"max_rss"`   // filled by the parent
+	PeakAnon    int64         `json:"peak_anon"` // filled by the parent: anonymous memory, without mapped files
 	// Searchable: from the start until a search answered, watched from
 	// outside the build (a searcher on the same manager asking every
 	// 50 ms); 0 when a generation was live before the build.
@@ -356,12 +357,43 @@ const minPasses = 5
 // and decodes its report into out; it returns the child's peak RSS.
 func runHelper(t *testing.T, role string, a helperArgs, out any) int64 {
 	t.Helper()
+	rss, _ := runHelperMem(t, role, a, out)
+	return rss
+}
+
+// runHelperMem is runHelper that also returns the child's peak anonymous
+// memory (RssAnon, sampled every 100 ms): its RSS also counts the pages of
+// the generation's files it has mapped, which the kernel can drop.
+func runHelperMem(t *testing.T, role string, a helperArgs, out any) (maxRSS, peakAnon int64) {
+	t.Helper()
 	raw, _ := json.Marshal(a)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestBenchHelper$", "-test.timeout=0")
 	cmd.Env = append(os.Environ(), helperEnv+"="+role, "GDS_BENCH_ARGS="+string(raw))
 
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("gds %s child: %v", role, err)
+	}
+	done := make(chan struct{})
+	sampled := make(chan int64)
+	go func() {
+		var peak int64
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			peak = max(peak, procStatus(cmd.Process.Pid, "RssAnon")*1024)
+			select {
+			case <-done:
+				sampled <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	peakAnon = <-sampled
+	if err != nil {
 		t.Fatalf("gds %s child: %v", role, err)
 	}
 	body, err := os.ReadFile(a.Out)
@@ -372,9 +404,9 @@ func runHelper(t *testing.T, role string, a helperArgs, out any) int64 {
 		t.Fatal(err)
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		return ru.Maxrss * 1024
+		maxRSS = ru.Maxrss * 1024
 	}
-	return 0
+	return maxRSS, peakAnon
 }
 
 func statIno(info os.FileInfo) (uint64, bool) {
