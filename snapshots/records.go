@@ -298,12 +298,15 @@ type DogmaEffect struct {
 
 // Type is an inventory type (category inventory_type): every field of the
 // type record (docs/api.md, Lookups and bulk resolution). Optional numbers are pointers so "unknown" and 0 stay distinct.
+// CategoryID (the group's category, ships are 6; 0 when unknown) is for the
+// analysts' index only: ESI's type answer has no category.
 type Type struct {
 	Entity
 	Description     string           `json:"description"`
 	Descriptions    Localized        `json:"descriptions,omitempty"`
 	Published       bool             `json:"published"`
 	GroupID         int64            `json:"group_id"`
+	CategoryID      int64            `json:"category_id,omitempty"`
 	MarketGroupID   *int64           `json:"market_group_id,omitempty"`
 	Radius          *float64         `json:"radius,omitempty"`
 	Volume          *float64         `json:"volume,omitempty"`
@@ -323,6 +326,9 @@ func (r *Type) Validate() error {
 	}
 	if r.GroupID <= 0 {
 		return fmt.Errorf("group_id: must be a positive integer, got %d", r.GroupID)
+	}
+	if r.CategoryID < 0 {
+		return fmt.Errorf("category_id: must be a positive integer when present, got %d", r.CategoryID)
 	}
 	return r.Descriptions.validate("descriptions")
 }

@@ -40,6 +40,7 @@ type Counts map[snapshots.Kind]int64
 var (
 	fileTypes        = filepath.Join("fsd", "types.yaml")
 	fileTypeDogma    = filepath.Join("fsd", "typeDogma.yaml")
+	fileGroups       = filepath.Join("fsd", "groups.yaml")
 	fileFactions     = filepath.Join("fsd", "factions.yaml")
 	fileCorporations = filepath.Join("fsd", "npcCorporations.yaml")
 	fileAgents       = filepath.Join("fsd", "agents.yaml")
@@ -68,6 +69,8 @@ type importer struct {
 	corps            []*snapshots.Corporation
 	// names maps the item ids whose names come from invNames.yaml.
 	names map[int64]string
+	// categories maps group ids to their category ids (groups.yaml).
+	categories map[int64]int64
 }
 
 // Import reads the SDE at dir and adds its records to w (the caller creates
@@ -92,6 +95,7 @@ func Import(ctx context.Context, dir string, w *snapshots.Writer, opts Options) 
 		{"write stations", im.writeStations},
 		{"write corporations", im.writeCorporations},
 		{"factions", im.importFactions},
+		{"groups", im.readGroups},
 		{"types", im.importTypes},
 	}
 	for _, s := range steps {

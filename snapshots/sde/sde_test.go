@@ -259,6 +259,19 @@ func TestImportTypes(t *testing.T) {
 			t.Errorf("type %d = %q, want %q", id, ty.Name, name)
 		}
 	}
+	// Each type carries its group's category from groups.yaml: ships 6,
+	// minerals 4, modules 7, blueprints 9, asteroids 25.
+	for id, cat := range map[int64]int64{587: 6, 638: 6, 24698: 6, 34: 4, 3001: 7, 691: 9, 1230: 25} {
+		if ty := get[*snapshots.Type](t, im, snapshots.Types, id); ty.CategoryID != cat {
+			t.Errorf("type %d (%s, group %d): category %d, want %d", id, ty.Name, ty.GroupID, ty.CategoryID, cat)
+		}
+	}
+	// Every type has one: the fixture's groups.yaml holds each type's group.
+	for _, rec := range im.recs[snapshots.Types] {
+		if ty := rec.(*snapshots.Type); ty.CategoryID <= 0 {
+			t.Errorf("type %d (group %d) has no category", ty.ID, ty.GroupID)
+		}
+	}
 	// Every type of typeDogma.yaml got its dogma.
 	withDogma := 0
 	for _, rec := range im.recs[snapshots.Types] {
@@ -410,6 +423,24 @@ func TestImportErrorsNameFileAndLine(t *testing.T) {
 				return lineOf(t, dir, jitaFile, "security: high")
 			},
 			file: jitaFile, reason: "into float64",
+		},
+		{
+			name: "group category is not a number",
+			breakIt: func(t *testing.T, dir string) int {
+				edit(t, dir, fileGroups, "  categoryID: 6\n", "  categoryID: ship\n")
+				return lineOf(t, dir, fileGroups, "  categoryID: ship")
+			},
+			file: "fsd/groups.yaml", reason: "cannot unmarshal !!str `ship` into int64",
+		},
+		{
+			name: "missing groups file",
+			breakIt: func(t *testing.T, dir string) int {
+				if err := os.Remove(filepath.Join(dir, fileGroups)); err != nil {
+					t.Fatal(err)
+				}
+				return 0
+			},
+			file: "fsd/groups.yaml", reason: "no such file",
 		},
 		{
 			name: "missing factions file",

@@ -22,6 +22,28 @@ type typeYAML struct {
 	IconID        *int64            `yaml:"iconID"`
 }
 
+// groupYAML is the part of a groups.yaml entry types need.
+type groupYAML struct {
+	CategoryID int64 `yaml:"categoryID"`
+}
+
+// readGroups reads groups.yaml (about 1,500 small entries) so each type
+// carries its group's category.
+func (im *importer) readGroups() error {
+	im.categories = map[int64]int64{}
+	return eachEntry(im.path(fileGroups), fileGroups, func(ch chunk) error {
+		var g groupYAML
+		if err := decodeEntry(fileGroups, ch, &g); err != nil {
+			return err
+		}
+		if g.CategoryID < 0 {
+			return fmt.Errorf("%s line %d: group %d has category %d", fileGroups, ch.Line, ch.ID, g.CategoryID)
+		}
+		im.categories[ch.ID] = g.CategoryID
+		return nil
+	})
+}
+
 type dogmaYAML struct {
 	Attributes []struct {
 		AttributeID int64   `yaml:"attributeID"`
@@ -64,6 +86,8 @@ func (im *importer) importTypes() error {
 		}
 		im.progress("types", n)
 		rec := newType(e.ID, e.Val)
+		// A group missing from groups.yaml leaves the category unknown (0).
+		rec.CategoryID = im.categories[rec.GroupID]
 		// Type 0 ("#System", group 0) is a placeholder, not an item.
 		if e.ID <= 0 || rec.GroupID <= 0 || rec.Name == "" {
 			im.skipped[snapshots.Types]++

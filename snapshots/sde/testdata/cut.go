@@ -9,7 +9,7 @@
 // The subset: the systems listed below with their constellations and
 // regions, their NPC stations, the agents in those stations, the
 // corporations that own them, every faction, a few hundred types with
-// their dogma, and the invNames entries all of these need. Entries are
+// their dogma and groups, and the invNames entries all of these need. Entries are
 // copied verbatim except for fields the importer never reads and that
 // would make the fixture large (planets, corporation trade tables, most
 // type descriptions); what stays is byte-for-byte the export's.
@@ -83,7 +83,7 @@ func main() {
 		log.Fatal(err)
 	}
 	c := &cutter{src: *src, dst: *dst, names: map[int64]bool{}}
-	for _, step := range []func() error{c.universe, c.stations, c.agents, c.corporations, c.factions, c.services, c.types, c.invNames} {
+	for _, step := range []func() error{c.universe, c.stations, c.agents, c.corporations, c.factions, c.services, c.types, c.groups, c.invNames} {
 		if err := step(); err != nil {
 			log.Fatal(err)
 		}
@@ -96,6 +96,7 @@ type cutter struct {
 	stationIDs map[int64]bool
 	corpIDs    map[int64]bool
 	operations map[int64]bool
+	groupIDs   map[int64]bool // groups of the kept types
 	names      map[int64]bool // ids whose invNames entries are kept
 }
 
@@ -265,12 +266,14 @@ func (c *cutter) types() error {
 		want[id] = true
 	}
 	kept := map[int64]bool{}
+	c.groupIDs = map[int64]bool{}
 	if err := c.filter(filepath.Join("fsd", "types.yaml"), false, func(id int64, text string) (string, bool) {
 		inGroup := typeGroups[intField(text, "groupID")] && strings.Contains(text, "\n  published: true")
 		if !want[id] && (!inGroup || len(kept) >= maxTypes) {
 			return "", false
 		}
 		kept[id] = true
+		c.groupIDs[intField(text, "groupID")] = true
 		drop := map[string]bool{"masteries": true, "traits": true}
 		if !describedTypes[id] {
 			drop["description"] = true
@@ -286,6 +289,13 @@ func (c *cutter) types() error {
 	}
 	return c.filter(filepath.Join("fsd", "typeDogma.yaml"), false, func(id int64, text string) (string, bool) {
 		return text, kept[id]
+	})
+}
+
+// groups keeps the groups of the kept types (each names its category).
+func (c *cutter) groups() error {
+	return c.filter(filepath.Join("fsd", "groups.yaml"), false, func(id int64, text string) (string, bool) {
+		return text, c.groupIDs[id]
 	})
 }
 
