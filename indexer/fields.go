@@ -61,6 +61,7 @@ const (
 	attrServicesOnline
 	attrService
 	attrGroup
+	attrCategory
 	attrMarketGroup
 	attrPublished
 	attrSecurity
@@ -101,6 +102,7 @@ var attributeFields = []AnalystField{
 	attrServicesOnline:   {"services_online", Numeric, catStruct, true, "how many services are online", "services_online:0"},
 	attrService:          {"service", Keyword, catStruct, true, "each online service's name", `service:"Clone Bay"`},
 	attrGroup:            {"group_id", Keyword, catType, true, "the type's group", "group_id:18"},
+	attrCategory:         {"category_id", Keyword, catType, true, "the category of the type's group (6 ships, 7 modules, 9 blueprints), when the snapshot has it", "category_id:6"},
 	attrMarketGroup:      {"market_group_id", Keyword, catType, true, "the market group, when on the market", "market_group_id:1857"},
 	attrPublished:        {"published", Keyword, catType, true, "true or false: whether the type is published", "published:false"},
 	attrSecurity:         {"security", Numeric, catSystem, true, "the security status", "security:<0.45"},
@@ -246,6 +248,7 @@ func attributes(rec snapshots.Record, u *universe) []attr {
 		num(attrServicesOnline, float64(online))
 	case *snapshots.Type:
 		id(attrGroup, r.GroupID)
+		id(attrCategory, r.CategoryID)
 		if r.MarketGroupID != nil {
 			id(attrMarketGroup, *r.MarketGroupID)
 		}
@@ -274,11 +277,14 @@ func attributes(rec snapshots.Record, u *universe) []attr {
 }
 
 // FieldsVersion numbers the layout of the analysts' documents: a
-// generation of an older layout is never patched or reused, only rebuilt.
-const FieldsVersion = 1
+// generation of another layout is never patched or reused, only rebuilt,
+// even from the snapshot it was built from (its bleve mapping lacks the
+// new fields). 2 added category_id to types.
+const FieldsVersion = 2
 
 // prepareFields reads the universe for derived fields and makes a build
-// from a generation of another fields layout a full one.
+// from a generation of another fields layout a full one (the Manager
+// already has, before it compares snapshots).
 func (b *builder) prepareFields() error {
 	u, err := readUniverse(b.snap)
 	if err != nil {

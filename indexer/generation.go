@@ -78,7 +78,7 @@ type Meta struct {
 	Fold int `json:"fold,omitempty"`
 	// Fields is the version of the analysts' document fields the bleve
 	// shards hold (FieldsVersion); a build from a generation of another
-	// version indexes everything again.
+	// version indexes everything again, even from an unchanged snapshot.
 	Fields int `json:"fields,omitempty"`
 	// Incremental is set when the build reused the previous generation's
 	// bleve indexes and applied only the changed records.

@@ -387,8 +387,9 @@ func (m *Manager) buildSearch(j *job, req BuildRequest, ph *phase1) (*Generation
 	full := req.Full
 	if prev != nil {
 		defer prev.Release()
-		// Names folded another way cannot be patched nor kept.
-		full = full || prev.Meta.Fold != nametable.FoldVersion
+		// Names folded another way, or analysts' documents of another
+		// layout (another bleve mapping), cannot be patched nor kept.
+		full = full || prev.Meta.Fold != nametable.FoldVersion || prev.Meta.Fields != FieldsVersion
 		same := prev.Meta.SnapshotHash == snap.Hash && !full
 		if same && prev.BleveReady() {
 			return nil, Meta{}, nil

@@ -162,6 +162,10 @@ func testFieldTypes(t *testing.T, s *sample) {
 			}},
 		{"published:false", snapshots.CategoryInventoryType, snapshots.Types,
 			func(r snapshots.Record) bool { return !r.(*snapshots.Type).Published }},
+		{"category_id:6", snapshots.CategoryInventoryType, snapshots.Types,
+			func(r snapshots.Record) bool { return r.(*snapshots.Type).CategoryID == 6 }},
+		{"+category_id:6 +published:true", snapshots.CategoryInventoryType, snapshots.Types,
+			func(r snapshots.Record) bool { ty := r.(*snapshots.Type); return ty.CategoryID == 6 && ty.Published }},
 		{"level:>=4", snapshots.CategoryAgent, snapshots.Agents,
 			func(r snapshots.Record) bool { return r.(*snapshots.Agent).Level >= 4 }},
 		{`service:"Clone Bay"`, snapshots.CategoryStructure, snapshots.Structures,
@@ -231,6 +235,23 @@ func testFacets(t *testing.T, s *sample) {
 	}
 	if len(res.Facets) != 4 || len(res.Facets[2].Buckets) != 24 {
 		t.Errorf("facets %+v: want 4, reinforce_hour with 24 buckets", res.Facets)
+	}
+	// A terms facet of a keyword the SDE importer derives: types by the
+	// category of their group, every category counted.
+	res = s.query(t, query.AnalystRequest{Query: "*", Category: snapshots.CategoryInventoryType, Limit: 1,
+		Facets: []string{"category_id"}, FacetSize: 100})
+	cats := map[string]int{}
+	for _, r := range s.recs[snapshots.Types] {
+		if c := r.(*snapshots.Type).CategoryID; c != 0 {
+			cats[strconv.FormatInt(c, 10)]++
+		}
+	}
+	got := map[string]int{}
+	for _, b := range res.Facets[0].Buckets {
+		got[b.Term] = b.Count
+	}
+	if len(cats) < 3 || fmt.Sprint(got) != fmt.Sprint(cats) {
+		t.Errorf("category_id facet:\n got  %v\n want %v", got, cats)
 	}
 	// A date range facet: birthdays by year.
 	res = s.query(t, query.AnalystRequest{Query: "*", Category: snapshots.CategoryCharacter, Limit: 1, Facets: []string{"birthday"}})

@@ -60,6 +60,8 @@ func TestValidate(t *testing.T) {
 		{"empty localized name", &Type{Entity: Entity{ID: 34, Name: "Tritanium", Names: Localized{"ja": " "}}, GroupID: 18}, "names.ja: empty"},
 		{"type description language", &Type{Entity: Entity{ID: 34, Name: "Tritanium"}, GroupID: 18, Descriptions: Localized{"xx": "?"}}, `descriptions: unknown language "xx"`},
 		{"type without group", &Type{Entity: Entity{ID: 34, Name: "Tritanium"}}, "group_id: must be a positive integer, got 0"},
+		{"type with a category", &Type{Entity: Entity{ID: 34, Name: "Tritanium"}, GroupID: 18, CategoryID: 4}, ""},
+		{"type with a negative category", &Type{Entity: Entity{ID: 34, Name: "Tritanium"}, GroupID: 18, CategoryID: -1}, "category_id: must be a positive integer when present, got -1"},
 		{"character without corporation", &Character{Entity: Entity{ID: 90000001, Name: "A"}}, "corporation_id: must be a positive integer, got 0"},
 		{"character gender", &Character{Entity: Entity{ID: 90000001, Name: "A"}, CorporationID: 1, Gender: "other"}, `gender: must be male or female, got "other"`},
 		{"character valid", &Character{Entity: Entity{ID: 90000001, Name: "A"}, CorporationID: 1, Gender: "male"}, ""},

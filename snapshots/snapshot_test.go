@@ -38,7 +38,8 @@ func sample() map[Kind][]Record {
 		Factions: {&Faction{Entity: Entity{ID: 500001, Name: "Caldari State"}, Description: "…", CorporationID: 1000035, SizeFactor: 5, StationCount: 1527, IsUnique: true}},
 		Types: {
 			&Type{Entity: Entity{ID: 34, Name: "Tritanium", Names: Localized{"en": "Tritanium", "zh": "三钛合金"}}, GroupID: 18, Published: true, Volume: ptr(0.01), PortionSize: ptr(int64(1))},
-			&Type{Entity: Entity{ID: 587, Name: "Rifter"}, GroupID: 25, Published: true, Mass: ptr(1067000.0),
+			// Tritanium has no category_id (optional), the Rifter has one.
+			&Type{Entity: Entity{ID: 587, Name: "Rifter"}, GroupID: 25, CategoryID: 6, Published: true, Mass: ptr(1067000.0),
 				DogmaAttributes: []DogmaAttribute{{AttributeID: 3, Value: 0}, {AttributeID: 4, Value: 1067000}},
 				DogmaEffects:    []DogmaEffect{{EffectID: 511, IsDefault: false}}},
 		},
@@ -252,6 +253,12 @@ func TestOpenRejects(t *testing.T) {
 		{"group is text", func(t *testing.T, dir string) {
 			setLines(t, dir, true, strings.Replace(line34, `"group_id":18`, `"group_id":"18"`, 1), line35)
 		}, []string{"types.jsonl line 1: group_id: string is not a valid int64"}},
+		{"category is text", func(t *testing.T, dir string) {
+			setLines(t, dir, true, line34, strings.Replace(line35, `"group_id":18`, `"group_id":18,"category_id":"4"`, 1))
+		}, []string{"types.jsonl line 2: category_id: string is not a valid int64"}},
+		{"category is negative", func(t *testing.T, dir string) {
+			setLines(t, dir, true, strings.Replace(line34, `"group_id":18`, `"group_id":18,"category_id":-4`, 1), line35)
+		}, []string{"types.jsonl line 1: ", "category_id: must be a positive integer when present, got -4"}},
 		{"not an object", func(t *testing.T, dir string) {
 			setLines(t, dir, true, line34, `[1,2]`)
 		}, []string{"types.jsonl line 2: ", "record is array, want a JSON object"}},

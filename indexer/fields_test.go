@@ -1,0 +1,99 @@
+package indexer_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gds/indexer"
+	"gds/indexer/indexertest"
+	"gds/query"
+	"gds/snapshots"
+)
+
+// types are a frigate, a cruiser and a mineral, with their group's
+// category when withCategory is set (what import-sde writes), without it
+// as snapshots written before category_id existed.
+func types(withCategory bool) []snapshots.Record {
+	ty := func(id, group, cat int64, name string) *snapshots.Type {
+		t := &snapshots.Type{Entity: indexertest.Named(id, name), GroupID: group, Published: true}
+		if withCategory {
+			t.CategoryID = cat
+		}
+		return t
+	}
+	return []snapshots.Record{ty(34, 18, 4, "Tritanium"), ty(587, 25, 6, "Rifter"), ty(621, 26, 6, "Caracal")}
+}
+
+// setFieldsLayout rewrites a generation's meta as a build of another
+// fields layout would have written it.
+func setFieldsLayout(t *testing.T, data string, gen uint64, layout int) {
+	t.Helper()
+	path := filepath.Join(data, "generations", fmt.Sprintf("%06d", gen), "generation.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string]any
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		t.Fatal(err)
+	}
+	meta["fields"] = layout
+	if raw, err = json.Marshal(meta); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A generation of the layout before category_id is indexed again in full,
+// even from the very snapshot it was built from, and then answers
+// category_id queries and facets; types without a category lack the field.
+func TestOlderFieldsLayoutIsRebuilt(t *testing.T) {
+	data := t.TempDir()
+	snap := indexertest.Snapshot(t, indexertest.Records{snapshots.Types: types(true)})
+	m := open(t, data)
+	first := build(t, m, snap, false)
+	if live := m.Live(); live.Fields != indexer.FieldsVersion {
+		t.Fatalf("new generation records fields layout %d, want %d", live.Fields, indexer.FieldsVersion)
+	}
+	m.Close()
+	setFieldsLayout(t, data, first.Generation, indexer.FieldsVersion-1)
+
+	m2 := open(t, data)
+	defer m2.Close()
+	again := build(t, m2, snap, false)
+	if again.Unchanged || again.Incremental || again.Generation <= first.Generation {
+		t.Fatalf("rebuild after a fields layout change: %+v, want a new full generation", again)
+	}
+	if live := m2.Live(); live.Fields != indexer.FieldsVersion {
+		t.Errorf("rebuilt generation records fields layout %d", live.Fields)
+	}
+	a := query.NewAnalysts(m2)
+	res, err := a.Query(context.Background(), query.AnalystRequest{Query: "category_id:6", Limit: 10,
+		Sort: []string{"id"}, Fields: []string{"category_id", "group_id"}, Facets: []string{"category_id"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != 2 || len(res.Hits) != 2 || res.Hits[0].ID != 587 || res.Hits[1].ID != 621 ||
+		res.Hits[0].Fields["category_id"] != int64(6) || res.Hits[1].Fields["group_id"] != int64(26) {
+		t.Errorf("category_id:6: %+v", res.Hits)
+	}
+	if len(res.Facets) != 1 || len(res.Facets[0].Buckets) != 1 || res.Facets[0].Buckets[0].Term != "6" || res.Facets[0].Buckets[0].Count != 2 {
+		t.Errorf("category_id facet over ships: %+v", res.Facets)
+	}
+
+	// A snapshot without category_id (still valid) indexes types without it.
+	old := indexertest.Snapshot(t, indexertest.Records{snapshots.Types: types(false)})
+	build(t, m2, old, false)
+	for q, want := range map[string]uint64{"category_id:*": 0, "group_id:25": 1, "name:rifter": 1} {
+		res, err := a.Query(context.Background(), query.AnalystRequest{Query: q, Category: snapshots.CategoryInventoryType})
+		if err != nil || res.Total != want {
+			t.Errorf("%s over types without a category: %v hits (err %v), want %d", q, res, err, want)
+		}
+	}
+}
