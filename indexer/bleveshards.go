@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -349,10 +350,22 @@ func (b *builder) indexShardWith(ctx context.Context, dir string, merge bool, fi
 		if err := waitPersisted(ctx, idx, pe); err != nil {
 			return fail(err)
 		}
-		waitMergedFilesRemoved(ctx, idx, dir, 2*time.Second)
+		if err := idx.Close(); err != nil {
+			return err
+		}
+		return dropReplacedSegments(ctx, dir, cfg)
 	}
 	return idx.Close()
 }
+
+// singleSegment is bleve's plan for merging an index into one segment,
+// made one merge task: bleve's own merges ten segments a task, so one
+// forced merge of a hundred segments leaves ten.
+var singleSegment = func() mergeplan.MergePlanOptions {
+	o := mergeplan.SingleSegmentMergePlanOptions
+	o.SegmentsPerMergeTask = math.MaxInt32
+	return o
+}()
 
 // mergeShard merges a shard's segments into one.
 func mergeShard(ctx context.Context, adv index.Index) error {
@@ -360,10 +373,26 @@ func mergeShard(ctx context.Context, adv index.Index) error {
 	if !ok {
 		return nil
 	}
-	if err := s.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
+	o := singleSegment
+	if err := s.ForceMerge(ctx, &o); err != nil {
 		return fmt.Errorf("merging segments: %w", err)
 	}
 	return nil
+}
+
+// dropReplacedSegments deletes the segment files a merge replaced. bleve
+// keeps the snapshot before the merge (and its files) until its persister
+// next cleans up, which an index closed right after the merge never does;
+// opening it again marks every older snapshot for removal and cleans up
+// at once. The shard is closed again once the files are gone (or after a
+// bound: left over, they are only wasted space).
+func dropReplacedSegments(ctx context.Context, dir string, cfg map[string]interface{}) error {
+	idx, err := bleve.OpenUsing(dir, cfg)
+	if err != nil {
+		return err
+	}
+	waitMergedFilesRemoved(ctx, idx, dir, 10*time.Second)
+	return idx.Close()
 }
 
 // shardBatch collects the next batch of a shard's changes. Each flush

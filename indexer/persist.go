@@ -86,11 +86,10 @@ func waitPersisted(ctx context.Context, idx bleve.Index, pe *persistErr) error {
 	}
 }
 
-// waitMergedFilesRemoved waits, up to limit, until bleve has deleted the
-// segment files a merge replaced (its persister does so on a later turn of
-// its loop): closed before that, a merged shard would keep every pre-merge
-// segment on disk until something opens it for writing again. Past limit
-// the files are only wasted space, so it gives up quietly.
+// waitMergedFilesRemoved waits, up to limit, until the shard in dir holds
+// no more segment files than its root snapshot uses (bleve's persister
+// deletes the others in the background). Past limit the files are only
+// wasted space, so it gives up quietly.
 func waitMergedFilesRemoved(ctx context.Context, idx bleve.Index, dir string, limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	store := filepath.Join(dir, "store")
