@@ -82,8 +82,8 @@ func (el *errorLimiter) handle(c *gin.Context) {
 	// forge, so it must not pick whose budget an error is charged to.
 	// Resolved once per request: the rate limiter reads it from the
 	// writer (limitWriterOf).
-	addr := el.clientIP.Addr(c.Request)
-	remain, reset := el.stateOf(addr)
+	addr, now := el.clientIP.Addr(c.Request), el.now()
+	remain, reset := el.stateOf(addr, now)
 	if remain <= 0 {
 		el.metrics.ErrorLimited()
 		setErrorLimitHeaders(c.Writer.Header(), 0, reset)
@@ -92,7 +92,7 @@ func (el *errorLimiter) handle(c *gin.Context) {
 			el.limit, el.window, reset))
 		return
 	}
-	w := &limitWriter{ResponseWriter: c.Writer, el: el, addr: addr, remain: remain, reset: reset}
+	w := &limitWriter{ResponseWriter: c.Writer, el: el, addr: addr, now: now, remain: remain, reset: reset}
 	c.Writer = w
 	c.Next()
 	w.commit() // a response without a body has not committed yet
@@ -108,6 +108,7 @@ type limitWriter struct {
 	gin.ResponseWriter
 	el            *errorLimiter
 	addr          netip.Addr // the client, as clientip resolved it
+	now           time.Time  // when the request came in (read once for both limiters)
 	remain, reset int
 	committed     bool
 	rate          *rateGroup // nil: not rate limited (or not admitted)
@@ -189,15 +190,14 @@ func ipAddr(ip string) netip.Addr {
 
 // state returns the errors ip may still make and the seconds until its
 // window resets.
-func (el *errorLimiter) state(ip string) (remain, reset int) { return el.stateOf(ipAddr(ip)) }
+func (el *errorLimiter) state(ip string) (remain, reset int) { return el.stateOf(ipAddr(ip), el.now()) }
 
 // count charges one error to ip.
 func (el *errorLimiter) count(ip string) (remain, reset int) { return el.countOf(ipAddr(ip)) }
 
-func (el *errorLimiter) stateOf(ip netip.Addr) (remain, reset int) {
+func (el *errorLimiter) stateOf(ip netip.Addr, now time.Time) (remain, reset int) {
 	el.mu.Lock()
 	defer el.mu.Unlock()
-	now := el.now()
 	w := el.clients[ip]
 	if w == nil || !now.Before(w.end) {
 		return el.limit, seconds(el.window)

@@ -163,13 +163,7 @@ func (s *server) rateGroupOf(r *Route) *rateGroup {
 // otherwise the client IP, with the application of a valid token sent to
 // a public route. A token that does not verify is not trusted to pick a
 // bucket (the handler answers it 401 where one is required).
-func (s *server) rateKey(c *gin.Context, r *Route, lw *limitWriter) ratelimit.Key {
-	var addr netip.Addr
-	if lw != nil {
-		addr = lw.addr // resolved by the error limiter
-	} else {
-		addr = s.d.ClientIP.Addr(c.Request)
-	}
+func (s *server) rateKey(c *gin.Context, r *Route, addr netip.Addr) ratelimit.Key {
 	if r.Scope != "" || mayHaveToken(c.Request) {
 		if claims, err := s.authenticate(c); err == nil {
 			if r.Scope != "" {
@@ -191,7 +185,14 @@ func mayHaveToken(r *http.Request) bool {
 // client's bucket is spent, else the handler, charged by its status.
 func (s *server) serveLimited(c *gin.Context, rg *rateGroup, r *Route, h gin.HandlerFunc) {
 	lw := limitWriterOf(c.Writer)
-	t := rg.g.Admit(s.rateKey(c, r, lw))
+	var addr netip.Addr
+	var now time.Time
+	if lw != nil {
+		addr, now = lw.addr, lw.now // read by the error limiter
+	} else {
+		addr, now = s.d.ClientIP.Addr(c.Request), s.now()
+	}
+	t := rg.g.AdmitAt(s.rateKey(c, r, addr), now)
 	hdr := c.Writer.Header()
 	hdr[HeaderRateLimitGroup] = rg.name
 	hdr[HeaderRateLimitLimit] = rg.limit

@@ -141,6 +141,31 @@ func TestFloatingReturn(t *testing.T) {
 	}
 }
 
+// AdmitAt counts by the time the caller read for the request, not the
+// limiter's clock (which stays at 0s here).
+func TestAdmitAtCallersTime(t *testing.T) {
+	c := newClock()
+	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 4, Window: 10 * time.Second}, 0)
+	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	start := c.now()
+	for i := range 2 {
+		if tk := g.AdmitAt(k, start); !tk.Allowed || tk.Remaining != 2-2*i {
+			t.Fatalf("admission %d at 0s: allowed %v remaining %d", i, tk.Allowed, tk.Remaining)
+		}
+	}
+	tk := g.AdmitAt(k, start.Add(5*time.Second))
+	if tk.Allowed || tk.RetryAfter != 6*time.Second {
+		t.Fatalf("at 5s: allowed %v RetryAfter %v, want refused for 6s", tk.Allowed, tk.RetryAfter)
+	}
+	if tk := g.AdmitAt(k, start.Add(11*time.Second)); !tk.Allowed || tk.Remaining != 2 {
+		t.Fatalf("at 11s: allowed %v remaining %d, want the tokens of 0s back", tk.Allowed, tk.Remaining)
+	}
+	// A reading before the limiter's epoch counts as the epoch.
+	if tk := g.AdmitAt(lim.IPKey(netip.MustParseAddr("192.0.2.2"), ""), start.Add(-time.Hour)); !tk.Allowed {
+		t.Fatal("a reading before the epoch was refused")
+	}
+}
+
 // Retry-After names when enough tokens are back for the request, not
 // just the first ones: a 4xx overdraws the bucket.
 func TestRetryAfterCountsEnoughTokens(t *testing.T) {
