@@ -278,7 +278,7 @@ end
 		var wall, used [2]time.Duration
 		for _, s := range rate.order() {
 			start, startCPU := time.Now(), cpuTime(b)
-			out, err := exec.Command(bin, "-t1", "-c16", "-d2s", "-s", script, urls[s]).CombinedOutput()
+			out, err := exec.Command(bin, "-t1", "-c16", "-d2s", "--timeout", "10s", "-s", script, urls[s]).CombinedOutput()
 			used[s] = cpuTime(b) - startCPU
 			wall[s] = time.Since(start)
 			if err != nil {
