@@ -48,11 +48,30 @@ func (b *builder) setBounds(cat snapshots.Category, bounds []int64) {
 }
 
 // bleveTask is a category's bleve shards left to a build's second phase,
-// which reads its documents from the snapshot again, a shard at a time.
+// which reads its documents from the snapshot again, a shard at a time;
+// or, with patch, copies the previous generation's shards and applies an
+// incremental build's changes to them.
 type bleveTask struct {
 	cat    snapshots.Category
 	shards int
 	bounds []int64
+	patch  *blevePatch
+}
+
+// blevePatch is an incremental build's changes to a category.
+type blevePatch struct {
+	upserts []docInfo
+	deletes []int64
+}
+
+// deferPatches reports whether an incremental build leaves patching the
+// bleve shards to its second phase, so the generation goes live for
+// searches without waiting for them (segments of the changed documents
+// cost most of an incremental build's time). The previous generation's
+// shards must be complete: they answer the analysts until then, and are
+// what the patch copies.
+func (b *builder) deferPatches() bool {
+	return b.prev != nil && b.prev.BleveReady()
 }
 
 // deferBleve splits a category's documents (in key order) into shards of
@@ -84,6 +103,13 @@ func (b *builder) runBleve(ctx context.Context, hook func(context.Context, uint6
 		}
 	}
 	for _, t := range b.pendingBleve {
+		if t.patch != nil {
+			if err := b.patchBleve(t.cat, t.shards, t.patch.upserts, t.patch.deletes); err != nil {
+				b.bleveFailed(fmt.Errorf("%s: %w", t.cat, err))
+				break
+			}
+			continue
+		}
 		if err := b.streamBleve(t); err != nil {
 			b.bleveFailed(fmt.Errorf("%s: %w", t.cat, err))
 			break

@@ -232,7 +232,7 @@ func (b *builder) buildKind(kind snapshots.Kind) error {
 		b.log.Debug().Str("kind", string(kind)).Dur("took", time.Since(start)).Msg("kind built")
 	}()
 	var early *shardPatcher
-	if searchable && partial {
+	if searchable && partial && !b.deferPatches() {
 		early = b.startEarlyPatch(cat)
 	}
 	rd, err := b.readKind(kind, partial, early)

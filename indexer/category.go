@@ -157,15 +157,20 @@ func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *sh
 		wg       sync.WaitGroup
 		bleveErr error
 	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if early != nil {
-			bleveErr = early.finish(rd.docs, rd.ch.deletes)
-		} else {
-			bleveErr = b.patchBleve(cat, shards, rd.docs, rd.ch.deletes)
-		}
-	}()
+	if b.deferPatches() && early == nil {
+		b.pendingBleve = append(b.pendingBleve, bleveTask{cat: cat, shards: shards, bounds: b.prev.Meta.ShardBounds[cat],
+			patch: &blevePatch{upserts: rd.docs, deletes: rd.ch.deletes}})
+	} else {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if early != nil {
+				bleveErr = early.finish(rd.docs, rd.ch.deletes)
+			} else {
+				bleveErr = b.patchBleve(cat, shards, rd.docs, rd.ch.deletes)
+			}
+		}()
+	}
 	delta, err := patchTables(prev, filepath.Join(b.prev.Dir(), string(cat)), cdir, rd.docs, rd.ch, n)
 	wg.Wait()
 	if err != nil {
