@@ -338,7 +338,7 @@ func TestBench(t *testing.T) {
 		logStep(t, "incremental build")
 		incr.MaxRSS, incr.PeakAnon = runHelperMem(t, "build", helperArgs{Data: incrData, Snapshot: changed, GCPercent: *flagGCPercent, Out: filepath.Join(work, "incr.json")}, &incr)
 		os.RemoveAll(incrData)
-		incrNote = fmt.Sprintf("%s (incremental=%v, %d records changed)", incr.Duration.Round(time.Millisecond), incr.Incremental, incr.Changed)
+		incrNote = fmt.Sprintf("%s (incremental=%v, %d records changed; searchable after %s)", incr.Duration.Round(time.Millisecond), incr.Incremental, incr.Changed, incr.Searchable.Round(time.Millisecond))
 		if *flagWork == "" {
 			os.RemoveAll(changed)
 		}

@@ -174,6 +174,10 @@ func helperBuild(a helperArgs) (buildOut, error) {
 	out := buildOut{Duration: d, Incremental: res.Incremental, Changed: res.Changed, Generation: g.Dir()}
 	if tts := <-searchable; tts > 0 {
 		out.Searchable = min(tts, d)
+	} else if res.Searchable > 0 {
+		// A build over a live generation: searches answered from the old
+		// one until the new went live, which the manager records.
+		out.Searchable = min(time.Duration(res.Searchable), d)
 	}
 	return out, nil
 }
