@@ -15,27 +15,13 @@ import (
 // analysts' queries answer from the previous generation (which still has
 // the old names), and once the patch is done they answer from the new one.
 func TestIncrementalPatchAfterLive(t *testing.T) {
-	data := t.TempDir()
-	hold, entered := make(chan struct{}), make(chan uint64, 4)
-	held := false
-	m := openHooked(t, data, func(ctx context.Context, gen uint64) error {
-		if !held {
-			return nil
-		}
-		entered <- gen
-		select {
-		case <-hold:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	})
+	m, gate := openGated(t, t.TempDir())
 	defer m.Close()
 	name := func(i int) string { return fmt.Sprintf("Steady pilot %d", i) }
 	first := build(t, m, indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(1000, name)}), false)
 	waitFor(t, "the first generation's bleve part", func() bool { return m.Parts().Analysts == first.Generation })
 
-	held = true
+	gate.armed.Store(true)
 	renamed := func(i int) string {
 		if i%100 == 7 {
 			return fmt.Sprintf("Renamed ace %d", i)
@@ -52,7 +38,7 @@ func TestIncrementalPatchAfterLive(t *testing.T) {
 	}()
 	var gen uint64
 	select {
-	case gen = <-entered:
+	case gen = <-gate.entered:
 	case r := <-done:
 		t.Fatalf("the incremental build ended without a bleve phase: %+v", r)
 	}
@@ -69,7 +55,7 @@ func TestIncrementalPatchAfterLive(t *testing.T) {
 	if res.Generation != first.Generation || res.Total != 0 {
 		t.Errorf("analysts while the patch is held: generation %d, %d hits; want %d, 0", res.Generation, res.Total, first.Generation)
 	}
-	close(hold)
+	close(gate.hold)
 	r := <-done
 	if r.Generation != gen || !r.Incremental || r.Searchable <= 0 || r.Searchable > r.Duration {
 		t.Errorf("build result %+v", r)

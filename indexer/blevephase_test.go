@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
@@ -29,6 +30,32 @@ func openHooked(t *testing.T, data string, hook func(ctx context.Context, gen ui
 	return m
 }
 
+// bleveGate holds every bleve phase at its start once armed, telling
+// entered whose phase waits, until hold is closed.
+type bleveGate struct {
+	armed   atomic.Bool
+	hold    chan struct{}
+	entered chan uint64
+}
+
+func openGated(t *testing.T, data string) (*indexer.Manager, *bleveGate) {
+	t.Helper()
+	g := &bleveGate{hold: make(chan struct{}), entered: make(chan uint64, 4)}
+	m := openHooked(t, data, func(ctx context.Context, gen uint64) error {
+		if !g.armed.Load() {
+			return nil
+		}
+		g.entered <- gen
+		select {
+		case <-g.hold:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	return m, g
+}
+
 func analystsAnswer(t *testing.T, m *indexer.Manager, q string) (*query.AnalystResult, error) {
 	t.Helper()
 	return query.NewAnalysts(m).Query(context.Background(), query.AnalystRequest{Query: q, Category: "character", Limit: 100})
@@ -40,23 +67,11 @@ func analystsAnswer(t *testing.T, m *indexer.Manager, q string) (*query.AnalystR
 // generation is deleted.
 func TestSearchLiveBeforeBleve(t *testing.T) {
 	data := t.TempDir()
-	hold, entered := make(chan struct{}), make(chan uint64, 4)
-	held := false
-	m := openHooked(t, data, func(ctx context.Context, gen uint64) error {
-		if !held {
-			return nil
-		}
-		entered <- gen
-		select {
-		case <-hold:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	})
+	m, gate := openGated(t, data)
+	hold, entered := gate.hold, gate.entered
 	defer m.Close()
 	first := build(t, m, indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(1000, func(i int) string { return fmt.Sprintf("Old pilot %d", i) })}), false)
-	held = true
+	gate.armed.Store(true)
 	done := make(chan indexer.BuildResult, 1)
 	second := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(1500, func(i int) string { return fmt.Sprintf("Fresh flyer %d", i) })})
 	go func() {

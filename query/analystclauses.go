@@ -56,22 +56,10 @@ func renameField(q bquery.Query, from, to string) {
 // Bay") into plain matches: a keyword is one term, and bleve's phrases
 // need term positions, which keyword fields do not keep.
 func exactKeywords(q bquery.Query) bquery.Query {
-	switch c := q.(type) {
-	case *bquery.BooleanQuery:
-		for _, sub := range []*bquery.Query{&c.Must, &c.Should, &c.MustNot} {
-			if *sub != nil {
-				*sub = exactKeywords(*sub)
-			}
-		}
-	case *bquery.ConjunctionQuery:
-		for i := range c.Conjuncts {
-			c.Conjuncts[i] = exactKeywords(c.Conjuncts[i])
-		}
-	case *bquery.DisjunctionQuery:
-		for i := range c.Disjuncts {
-			c.Disjuncts[i] = exactKeywords(c.Disjuncts[i])
-		}
-	case *bquery.MatchPhraseQuery:
+	if rewriteChildren(q, exactKeywords) {
+		return q
+	}
+	if c, ok := q.(*bquery.MatchPhraseQuery); ok {
 		if f, ok := fieldNamed(c.FieldVal); ok && f.Type == indexer.Keyword && c.Fuzziness == 0 {
 			m := bleve.NewMatchQuery(c.MatchPhrase)
 			m.SetField(c.FieldVal)
@@ -80,6 +68,31 @@ func exactKeywords(q bquery.Query) bquery.Query {
 		}
 	}
 	return q
+}
+
+// rewriteChildren replaces, in place, each clause of a compound query
+// (boolean, conjunction, disjunction) by f of it; it reports whether q is
+// compound.
+func rewriteChildren(q bquery.Query, f func(bquery.Query) bquery.Query) bool {
+	switch c := q.(type) {
+	case *bquery.BooleanQuery:
+		for _, sub := range []*bquery.Query{&c.Must, &c.Should, &c.MustNot} {
+			if *sub != nil {
+				*sub = f(*sub)
+			}
+		}
+	case *bquery.ConjunctionQuery:
+		for i := range c.Conjuncts {
+			c.Conjuncts[i] = f(c.Conjuncts[i])
+		}
+	case *bquery.DisjunctionQuery:
+		for i := range c.Disjuncts {
+			c.Disjuncts[i] = f(c.Disjuncts[i])
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 func fieldNamed(name string) (indexer.AnalystField, bool) {

@@ -446,22 +446,7 @@ func rewriteNames(ctx context.Context, g *indexer.Generation, p *plan) error {
 			}
 			return r
 		}
-		switch c := q.(type) {
-		case *bquery.BooleanQuery:
-			for _, sub := range []*bquery.Query{&c.Must, &c.Should, &c.MustNot} {
-				if *sub != nil {
-					*sub = rewrite(*sub)
-				}
-			}
-		case *bquery.ConjunctionQuery:
-			for i := range c.Conjuncts {
-				c.Conjuncts[i] = rewrite(c.Conjuncts[i])
-			}
-		case *bquery.DisjunctionQuery:
-			for i := range c.Disjuncts {
-				c.Disjuncts[i] = rewrite(c.Disjuncts[i])
-			}
-		}
+		rewriteChildren(q, rewrite)
 		return q
 	}
 	p.q = rewrite(p.q)
