@@ -151,16 +151,9 @@ func median(x []float64) float64 {
 // more headers per answer) counts too:
 // go test -run '^$' -bench SearchCachedHTTPLimiterCPU -benchtime 40000x ./api
 func BenchmarkSearchCachedHTTPLimiterCPU(b *testing.B) {
-	proxies, err := clientip.Parse("127.0.0.1,::1")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var urls [2]string
-	for i, m := range benchModes() {
-		ts := newTestServer(b, searchRecords(), m.deps(proxies))
-		srv := httptest.NewServer(ts.h)
-		b.Cleanup(srv.Close)
-		urls[i] = srv.URL + "/v2/search/?search=jita&categories=character,solar_system"
+	urls := httpBenchServers(b)
+	for i := range urls {
+		urls[i] += "/v2/search/?search=jita&categories=character,solar_system"
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	get := func(url string, i int) {
@@ -216,6 +209,24 @@ func benchModes() []benchMode {
 	return []benchMode{{}, {limiter: true}}
 }
 
+// httpBenchServers starts the comparison's two servers on loopback,
+// trusting the loopback client as a proxy (so X-Forwarded-For names the
+// benchmark's clients), and returns their base URLs.
+func httpBenchServers(b *testing.B) [2]string {
+	proxies, err := clientip.Parse("127.0.0.1,::1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var urls [2]string
+	for i, m := range benchModes() {
+		ts := newTestServer(b, searchRecords(), m.deps(proxies))
+		srv := httptest.NewServer(ts.h)
+		b.Cleanup(srv.Close)
+		urls[i] = srv.URL
+	}
+	return urls
+}
+
 // deps configures a server of mode m: a budget no benchmark client
 // spends (4,096 tokens an hour each) and proxies trusted.
 func (m benchMode) deps(proxies clientip.Resolver) func(*Deps) {
@@ -250,17 +261,7 @@ func BenchmarkSearchCachedWrkLimiter(b *testing.B) {
 	if err != nil {
 		b.Skip("wrk not installed (make bench-deps)")
 	}
-	proxies, err := clientip.Parse("127.0.0.1,::1")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var urls [2]string
-	for i, m := range benchModes() {
-		ts := newTestServer(b, searchRecords(), m.deps(proxies))
-		srv := httptest.NewServer(ts.h)
-		b.Cleanup(srv.Close)
-		urls[i] = srv.URL
-	}
+	urls := httpBenchServers(b)
 	script := filepath.Join(b.TempDir(), "clients.lua")
 	if err := os.WriteFile(script, []byte(`
 local path = "/v2/search/?search=jita&categories=character,solar_system"
