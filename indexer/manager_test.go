@@ -493,3 +493,17 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// rebuiltInFull opens data again and builds snap, which the generation
+// first was built from: after what changed, the build must make a new
+// full generation rather than find the snapshot unchanged or patch it.
+func rebuiltInFull(t *testing.T, data, snap string, first indexer.BuildResult, what string) *indexer.Manager {
+	t.Helper()
+	m := open(t, data)
+	again := build(t, m, snap, false)
+	if again.Unchanged || again.Incremental || again.Generation <= first.Generation {
+		m.Close()
+		t.Fatalf("rebuild after %s: %+v, want a new full generation", what, again)
+	}
+	return m
+}
