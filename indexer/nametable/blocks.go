@@ -124,6 +124,9 @@ func (l *rlist) cardAt(i int) int { return int(binary.LittleEndian.Uint16(l.b[l.
 
 func (l *rlist) isRun(i int) bool { return l.runs >= 0 && l.b[l.runs+i/8]&(1<<(i%8)) != 0 }
 
+// current returns the container at the walk's cursor.
+func (l *rlist) current() ctr { return l.container(l.at) }
+
 // container returns container i, checked by parse.
 func (l *rlist) container(i int) ctr {
 	var off int
@@ -155,8 +158,6 @@ type ctr struct {
 	p    unsafe.Pointer
 	card int
 	n    int // runs, for kindRun
-	pos  int // of the list's trigram in the text
-	list int // index of the list in the walk
 	kind uint8
 }
 
@@ -175,7 +176,7 @@ type blockScratch struct {
 	marks [bitmapWords]uint64 // all zero between uses
 	grams [maxLists]rlist
 	phase [maxLists + 2]rlist
-	ctrs  [maxLists + 2]ctr
+	refs  [maxLists + 2]ref
 	batch [emitBatch]uint32
 }
 
