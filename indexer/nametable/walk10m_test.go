@@ -31,13 +31,15 @@ func BenchmarkWalkTable(b *testing.B) {
 	var st nametable.Stats
 	i := 0
 	start := threadCPU()
+	hits := 0
 	for b.Loop() {
-		walkLimit(tbl, texts[i%len(texts)], 500, &st)
+		hits += walkLimit(tbl, texts[i%len(texts)], 500, &st)
 		i++
 	}
 	// The thread's CPU time: on a shared machine, steadier than ns/op.
 	b.ReportMetric(float64(threadCPU()-start)/float64(max(i, 1)), "cpu-ns/op")
 	b.ReportMetric(float64(st.Candidates)/float64(max(i, 1)), "candidates/op")
+	b.ReportMetric(float64(hits)/float64(max(i, 1)), "hits/op")
 	b.ReportMetric(float64(st.Steps)/float64(max(i, 1)), "steps/op")
 }
 
@@ -55,6 +57,22 @@ func TestWalkTableSlowest(t *testing.T) {
 		text string
 		d    time.Duration
 		st   nametable.Stats
+	}
+	// Cold first: each text once a pass, its CPU time by text length.
+	var cold [6]time.Duration
+	var count [6]int
+	for range 3 {
+		for _, text := range texts {
+			var st nametable.Stats
+			start := threadCPU()
+			walkLimit(tbl, text, 500, &st)
+			k := min(len(text)-3, 5)
+			cold[k] += threadCPU() - start
+			count[k]++
+		}
+	}
+	for k := range cold {
+		t.Logf("cold, %d bytes%s: %d texts, %v a text", k+3, map[bool]string{true: " or more"}[k == 5], count[k]/3, cold[k]/time.Duration(max(count[k], 1)))
 	}
 	var all []timed
 	var total time.Duration
@@ -76,11 +94,24 @@ func TestWalkTableSlowest(t *testing.T) {
 	}
 }
 
+// walkLimit collects up to limit hits of text and reads their IDs, as a
+// search answer does.
 func walkLimit(tbl *nametable.Table, text []byte, limit int, st *nametable.Stats) int {
-	n := 0
-	tbl.Contains(text, nil, st, func(uint32, nametable.Match) bool { n++; return n < limit })
-	return n
+	var buf [500]uint32
+	hits := buf[:0]
+	tbl.Contains(text, nil, st, func(o uint32, _ nametable.Match) bool {
+		hits = append(hits, o)
+		return len(hits) < limit
+	})
+	var sum int64
+	for _, o := range hits {
+		sum += tbl.ID(o)
+	}
+	idSink += sum
+	return len(hits)
 }
+
+var idSink int64
 
 func walkTableInput(tb testing.TB) (*nametable.Table, [][]byte) {
 	path, qpath := os.Getenv("GDS_WALK_TABLE"), os.Getenv("GDS_WALK_QUERIES")
