@@ -258,7 +258,7 @@ func (b *builder) buildKind(kind snapshots.Kind) error {
 	b.meta.Records[kind] = int(b.snap.Count(kind))
 	b.meta.Changed += rd.ch.size()
 	if searchable && !rd.partial {
-		if err := b.buildCategory(cat, rd.docs, rd.ch); err != nil {
+		if err := b.buildCategory(cat, rd.docs, rd.cols, rd.ch); err != nil {
 			return fmt.Errorf("%s: %w", cat, err)
 		}
 	}
@@ -266,7 +266,7 @@ func (b *builder) buildKind(kind snapshots.Kind) error {
 }
 
 // linkTree copies a directory of a generation: files that never change
-// once written (bleve segments *.zap, tables *.tbl) are hard-linked;
+// once written (bleve segments *.zap, tables *.tbl, value columns *.cols) are hard-linked;
 // everything else (bleve's root.bolt) is copied, since a patched index
 // writes to it.
 func linkTree(src, dst string) error {
@@ -279,7 +279,7 @@ func linkTree(src, dst string) error {
 		if info.IsDir() {
 			return os.MkdirAll(target, disk.PrivateDir)
 		}
-		if strings.HasSuffix(path, ".zap") || strings.HasSuffix(path, ".tbl") {
+		if strings.HasSuffix(path, ".zap") || strings.HasSuffix(path, ".tbl") || strings.HasSuffix(path, ".cols") {
 			return disk.LinkOrCopy(path, target, disk.PrivateFile)
 		}
 		return disk.CopyFile(path, target, disk.PrivateFile)

@@ -39,13 +39,15 @@ const (
 // buildCategory writes a category's tables and bleve shards from all its
 // records: the tables on one goroutine while the shards are built or
 // patched beside it.
-func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch change) error {
+func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, cols *tableColumns, ch change) error {
 	cdir := filepath.Join(b.dir, string(cat))
 	if err := os.MkdirAll(cdir, disk.PrivateDir); err != nil {
 		return err
 	}
-	if err := os.Remove(filepath.Join(cdir, deltaTable)); err != nil && !os.IsNotExist(err) {
-		return err
+	for _, name := range []string{deltaTable, ColumnsPath(deltaTable)} {
+		if err := os.Remove(filepath.Join(cdir, name)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
 	}
 	b.report(Progress{Phase: "tables", Kind: string(cat), Total: int64(len(docs))})
 	var (
@@ -56,7 +58,7 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch chang
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		langs, tableErr = writeTables(cdir, docs)
+		langs, tableErr = writeTables(cdir, docs, cols)
 	}()
 	shards := b.shardsFor(len(docs))
 	var err error
@@ -84,9 +86,10 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, ch chang
 	return nil
 }
 
-// writeTables writes the base table and one overlay per language whose
-// names differ from the base names; it returns those languages.
-func writeTables(cdir string, docs []docInfo) ([]string, error) {
+// writeTables writes the base table with its value columns (cols: the
+// docs' values by position) and one overlay per language whose names
+// differ from the base names; it returns those languages.
+func writeTables(cdir string, docs []docInfo, cols *tableColumns) ([]string, error) {
 	base := make([]nametable.Entry, len(docs))
 	overlays := map[string][]nametable.Entry{}
 	for i, d := range docs {
@@ -98,7 +101,7 @@ func writeTables(cdir string, docs []docInfo) ([]string, error) {
 			overlays[lang] = append(overlays[lang], nametable.Entry{ID: d.id, Folded: nametable.Fold(n), Access: d.access})
 		}
 	}
-	if err := nametable.Write(filepath.Join(cdir, baseTable), base, nil); err != nil {
+	if err := writeTable(filepath.Join(cdir, baseTable), base, nil, cols); err != nil {
 		return nil, err
 	}
 	langs := make([]string, 0, len(overlays))
@@ -134,7 +137,8 @@ func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *sh
 	n := int(b.snap.Count(cat.Kind()))
 	shards := b.shardsFor(n)
 	prev := b.prev.Tables(cat)
-	ok := prev != nil && len(prev.Overlays) == 0 && len(b.prev.Meta.Languages[cat]) == 0 && b.canPatch(cat, shards, n, rd.ch)
+	ok := prev != nil && len(prev.Overlays) == 0 && len(b.prev.Meta.Languages[cat]) == 0 && b.canPatch(cat, shards, n, rd.ch) &&
+		prev.BaseColumns != nil && (prev.Delta == nil || prev.DeltaColumns != nil) // the kept entries' values come from there
 	for _, d := range rd.docs {
 		for lang, name := range d.names {
 			if lang != "en" && name != d.name {
@@ -171,7 +175,7 @@ func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *sh
 			}
 		}()
 	}
-	delta, err := patchTables(prev, filepath.Join(b.prev.Dir(), string(cat)), cdir, rd.docs, rd.ch, n)
+	delta, err := patchTables(prev, filepath.Join(b.prev.Dir(), string(cat)), cdir, cat, rd.docs, rd.cols, rd.ch, n)
 	wg.Wait()
 	if err != nil {
 		return false, err
@@ -196,8 +200,10 @@ func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *sh
 // patchTables writes a category's tables into cdir from the previous
 // generation's (prev, in prevDir) and the changes: the base hard-linked
 // plus a new delta, or, when the delta would pass maxTableDelta, a new
-// base alone. It returns the delta's size, or -1 when it wrote no delta.
-func patchTables(prev *CategoryTables, prevDir, cdir string, upserts []docInfo, ch change, want int) (int, error) {
+// base alone, each with its value columns (the kept entries' values from
+// the previous columns, the upserts' from their records). It returns the
+// delta's size, or -1 when it wrote no delta.
+func patchTables(prev *CategoryTables, prevDir, cdir string, cat snapshots.Category, upserts []docInfo, upsertCols *tableColumns, ch change, want int) (int, error) {
 	changed := make(map[int64]struct{}, ch.size())
 	for _, id := range ch.upserts {
 		changed[id] = struct{}{}
@@ -218,6 +224,8 @@ func patchTables(prev *CategoryTables, prevDir, cdir string, upserts []docInfo, 
 			}
 		}
 	}
+	// The delta's entries: the previous delta's unchanged ones, then the
+	// upserts; a new base puts the base's kept entries before them.
 	var entries []nametable.Entry
 	if prev.Delta != nil {
 		entries = prev.Delta.Entries(nil, isChanged)
@@ -228,19 +236,33 @@ func patchTables(prev *CategoryTables, prevDir, cdir string, upserts []docInfo, 
 	if got := base.Len() - int(mask.GetCardinality()) + len(entries); got != want {
 		return -1, fmt.Errorf("patched tables would hold %d names, the snapshot has %d", got, want)
 	}
+	cols := newTableColumns(cat)
+	addEntries := func(first int) {
+		if prev.Delta != nil {
+			cols.addFrom(prev.DeltaColumns, keptPositions(prev.Delta, nil, isChanged, first))
+		}
+		cols.addShifted(upsertCols, first+len(entries)-len(upserts))
+	}
 	if float64(len(entries))+float64(mask.GetCardinality()) > maxTableDelta*float64(max(base.Len(), 1)) {
 		all := append(base.Entries(mask, nil), entries...)
-		if err := os.Remove(filepath.Join(cdir, deltaTable)); err != nil && !os.IsNotExist(err) {
+		cols.addFrom(prev.BaseColumns, keptPositions(base, mask, nil, 0))
+		addEntries(len(all) - len(entries))
+		for _, name := range []string{deltaTable, ColumnsPath(deltaTable)} {
+			if err := os.Remove(filepath.Join(cdir, name)); err != nil && !os.IsNotExist(err) {
+				return -1, err
+			}
+		}
+		return -1, writeTable(filepath.Join(cdir, baseTable), all, nil, cols)
+	}
+	for _, name := range []string{baseTable, ColumnsPath(baseTable)} {
+		dst := filepath.Join(cdir, name)
+		if err := os.Remove(dst); err != nil && !os.IsNotExist(err) {
 			return -1, err
 		}
-		return -1, nametable.Write(filepath.Join(cdir, baseTable), all, nil)
+		if err := disk.LinkOrCopy(filepath.Join(prevDir, name), dst, disk.PrivateFile); err != nil {
+			return -1, err
+		}
 	}
-	dst := filepath.Join(cdir, baseTable)
-	if err := os.Remove(dst); err != nil && !os.IsNotExist(err) {
-		return -1, err
-	}
-	if err := disk.LinkOrCopy(filepath.Join(prevDir, baseTable), dst, disk.PrivateFile); err != nil {
-		return -1, err
-	}
-	return len(entries), nametable.Write(filepath.Join(cdir, deltaTable), entries, mask)
+	addEntries(0)
+	return len(entries), writeTable(filepath.Join(cdir, deltaTable), entries, mask, cols)
 }

@@ -279,8 +279,9 @@ func attributes(rec snapshots.Record, u *universe) []attr {
 // FieldsVersion numbers the layout of the analysts' documents: a
 // generation of another layout is never patched or reused, only rebuilt,
 // even from the snapshot it was built from (its bleve mapping lacks the
-// new fields). 2 added category_id to types.
-const FieldsVersion = 2
+// new fields). 2 added category_id to types; 3 the value columns beside
+// the tables (columns.go).
+const FieldsVersion = 3
 
 // prepareFields reads the universe for derived fields and makes a build
 // from a generation of another fields layout a full one (the Manager

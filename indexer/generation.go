@@ -17,6 +17,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"gds/indexer/nametable"
+	"gds/indexer/valuecol"
 	"gds/snapshots"
 	"gds/snapshots/disk"
 )
@@ -26,7 +27,7 @@ import (
 //	<data>/CURRENT                          the live generation's number
 //	<data>/generations/<n>/generation.json  Meta, written last
 //	<data>/generations/<n>/records/         a Store per kind (<kind>.data, .delta, .idx, .by-*)
-//	<data>/generations/<n>/<category>/      base.tbl, <lang>.tbl or delta.tbl, bleve-<shard>/
+//	<data>/generations/<n>/<category>/      base.tbl, <lang>.tbl or delta.tbl, base.cols (delta.cols), bleve-<shard>/
 //	<data>/generations/<n>.building/        a build in progress (removed on start)
 const (
 	currentFile   = "CURRENT"
@@ -155,6 +156,10 @@ type CategoryTables struct {
 	// written; its Mask names the Base ordinals it hides (changed or
 	// removed records).
 	Delta *nametable.Table
+	// BaseColumns and DeltaColumns are the value columns of Base and
+	// Delta (package valuecol), in generations that have them
+	// (Generation.HasColumns).
+	BaseColumns, DeltaColumns *valuecol.File
 }
 
 // BleveReady reports whether the generation's analysts' bleve shards are
@@ -208,6 +213,8 @@ func (g *Generation) close() {
 			if ct.Delta != nil {
 				_ = ct.Delta.Close()
 			}
+			_ = ct.BaseColumns.Close()
+			_ = ct.DeltaColumns.Close()
 			for _, t := range ct.Overlays {
 				_ = t.Close()
 			}
@@ -260,7 +267,7 @@ func openGeneration(dir string, idle time.Duration) (*Generation, error) {
 		ct := &CategoryTables{Overlays: map[string]*nametable.Table{}}
 		g.tables[cat] = ct
 		cdir := filepath.Join(dir, string(cat))
-		if ct.Base, err = nametable.Open(filepath.Join(cdir, "base.tbl")); err != nil {
+		if ct.Base, err = nametable.Open(filepath.Join(cdir, baseTable)); err != nil {
 			return fail(err)
 		}
 		names := ct.Base.Len()
@@ -272,6 +279,16 @@ func openGeneration(dir string, idle time.Duration) (*Generation, error) {
 		}
 		if names != count {
 			return fail(fmt.Errorf("%s: tables hold %d names, meta says %d", cat, names, count))
+		}
+		if g.HasColumns() {
+			if ct.BaseColumns, err = openColumns(filepath.Join(cdir, baseTable), cat, ct.Base.Len()); err != nil {
+				return fail(err)
+			}
+			if ct.Delta != nil {
+				if ct.DeltaColumns, err = openColumns(filepath.Join(cdir, deltaTable), cat, ct.Delta.Len()); err != nil {
+					return fail(err)
+				}
+			}
 		}
 		for _, lang := range meta.Languages[cat] {
 			t, err := nametable.Open(filepath.Join(cdir, lang+".tbl"))

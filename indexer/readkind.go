@@ -14,6 +14,8 @@ type readResult struct {
 	docs    []docInfo
 	ch      change
 	partial bool
+	// cols holds the value columns' values of docs, by position.
+	cols *tableColumns
 }
 
 // maxStoreDelta is the largest delta file, relative to the base file, an
@@ -43,9 +45,12 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 	}
 	total := b.snap.Count(kind)
 	sw.reserve(int(total))
-	_, searchable := categoryOf(kind)
+	cat, searchable := categoryOf(kind)
 	if searchable && !partial {
 		rd.docs = make([]docInfo, 0, total)
+	}
+	if searchable {
+		rd.cols = newTableColumns(cat)
 	}
 	pi := 0
 	advance := func(key int64) {
@@ -94,6 +99,7 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 			}
 			if searchable && (!partial || changed) {
 				rd.docs = append(rd.docs, b.docOf(line.Key, rec, b.mayPatch()))
+				rd.cols.addRecord(len(rd.docs)-1, rec)
 			}
 		}
 		if early != nil {

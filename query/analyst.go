@@ -296,7 +296,7 @@ func (a *Analysts) Query(ctx context.Context, req AnalystRequest) (*AnalystResul
 		return nil, err
 	}
 	res := &AnalystResult{Generation: g.Meta.ID, Query: req.Query, Category: req.Category, Hits: []AnalystHit{}}
-	if np, ok := nameOnly(p); ok {
+	if np, ok := nameOnly(p, g.HasColumns()); ok {
 		if err := a.queryNames(ctx, g, p, np, res); err != nil {
 			return nil, err
 		}

@@ -16,6 +16,7 @@ import (
 
 	"gds/indexer"
 	"gds/indexer/nametable"
+	"gds/indexer/valuecol"
 	"gds/snapshots"
 )
 
@@ -40,27 +41,32 @@ type namePlan struct {
 }
 
 // nameOnly returns the plan of q when every clause of q is a wildcard on
-// the name field, "*", or an and/or/not of them, with set semantics bleve
-// agrees with; otherwise false. Sorts and facets need bleve's doc values,
-// scores its statistics: a plan only serves unscored, unsorted queries
-// without facets.
-func nameOnly(p *plan) (*namePlan, bool) {
-	if !nameTables || !p.unscored || len(p.sort) > 0 || len(p.facets) > 0 || !namesClause(p.q) {
+// the name field, "*", a range of a numeric or date field (when ranges,
+// the generation's value columns, are there to answer it), or an
+// and/or/not of them, with set semantics bleve agrees with; otherwise
+// false. Sorts and facets need bleve's doc values, scores its statistics:
+// a plan only serves unscored, unsorted queries without facets.
+func nameOnly(p *plan, ranges bool) (*namePlan, bool) {
+	if !nameTables || !p.unscored || len(p.sort) > 0 || len(p.facets) > 0 || !tableClause(p.q, ranges) {
 		return nil, false
 	}
 	return &namePlan{q: p.q}, true
 }
 
-func namesClause(q bquery.Query) bool {
+// tableClause reports whether the tables answer q: see nameOnly.
+func tableClause(q bquery.Query, ranges bool) bool {
 	switch c := q.(type) {
 	case *bquery.WildcardQuery:
 		return c.FieldVal == indexer.FieldName
 	case *bquery.MatchAllQuery:
 		return true
+	case *bquery.NumericRangeQuery, *bquery.DateRangeQuery:
+		_, ok := rangeOf(q)
+		return ranges && ok
 	case *bquery.ConjunctionQuery:
-		return len(c.Conjuncts) > 0 && !slices.ContainsFunc(c.Conjuncts, func(q bquery.Query) bool { return !namesClause(q) })
+		return len(c.Conjuncts) > 0 && !slices.ContainsFunc(c.Conjuncts, func(q bquery.Query) bool { return !tableClause(q, ranges) })
 	case *bquery.DisjunctionQuery:
-		return c.Min <= 1 && len(c.Disjuncts) > 0 && !slices.ContainsFunc(c.Disjuncts, func(q bquery.Query) bool { return !namesClause(q) })
+		return c.Min <= 1 && len(c.Disjuncts) > 0 && !slices.ContainsFunc(c.Disjuncts, func(q bquery.Query) bool { return !tableClause(q, ranges) })
 	case *bquery.BooleanQuery:
 		if c.Filter != nil || (c.Must == nil && c.Should == nil && c.MustNot == nil) {
 			return false
@@ -69,7 +75,7 @@ func namesClause(q bquery.Query) bool {
 			return false // should clauses that a must clause does not make optional
 		}
 		for _, sub := range []bquery.Query{c.Must, c.Should, c.MustNot} {
-			if sub != nil && !namesClause(sub) {
+			if sub != nil && !tableClause(sub, ranges) {
 				return false
 			}
 		}
@@ -78,11 +84,13 @@ func namesClause(q bquery.Query) bool {
 	return false
 }
 
-// tableView is one table of a category and the ordinals it hides (the
-// base's ordinals a delta replaces).
+// tableView is one table of a category, its value columns (nil in a
+// generation without) and the ordinals it hides (the base's ordinals a
+// delta replaces).
 type tableView struct {
 	cat  snapshots.Category
 	t    *nametable.Table
+	cols *valuecol.File
 	hide *roaring.Bitmap
 }
 
@@ -93,10 +101,10 @@ func tableViews(g *indexer.Generation, cats []snapshots.Category) []tableView {
 		if ct == nil || ct.Base == nil {
 			continue
 		}
-		tv := tableView{cat: cat, t: ct.Base}
+		tv := tableView{cat: cat, t: ct.Base, cols: ct.BaseColumns}
 		if ct.Delta != nil {
 			tv.hide = ct.Delta.Mask()
-			out = append(out, tableView{cat: cat, t: ct.Delta})
+			out = append(out, tableView{cat: cat, t: ct.Delta, cols: ct.DeltaColumns})
 		}
 		out = append(out, tv)
 	}
@@ -110,6 +118,12 @@ func (tv tableView) matches(ctx context.Context, q bquery.Query) (*roaring.Bitma
 		return tv.pattern(ctx, c.Wildcard)
 	case *bquery.MatchAllQuery:
 		return tv.all(), nil
+	case *bquery.NumericRangeQuery, *bquery.DateRangeQuery:
+		r, ok := rangeOf(q)
+		if !ok || tv.cols == nil {
+			return nil, fmt.Errorf("analysts' query: %T is not a range the value columns answer", q)
+		}
+		return tv.valueRange(r), nil
 	case *bquery.ConjunctionQuery:
 		return tv.combine(ctx, c.Conjuncts, true)
 	case *bquery.DisjunctionQuery:
@@ -438,7 +452,7 @@ func rewriteNames(ctx context.Context, g *indexer.Generation, p *plan) error {
 		if err != nil {
 			return q
 		}
-		if _, all := q.(*bquery.MatchAllQuery); !all && namesClause(q) {
+		if _, all := q.(*bquery.MatchAllQuery); !all && tableClause(q, g.HasColumns()) {
 			var r bquery.Query
 			r, err = idsQuery(ctx, tvs, q)
 			if r == nil {

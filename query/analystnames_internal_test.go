@@ -30,16 +30,16 @@ func TestNameOnly(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", q, err)
 		}
-		if _, got := nameOnly(p); got != want {
+		if _, got := nameOnly(p, true); got != want {
 			t.Errorf("%q: name tables %v, want %v", q, got, want)
 		}
 	}
 	p, _ := prepare(AnalystRequest{Query: "name:kari*", Facets: []string{"corporation_id"}, Category: snapshots.CategoryCharacter}, false)
-	if _, ok := nameOnly(p); ok {
+	if _, ok := nameOnly(p, true); ok {
 		t.Error("a query with facets went to the name tables")
 	}
 	p, _ = prepare(AnalystRequest{Query: "name:kari*", Sort: []string{"id"}}, false)
-	if _, ok := nameOnly(p); ok {
+	if _, ok := nameOnly(p, true); ok {
 		t.Error("a sorted query went to the name tables")
 	}
 	if _, err := bleve.NewQueryStringQuery("name:kari*").Parse(); err != nil {

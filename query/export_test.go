@@ -23,3 +23,14 @@ func SetMaxNameIDs(n int) (restore func()) {
 	maxNameIDs = n
 	return func() { maxNameIDs = was }
 }
+
+// AnsweredByTables reports whether req is answered from the name tables
+// and value columns rather than by bleve (in a generation with columns).
+func AnsweredByTables(req AnalystRequest) bool {
+	p, err := prepare(req, false)
+	if err != nil {
+		return false
+	}
+	_, ok := nameOnly(p, true)
+	return ok
+}

@@ -1,0 +1,298 @@
+package indexer
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	bdoc "github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/numeric"
+
+	"gds/indexer/nametable"
+	"gds/indexer/valuecol"
+	"gds/snapshots"
+	"gds/snapshots/reinforce"
+)
+
+// Beside each base and delta table, a value-column file (base.cols,
+// delta.cols; package valuecol) holds every numeric and date field of the
+// category's documents sorted by value, with the table ordinal of each
+// document: the analysts' range queries become a slice of it and a bitmap
+// of ordinals (package query), instead of bleve counting millions of
+// matches. It is written with the tables, in the phase that goes live
+// first, so ranges are fast as soon as a generation is.
+//
+// Each value is the int64 bleve indexes for it, the term its range
+// searcher compares: the sortable bits of the float64 for a number, the
+// nanoseconds since 1970 for an instant. A range computed as bleve
+// computes its bounds thus selects what bleve selects, bit for bit.
+
+// columnsVersion is the first FieldsVersion whose generations hold value
+// columns; older ones are answered by bleve alone.
+const columnsVersion = 3
+
+// ColumnsPath is the value-column file beside a table file.
+func ColumnsPath(table string) string { return strings.TrimSuffix(table, ".tbl") + ".cols" }
+
+// HasColumns reports whether the generation holds value columns beside
+// its tables.
+func (g *Generation) HasColumns() bool { return g.Meta.Fields >= columnsVersion }
+
+// openColumns opens the value columns beside a table of n names and
+// checks that they hold a column for every numeric and date field of cat.
+func openColumns(table string, cat snapshots.Category, n int) (*valuecol.File, error) {
+	f, err := valuecol.Open(ColumnsPath(table), n)
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range columnFields(cat) {
+		if !f.Has(attributeFields[i].Name) {
+			f.Close()
+			return nil, fmt.Errorf("value columns of %s: no column %s", table, attributeFields[i].Name)
+		}
+	}
+	return f, nil
+}
+
+// ColumnField reports whether documents of cat keep name's values in
+// their tables' value columns: the numeric and date fields.
+func ColumnField(name string, cat snapshots.Category) bool {
+	for _, i := range columnFields(cat) {
+		if attributeFields[i].Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// columnFields are the attributes of cat with value columns.
+func columnFields(cat snapshots.Category) []uint8 {
+	var out []uint8
+	for i, f := range attributeFields {
+		if (f.Type == Numeric || f.Type == DateTime) && slices.Contains(f.Categories, cat) {
+			out = append(out, uint8(i))
+		}
+	}
+	return out
+}
+
+// TermValue is the int64 bleve indexes for v, a value of a numeric or
+// date field (for a date, Unix seconds): what its range searcher compares.
+// ok is false when bleve leaves the value out (instants it cannot hold).
+func TermValue(t FieldType, v float64) (term int64, ok bool) {
+	if t == DateTime {
+		dt := time.Unix(int64(v), 0)
+		if dt.Before(bdoc.MinTimeRepresentable) || dt.After(bdoc.MaxTimeRepresentable) {
+			return 0, false // as bleve's date field refuses it
+		}
+		return dt.UnixNano(), true
+	}
+	return numeric.Float64ToInt64(v), true
+}
+
+// tableColumns gathers a table's value columns while its entries are
+// gathered: each entry's Ord is its position in the entries handed to
+// nametable.Write until writeTable turns positions into ordinals.
+type tableColumns struct {
+	fields []uint8
+	slot   [32]int8 // attribute index → position in fields, or -1
+	cols   []valuecol.Column
+}
+
+func newTableColumns(cat snapshots.Category) *tableColumns {
+	c := &tableColumns{fields: columnFields(cat)}
+	for i := range c.slot {
+		c.slot[i] = -1
+	}
+	for k, f := range c.fields {
+		c.slot[f] = int8(k)
+		c.cols = append(c.cols, valuecol.Column{Name: attributeFields[f].Name})
+	}
+	return c
+}
+
+// addRecord records the values of rec, the entry at position pos.
+func (c *tableColumns) addRecord(pos int, rec snapshots.Record) {
+	if len(c.fields) == 0 {
+		return
+	}
+	columnValues(rec, func(field uint8, v float64) {
+		if k := c.slot[field]; k >= 0 {
+			if t, ok := TermValue(attributeFields[field].Type, v); ok {
+				c.cols[k].Entries = append(c.cols[k].Entries, valuecol.Entry{Value: t, Ord: uint32(pos)})
+			}
+		}
+	})
+}
+
+// columnValues calls fn with each numeric and date value of rec's
+// document, as attributes gives them (a date in Unix seconds) but without
+// building them all: the tables' phase reads every record without its
+// attributes, which the bleve phase reads again.
+func columnValues(rec snapshots.Record, fn func(field uint8, v float64)) {
+	switch r := rec.(type) {
+	case *snapshots.Character:
+		if r.Birthday != nil {
+			fn(attrBirthday, float64(r.Birthday.Unix()))
+		}
+	case *snapshots.Corporation:
+		fn(attrMemberCount, float64(r.MemberCount))
+	case *snapshots.Structure:
+		fn(attrReinforceWeekday, float64(r.ReinforceWeekday))
+		fn(attrReinforceHour, float64(r.ReinforceHour))
+		if r.FuelExpires != nil {
+			fn(attrFuelExpires, float64(r.FuelExpires.Unix()))
+		}
+		online := 0
+		for _, s := range r.Services {
+			if s.State == reinforce.ServiceOnline {
+				online++
+			}
+		}
+		fn(attrServicesOnline, float64(online))
+	case *snapshots.SolarSystem:
+		fn(attrSecurity, r.SecurityStatus)
+	case *snapshots.Agent:
+		if r.Level != 0 {
+			fn(attrLevel, float64(r.Level))
+		}
+	}
+}
+
+// addShifted records other's values, each at its position plus offset.
+func (c *tableColumns) addShifted(other *tableColumns, offset int) {
+	for k := range c.cols {
+		for _, e := range other.cols[k].Entries {
+			c.cols[k].Entries = append(c.cols[k].Entries, valuecol.Entry{Value: e.Value, Ord: e.Ord + uint32(offset)})
+		}
+	}
+}
+
+// addFrom records the values an older table's columns hold for the
+// ordinals it keeps: pos[o] is the position of its ordinal o's entry, or
+// -1 for an ordinal left out.
+func (c *tableColumns) addFrom(f *valuecol.File, pos []int32) {
+	for k := range c.cols {
+		f.Each(c.cols[k].Name, func(o uint32, v int64) {
+			if p := pos[o]; p >= 0 {
+				c.cols[k].Entries = append(c.cols[k].Entries, valuecol.Entry{Value: v, Ord: uint32(p)})
+			}
+		})
+	}
+}
+
+// keptPositions maps each ordinal of t to its position among the entries
+// t.Entries(skip, drop) returns, or -1 for one it leaves out.
+func keptPositions(t *nametable.Table, skip *roaring.Bitmap, drop func(id int64) bool, first int) []int32 {
+	pos := make([]int32, t.Len())
+	next := int32(first)
+	for o := range uint32(t.Len()) {
+		if (skip != nil && skip.Contains(o)) || (drop != nil && drop(t.ID(o))) {
+			pos[o] = -1
+			continue
+		}
+		pos[o] = next
+		next++
+	}
+	return pos
+}
+
+// writeTable writes a name table and its value columns (cols nil: the
+// table has none, as language overlays). nametable.Write orders entries
+// by name length in runes, then ID; the same order computed here turns
+// each column entry's position into its ordinal, and is checked against
+// the order Write left.
+func writeTable(path string, entries []nametable.Entry, mask *roaring.Bitmap, cols *tableColumns) error {
+	if cols == nil {
+		return nametable.Write(path, entries, mask)
+	}
+	ord := rankOrdinals(entries)
+	ids := make([]int64, len(entries))
+	for i, e := range entries {
+		ids[i] = e.ID
+	}
+	var (
+		wg     sync.WaitGroup
+		colErr error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for _, c := range cols.cols {
+			for j := range c.Entries {
+				c.Entries[j].Ord = ord[c.Entries[j].Ord]
+			}
+		}
+		colErr = valuecol.Write(ColumnsPath(path), len(entries), cols.cols)
+	}()
+	err := nametable.Write(path, entries, mask)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	if colErr != nil {
+		return colErr
+	}
+	for i, id := range ids {
+		if entries[ord[i]].ID != id {
+			return fmt.Errorf("value columns of %s: entry %d (ID %d) is at ordinal %d, which holds ID %d", path, i, id, ord[i], entries[ord[i]].ID)
+		}
+	}
+	return nil
+}
+
+// rankOrdinals returns, for each entry, the ordinal nametable.Write gives
+// it: entries ordered by name length in runes, then ID (unique in a
+// table, so the order is the same however it is found). Entries in
+// ascending ID, as snapshots stream them, need only a counting sort.
+func rankOrdinals(entries []nametable.Entry) []uint32 {
+	lens := make([]int32, len(entries))
+	ascending := true
+	maxLen := int32(0)
+	for i, e := range entries {
+		lens[i] = int32(utf8.RuneCountInString(e.Folded))
+		maxLen = max(maxLen, lens[i])
+		if i > 0 && entries[i-1].ID >= e.ID {
+			ascending = false
+		}
+	}
+	ord := make([]uint32, len(entries))
+	if !ascending {
+		idx := make([]uint32, len(entries))
+		for i := range idx {
+			idx[i] = uint32(i)
+		}
+		slices.SortFunc(idx, func(a, b uint32) int {
+			if lens[a] != lens[b] {
+				return int(lens[a] - lens[b])
+			}
+			switch x, y := entries[a].ID, entries[b].ID; {
+			case x < y:
+				return -1
+			case x > y:
+				return 1
+			}
+			return 0
+		})
+		for o, i := range idx {
+			ord[i] = uint32(o)
+		}
+		return ord
+	}
+	start := make([]uint32, maxLen+2)
+	for _, l := range lens {
+		start[l+1]++
+	}
+	for l := 1; l < len(start); l++ {
+		start[l] += start[l-1]
+	}
+	for i, l := range lens {
+		ord[i] = start[l]
+		start[l]++
+	}
+	return ord
+}

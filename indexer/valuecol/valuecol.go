@@ -1,0 +1,292 @@
+// Package valuecol owns the value-column file format end to end: writing
+// it at index time and reading it, memory-mapped, at query time.
+//
+// A value-column file sits beside a name table and holds, for each numeric
+// or date field of the table's documents, the values sorted with the table
+// ordinal of each document that has one. A range of values is then a
+// contiguous slice found by two binary searches, and its ordinals a bitmap
+// built without visiting any document that does not match: what answers a
+// date range over millions of documents in milliseconds, where an inverted
+// index must count every match.
+//
+// Values are int64s whose order is the order of the values they stand for
+// (the caller's encoding: bleve's sortable bits of a float64, nanoseconds
+// of an instant), so one comparison serves every type.
+package valuecol
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"unsafe"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"gds/snapshots/disk"
+)
+
+// The file: the magic (8 bytes), the table's number of ordinals (uint64),
+// the number of columns (uint64), then per column four uint64s (the name's
+// offset and length, the number of values, the offset of the values);
+// then the names and, 8-aligned, each column's values (int64) followed by
+// its ordinals (uint32). Integers are little-endian, as the machine holds
+// them (the arrays are read in place).
+const magic = "GDSVCOL1"
+
+const dirEntry = 4 * 8
+
+// Column is one field's values, each with the ordinal that holds it, in
+// any order for Write (which sorts them in place).
+type Column struct {
+	Name    string
+	Entries []Entry
+}
+
+// Entry is one ordinal's value.
+type Entry struct {
+	Value int64
+	Ord   uint32
+}
+
+// Write writes the columns of a table of n ordinals to path atomically.
+// Each column's values are sorted, with their ordinals, in place; an
+// ordinal appears at most once per column.
+func Write(path string, n int, cols []Column) error {
+	for _, c := range cols {
+		sortEntries(c.Entries)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".valuecol-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	fail := func(err error) error {
+		f.Close()
+		return fmt.Errorf("value columns %s: %w", path, err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	hdr := make([]byte, 0, 24+dirEntry*len(cols))
+	hdr = append(hdr, magic...)
+	hdr = binary.LittleEndian.AppendUint64(hdr, uint64(n))
+	hdr = binary.LittleEndian.AppendUint64(hdr, uint64(len(cols)))
+	off := uint64(cap(hdr))
+	var names []byte
+	for _, c := range cols {
+		names = append(names, c.Name...)
+	}
+	nameOff := off
+	off = pad8(off + uint64(len(names)))
+	for _, c := range cols {
+		hdr = binary.LittleEndian.AppendUint64(hdr, nameOff)
+		hdr = binary.LittleEndian.AppendUint64(hdr, uint64(len(c.Name)))
+		hdr = binary.LittleEndian.AppendUint64(hdr, uint64(len(c.Entries)))
+		hdr = binary.LittleEndian.AppendUint64(hdr, off)
+		nameOff += uint64(len(c.Name))
+		off = pad8(off + uint64(len(c.Entries))*12)
+	}
+	at := uint64(len(hdr) + len(names))
+	w.Write(hdr)
+	w.Write(names)
+	for _, c := range cols {
+		w.Write(make([]byte, pad8(at)-at))
+		var b [8]byte
+		for _, e := range c.Entries {
+			binary.LittleEndian.PutUint64(b[:], uint64(e.Value))
+			w.Write(b[:])
+		}
+		for _, e := range c.Entries {
+			binary.LittleEndian.PutUint32(b[:], e.Ord)
+			w.Write(b[:4])
+		}
+		at = pad8(at) + uint64(len(c.Entries))*12
+	}
+	if err := w.Flush(); err != nil {
+		return fail(err)
+	}
+	if err := f.Chmod(disk.PrivateFile); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("value columns %s: %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// sortEntries sorts entries by value, then ordinal.
+func sortEntries(es []Entry) {
+	slices.SortFunc(es, func(a, b Entry) int {
+		switch {
+		case a.Value < b.Value:
+			return -1
+		case a.Value > b.Value:
+			return 1
+		case a.Ord < b.Ord:
+			return -1
+		case a.Ord > b.Ord:
+			return 1
+		}
+		return 0
+	})
+}
+
+// File is an open value-column file.
+type File struct {
+	n    int
+	cols map[string]column
+	mm   []byte
+}
+
+type column struct {
+	values []int64
+	ords   []uint32
+}
+
+// Open maps the value columns of a table of n ordinals read-only, and
+// checks them: every section in the file, values in order, each ordinal
+// below n and at most once per column.
+func Open(path string, n int) (*File, error) {
+	mm, err := disk.Map(path, true)
+	if err != nil {
+		return nil, fmt.Errorf("value columns %s: %w", path, err)
+	}
+	f, err := parse(mm, n)
+	if err != nil {
+		disk.Unmap(mm)
+		return nil, fmt.Errorf("value columns %s: %w", path, err)
+	}
+	return f, nil
+}
+
+func parse(mm []byte, n int) (*File, error) {
+	if len(mm) < 24 || string(mm[:8]) != magic {
+		return nil, errors.New("not a gds value-column file (bad magic)")
+	}
+	if got := binary.LittleEndian.Uint64(mm[8:]); got != uint64(n) {
+		return nil, fmt.Errorf("written for %d ordinals, the table has %d", got, n)
+	}
+	k := binary.LittleEndian.Uint64(mm[16:])
+	size := uint64(len(mm))
+	if k > (size-24)/dirEntry {
+		return nil, fmt.Errorf("%d columns do not fit in %d bytes", k, size)
+	}
+	f := &File{n: n, cols: make(map[string]column, k), mm: mm}
+	seen := make([]uint64, (n+63)/64)
+	for i := range k {
+		d := mm[24+i*dirEntry:]
+		nameOff, nameLen := binary.LittleEndian.Uint64(d), binary.LittleEndian.Uint64(d[8:])
+		count, off := binary.LittleEndian.Uint64(d[16:]), binary.LittleEndian.Uint64(d[24:])
+		if nameOff > size || nameLen > size-nameOff || off%8 != 0 || off > size || count > (size-off)/12 || count > uint64(n) {
+			return nil, fmt.Errorf("column %d out of range", i)
+		}
+		name := string(mm[nameOff : nameOff+nameLen])
+		if _, dup := f.cols[name]; dup {
+			return nil, fmt.Errorf("column %q twice", name)
+		}
+		c := column{values: fromBytes[int64](mm[off : off+8*count]), ords: fromBytes[uint32](mm[off+8*count : off+12*count])}
+		clear(seen)
+		for j, o := range c.ords {
+			if j > 0 && c.values[j] < c.values[j-1] {
+				return nil, fmt.Errorf("column %q: values out of order", name)
+			}
+			if o >= uint32(n) || seen[o/64]&(1<<(o%64)) != 0 {
+				return nil, fmt.Errorf("column %q: ordinal %d out of range or repeated", name, o)
+			}
+			seen[o/64] |= 1 << (o % 64)
+		}
+		f.cols[name] = c
+	}
+	return f, nil
+}
+
+// Len is the number of ordinals of the table the columns describe.
+func (f *File) Len() int { return f.n }
+
+// Has reports whether the file holds a column for name (every field of the
+// table's documents of a numeric or date type has one, empty or not).
+func (f *File) Has(name string) bool { _, ok := f.cols[name]; return ok }
+
+// Count is the number of ordinals with a value of name.
+func (f *File) Count(name string) int { return len(f.cols[name].ords) }
+
+// Range returns the ordinals whose value of name is from lo to hi, both
+// included, in value order. It aliases the mapped file.
+func (f *File) Range(name string, lo, hi int64) []uint32 {
+	c := f.cols[name]
+	if lo > hi {
+		return nil
+	}
+	i := sort.Search(len(c.values), func(i int) bool { return c.values[i] >= lo })
+	j := i + sort.Search(len(c.values)-i, func(k int) bool { return c.values[i+k] > hi })
+	return c.ords[i:j]
+}
+
+// Bitmap returns the ordinals whose value of name is from lo to hi, both
+// included, as a bitmap.
+func (f *File) Bitmap(name string, lo, hi int64) *roaring.Bitmap {
+	ords := f.Range(name, lo, hi)
+	if len(ords) < f.n/32 {
+		bm := roaring.New()
+		bm.AddMany(ords)
+		return bm
+	}
+	// Many: set bits in a dense bitset (a pass over the slice) and let
+	// roaring pick each container's kind once.
+	words := make([]uint64, (f.n+63)/64)
+	for _, o := range ords {
+		words[o/64] |= 1 << (o % 64)
+	}
+	return roaring.FromDense(words, false)
+}
+
+// Each calls fn with every ordinal that has a value of name, in value
+// order.
+func (f *File) Each(name string, fn func(o uint32, v int64)) {
+	c := f.cols[name]
+	for i, o := range c.ords {
+		fn(o, c.values[i])
+	}
+}
+
+// Close unmaps the file; no method may be called afterwards.
+func (f *File) Close() error {
+	if f == nil || f.mm == nil {
+		return nil
+	}
+	err := disk.Unmap(f.mm)
+	f.mm, f.cols = nil, nil
+	return err
+}
+
+func pad8(n uint64) uint64 { return (n + 7) &^ 7 }
+
+func asBytes[T int64 | uint32](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
+}
+
+// fromBytes reads an array in place; b is 8-aligned in the mapping (the
+// caller checks offsets), or copied when the platform read the file into
+// the heap.
+func fromBytes[T int64 | uint32](b []byte) []T {
+	var zero T
+	if len(b) == 0 {
+		return nil
+	}
+	if uintptr(unsafe.Pointer(&b[0]))%unsafe.Alignof(zero) != 0 {
+		c := make([]T, len(b)/int(unsafe.Sizeof(zero)))
+		copy(asBytes(c), b)
+		return c
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(zero)))
+}

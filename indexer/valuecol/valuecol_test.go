@@ -1,0 +1,141 @@
+package valuecol
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// A written file answers every range as a scan of the values would, for
+// repeated values, empty columns and bounds on, between and beyond the
+// values.
+func TestRangeMatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 5000
+	type doc struct {
+		v   int64
+		has bool
+	}
+	docs := make([]doc, n)
+	var cols []Column
+	a := Column{Name: "a"}
+	for o := range docs {
+		if rng.IntN(5) > 0 {
+			docs[o] = doc{v: rng.Int64N(300) - 150, has: true}
+			a.Entries = append(a.Entries, Entry{docs[o].v, uint32(o)})
+		}
+	}
+	rng.Shuffle(len(a.Entries), func(i, j int) { a.Entries[i], a.Entries[j] = a.Entries[j], a.Entries[i] })
+	cols = append(cols, a, Column{Name: "empty"})
+	path := filepath.Join(t.TempDir(), "base.cols")
+	if err := Write(path, n, cols); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path, n+1); err == nil {
+		t.Fatal("opened for another table's length")
+	}
+	f, err := Open(path, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if !f.Has("a") || !f.Has("empty") || f.Has("b") || f.Count("empty") != 0 {
+		t.Fatalf("columns: a %v, empty %v (%d), b %v", f.Has("a"), f.Has("empty"), f.Count("empty"), f.Has("b"))
+	}
+	for range 300 {
+		lo, hi := rng.Int64N(340)-170, rng.Int64N(340)-170
+		var want []uint32
+		for o, d := range docs {
+			if d.has && d.v >= lo && d.v <= hi {
+				want = append(want, uint32(o))
+			}
+		}
+		got := slices.Clone(f.Range("a", lo, hi))
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("[%d, %d]: %d ordinals, want %d", lo, hi, len(got), len(want))
+		}
+		if bm := f.Bitmap("a", lo, hi); !slices.Equal(bm.ToArray(), want) {
+			t.Fatalf("[%d, %d]: bitmap of %d, want %d", lo, hi, bm.GetCardinality(), len(want))
+		}
+		if len(f.Range("empty", lo, hi)) != 0 || len(f.Range("b", lo, hi)) != 0 {
+			t.Fatal("an empty or missing column matched")
+		}
+	}
+	seen := 0
+	prev := int64(-1 << 63)
+	f.Each("a", func(o uint32, v int64) {
+		if !docs[o].has || docs[o].v != v || v < prev {
+			t.Fatalf("Each: ordinal %d value %d, want %d in order", o, v, docs[o].v)
+		}
+		prev = v
+		seen++
+	})
+	if seen != len(a.Entries) {
+		t.Fatalf("Each saw %d values, want %d", seen, len(a.Entries))
+	}
+}
+
+// Files that are not what Write makes are refused on open, never read out
+// of range: truncated, a repeated or too large ordinal, values out of
+// order.
+func TestOpenRefusesDamage(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ok.cols")
+	if err := Write(path, 10, []Column{{Name: "x", Entries: []Entry{{5, 0}, {1, 4}, {3, 9}}}}); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parse(good, 10); err != nil {
+		t.Fatal(err)
+	}
+	// Header 24 + one entry 32 + name 1, padded to 64: values at 64, ordinals at 88.
+	for name, damage := range map[string]func(b []byte) []byte{
+		"truncated":      func(b []byte) []byte { return b[:len(b)-4] },
+		"magic":          func(b []byte) []byte { b[0] = 'X'; return b },
+		"ordinal >= n":   func(b []byte) []byte { b[88] = 10; return b },
+		"repeated":       func(b []byte) []byte { b[92] = b[88]; return b },
+		"out of order":   func(b []byte) []byte { b[64] = 200; return b },
+		"many columns":   func(b []byte) []byte { b[16] = 200; return b },
+		"huge count":     func(b []byte) []byte { b[24+16+7] = 0x7f; return b },
+		"name past file": func(b []byte) []byte { b[24] = 250; return b },
+	} {
+		if _, err := parse(damage(slices.Clone(good)), 10); err == nil {
+			t.Errorf("%s: opened", name)
+		}
+	}
+}
+
+// FuzzParse: any bytes either open as columns whose every range stays in
+// the table, or are refused; never a panic.
+func FuzzParse(f *testing.F) {
+	path := filepath.Join(f.TempDir(), "seed.cols")
+	if err := Write(path, 6, []Column{{Name: "x", Entries: []Entry{{5, 0}, {-1, 4}, {3, 5}}}, {Name: "y"}}); err != nil {
+		f.Fatal(err)
+	}
+	seed, _ := os.ReadFile(path)
+	f.Add(seed, 6)
+	f.Add([]byte(magic), 0)
+	f.Fuzz(func(t *testing.T, b []byte, n int) {
+		if n < 0 || n > 1<<16 {
+			return
+		}
+		file, err := parse(b, n)
+		if err != nil {
+			return
+		}
+		for name := range file.cols {
+			for _, o := range file.Range(name, -1<<63, 1<<63-1) {
+				if int(o) >= n {
+					t.Fatalf("ordinal %d of %d", o, n)
+				}
+			}
+			file.Bitmap(name, 0, 10)
+		}
+	})
+}
