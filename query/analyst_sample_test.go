@@ -61,6 +61,7 @@ func TestAnalystSample(t *testing.T) {
 	t.Run("SortAndFields", func(t *testing.T) { testSortAndFields(t, s) })
 	t.Run("Export", func(t *testing.T) { testExport(t, s) })
 	t.Run("RefusesNamingValid", func(t *testing.T) { testRefusesNamingValid(t, s) })
+	t.Run("RangesMatchBleve", func(t *testing.T) { testRangesMatchBleve(t, s) })
 }
 
 // count counts the records of kind that keep says yes to.

@@ -149,7 +149,7 @@ func (tv tableView) matches(ctx context.Context, q bquery.Query) (*roaring.Bitma
 		out.AndNot(not)
 		return out, nil
 	}
-	return nil, fmt.Errorf("analysts' query: %T is not a name clause", q)
+	return nil, fmt.Errorf("analysts' query: %T is not a clause the tables answer", q)
 }
 
 // combine is the and (or the or) of qs's matches.
@@ -344,8 +344,9 @@ type nameHit struct {
 	cat   snapshots.Category
 }
 
-// queryNames answers a name-only plan: the total, and the first hits
-// (shortest names first) with their stored fields from bleve.
+// queryNames answers a plan of table clauses (names, ranges): the total,
+// and the first hits (shortest names first) with their stored fields from
+// bleve.
 func (a *Analysts) queryNames(ctx context.Context, g *indexer.Generation, p *plan, np *namePlan, res *AnalystResult) error {
 	var hits []nameHit
 	for _, tv := range tableViews(g, p.cats) {
@@ -432,10 +433,11 @@ func storedFields(ctx context.Context, g *indexer.Generation, names []string, hi
 // for millions. Beyond it bleve expands the pattern itself.
 var maxNameIDs = 20000
 
-// rewriteNames replaces each name-only clause of an unscored query over
-// one category by the documents the name tables find for it: the clause
-// name:kari* in +name:kari* +corporation_id:98000001 becomes the IDs of
-// the names starting with kari. Scored queries keep bleve's clauses, whose
+// rewriteNames replaces each clause the tables answer (name patterns,
+// ranges) of an unscored query over one category by the documents the
+// tables find for it: the clause name:kari* in +name:kari*
+// +corporation_id:98000001 becomes the IDs of the names starting with
+// kari. Scored queries keep bleve's clauses, whose
 // scores the IDs would not give; several categories too, since an ID may
 // name documents of two categories.
 func rewriteNames(ctx context.Context, g *indexer.Generation, p *plan) error {
@@ -467,7 +469,7 @@ func rewriteNames(ctx context.Context, g *indexer.Generation, p *plan) error {
 	return err
 }
 
-// idsQuery is a query matching the documents the name clause q matches,
+// idsQuery is a query matching the documents the table clause q matches,
 // by their IDs or by the IDs of the others, or nil when both are more than
 // maxNameIDs.
 func idsQuery(ctx context.Context, tvs []tableView, q bquery.Query) (bquery.Query, error) {

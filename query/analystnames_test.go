@@ -168,6 +168,13 @@ func compareWithBleve(t *testing.T, a *query.Analysts, req query.AnalystRequest)
 		t.Errorf("%q (%s): total %d, bleve's %d", req.Query, req.Category, got.Total, want.Total)
 		return
 	}
+	if len(got.Hits) != len(want.Hits) {
+		t.Errorf("%q (%s): %d hits, bleve's %d", req.Query, req.Category, len(got.Hits), len(want.Hits))
+		return
+	}
+	if got.Total > uint64(len(got.Hits)) {
+		return // the first hits: bleve's order for unscored queries is its own
+	}
 	byID := func(r *query.AnalystResult) map[string]query.AnalystHit {
 		out := map[string]query.AnalystHit{}
 		for _, h := range r.Hits {
