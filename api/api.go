@@ -222,6 +222,31 @@ func writeError(c *gin.Context, status int, msg string) {
 	c.AbortWithStatusJSON(status, ErrorBody{Error: msg})
 }
 
+// contentTypeJSON is the Content-Type of every JSON answer (shared; see
+// cacheControlPublic).
+var contentTypeJSON = []string{"application/json; charset=utf-8"}
+
+// autoLengthMax is net/http's response buffer (bufferBeforeChunkingSize):
+// a body no longer than this is still buffered when the handler returns,
+// and net/http then writes its Content-Length itself.
+const autoLengthMax = 2048
+
+// sendJSON writes a 200 answer of JSON body. A body of up to autoLengthMax
+// bytes gets its Content-Length from net/http, written beside Date rather
+// than as a header map entry the answer must hash, sort, clone and write
+// (what gin's c.Data does, with a slice and a string for it); a longer one
+// declares it, so it is not sent chunked. Either way the client sees the
+// same Content-Length.
+func sendJSON(c *gin.Context, body []byte) {
+	h := c.Writer.Header()
+	h["Content-Type"] = contentTypeJSON
+	if len(body) > autoLengthMax {
+		h["Content-Length"] = headerInt(len(body))
+	}
+	c.Writer.WriteHeader(http.StatusOK)
+	_, _ = c.Writer.Write(body) // a failed write is the client gone
+}
+
 // notReadyRetry is the Retry-After before any generation is live: a first
 // build of a large snapshot takes minutes, so retrying sooner is wasted.
 const notReadyRetry = "30"

@@ -174,7 +174,7 @@ func (s *server) documentHandler(d documentRoute) gin.HandlerFunc {
 			s.internalError(c, err)
 			return
 		}
-		c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+		sendJSON(c, body)
 	}
 }
 

@@ -1,12 +1,16 @@
 package api
 
 import (
+	"bytes"
 	"compress/gzip"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gin-gonic/gin"
 
 	"gds/indexer/indexertest"
 	"gds/snapshots"
@@ -83,4 +87,45 @@ func TestAcceptsGzip(t *testing.T) {
 			t.Errorf("acceptsGzip(%q) = %v, want %v", h, got, want)
 		}
 	}
+}
+
+// TestSendJSONContentLength: every JSON answer reaches the client with
+// its Content-Length and unchunked, whether net/http writes the length
+// (a body that fits its buffer) or sendJSON declares it.
+func TestSendJSONContentLength(t *testing.T) {
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	e.Match([]string{http.MethodGet, http.MethodHead}, "/:n", func(c *gin.Context) {
+		n, _ := strconv.Atoi(c.Param("n"))
+		sendJSON(c, bytes.Repeat([]byte("7"), n))
+	})
+	srv := httptest.NewServer(e)
+	defer srv.Close()
+	for _, n := range []int{1, autoLengthMax - 1, autoLengthMax, autoLengthMax + 1, 4000, 5000, 70000} {
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			req, _ := http.NewRequest(method, srv.URL+"/"+strconv.Itoa(n), nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.ContentLength != int64(n) || len(resp.TransferEncoding) != 0 {
+				t.Errorf("%s %d bytes: Content-Length %d, Transfer-Encoding %v", method, n, resp.ContentLength, resp.TransferEncoding)
+			}
+			if want := n * btoi(method == http.MethodGet); len(body) != want {
+				t.Errorf("%s %d bytes: body of %d", method, n, len(body))
+			}
+			if ct := resp.Header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+				t.Errorf("%s %d bytes: Content-Type %q", method, n, ct)
+			}
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

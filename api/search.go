@@ -166,7 +166,7 @@ func (h *searchHandler) encodeAndSend(c *gin.Context, private bool, gen query.Ge
 		h.cache.put(gen.ID, e)
 	}
 	h.send(c, private, gen, e.etag, body)
-	// c.Data has copied or written body by now; very large buffers are
+	// sendJSON has copied or written body by now; very large buffers are
 	// left to the collector so the pool does not pin them.
 	if cap(body) <= maxPooledBody {
 		*buf = body[:0]
@@ -182,7 +182,7 @@ func (h *searchHandler) send(c *gin.Context, private bool, gen query.GenerationI
 		c.Status(http.StatusNotModified)
 		return
 	}
-	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+	sendJSON(c, body)
 }
 
 // searchFailed maps a search error: the client's own (gone, or text the

@@ -3,6 +3,7 @@ package admin
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,6 +28,9 @@ type Metrics struct {
 	cache         *prometheus.CounterVec
 	errorLimited  prometheus.Counter
 	rateLimited   *prometheus.CounterVec
+	series        sync.Map // seriesKey → *requestSeries
+	cacheHit      prometheus.Counter
+	cacheMiss     prometheus.Counter
 	builds        *prometheus.CounterVec
 	buildFailures prometheus.Counter
 	buildDuration prometheus.Gauge
@@ -96,8 +100,8 @@ func NewMetrics() *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Zero series, so dashboards and alerts see 0 rather than nothing.
-	m.cache.WithLabelValues("hit")
-	m.cache.WithLabelValues("miss")
+	m.cacheHit = m.cache.WithLabelValues("hit")
+	m.cacheMiss = m.cache.WithLabelValues("miss")
 	return m
 }
 
@@ -116,9 +120,32 @@ func (m *Metrics) ObserveRequest(route, version string, status int, d time.Durat
 	if m == nil {
 		return
 	}
-	code := strconv.Itoa(status)
-	m.requests.WithLabelValues(route, version, code).Inc()
-	m.latency.WithLabelValues(route, version, code).Observe(d.Seconds())
+	k := seriesKey{route, version, status}
+	s, ok := m.series.Load(k)
+	if !ok {
+		code := strconv.Itoa(status)
+		s, _ = m.series.LoadOrStore(k, &requestSeries{
+			count:   m.requests.WithLabelValues(route, version, code),
+			latency: m.latency.WithLabelValues(route, version, code),
+		})
+	}
+	rs := s.(*requestSeries)
+	rs.count.Inc()
+	rs.latency.Observe(d.Seconds())
+}
+
+// seriesKey names a request's series. There are few (route templates,
+// versions and statuses), so they are looked up once and kept: one map
+// read per request instead of two label lookups in client_golang, each
+// checking, hashing and finding three label values under a lock.
+type seriesKey struct {
+	route, version string
+	status         int
+}
+
+type requestSeries struct {
+	count   prometheus.Counter
+	latency prometheus.Observer
 }
 
 // SearchStats records what one search did (query.Stats).
@@ -151,14 +178,14 @@ func (m *Metrics) RateLimitGroups(groups ...string) {
 // CacheHit counts a search answered from the response cache.
 func (m *Metrics) CacheHit() {
 	if m != nil {
-		m.cache.WithLabelValues("hit").Inc()
+		m.cacheHit.Inc()
 	}
 }
 
 // CacheMiss counts a search the cache could not answer.
 func (m *Metrics) CacheMiss() {
 	if m != nil {
-		m.cache.WithLabelValues("miss").Inc()
+		m.cacheMiss.Inc()
 	}
 }
 

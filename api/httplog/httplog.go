@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -48,11 +49,15 @@ type Options struct {
 	ClientIP func(r *http.Request) string
 }
 
-// requestIDKey is where the request ID lives in the gin context.
-const requestIDKey = "gds.request_id"
-
-// RequestID returns the request's ID as Logger assigned it, or "".
-func RequestID(c *gin.Context) string { return c.GetString(requestIDKey) }
+// RequestID returns the request's ID as Logger assigned it, or "". It
+// lives in the answer's X-Request-Id header, where Logger puts it anyway
+// (no gin context key, whose map is an allocation per request).
+func RequestID(c *gin.Context) string {
+	if v := c.Writer.Header()[RequestIDHeader]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
 
 // Logger returns middleware that assigns every request an ID (the client's
 // X-Request-Id when it is sane, else a random one), echoes it in the
@@ -72,8 +77,7 @@ func Logger(o Options) gin.HandlerFunc {
 		if !validRequestID(id) {
 			id = newRequestID()
 		}
-		c.Set(requestIDKey, id)
-		c.Header(RequestIDHeader, id)
+		c.Writer.Header()[RequestIDHeader] = []string{id} // canonical key
 
 		c.Next()
 
@@ -95,12 +99,14 @@ func Logger(o Options) gin.HandlerFunc {
 		case status >= 500:
 			ev = o.Logger.Error()
 		}
+		var ms [24]byte
+		var path [256]byte
 		ev = ev.Str("request_id", id).
 			Str("method", c.Request.Method).
 			Str("route", route).
-			Str("path", RedactURL(c.Request.URL)).
+			Bytes("path", appendRedactedURL(path[:0], c.Request.URL)).
 			Int("status", status).
-			Float64("latency_ms", float64(d.Microseconds())/1000).
+			RawJSON("latency_ms", appendMillis(ms[:0], d)).
 			Int("bytes", max(c.Writer.Size(), 0)).
 			Str("remote", clientIP(c.Request))
 		if version != "" {
@@ -114,6 +120,27 @@ func Logger(o Options) gin.HandlerFunc {
 		}
 		ev.Msg("request")
 	}
+}
+
+// appendMillis appends d in milliseconds with up to three decimals, as
+// zerolog's Float64 writes float64(d.Microseconds())/1000 (the shortest
+// decimal that reads back as that number) without the float formatting.
+func appendMillis(b []byte, d time.Duration) []byte {
+	us := d.Microseconds()
+	if us < 0 {
+		b = append(b, '-')
+		us = -us
+	}
+	b = strconv.AppendInt(b, us/1000, 10)
+	frac := us % 1000
+	if frac == 0 {
+		return b
+	}
+	b = append(b, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
+	for b[len(b)-1] == '0' {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // validRequestID accepts client IDs that are short printable ASCII without
@@ -173,6 +200,19 @@ func RedactURL(u *url.URL) string {
 		}
 	}
 	return u.EscapedPath() + "?" + q.Encode()
+}
+
+// appendRedactedURL appends RedactURL(u) to b, without making a string
+// when u's query holds no secret (a log line's path).
+func appendRedactedURL(b []byte, u *url.URL) []byte {
+	if u.RawQuery != "" && mayHoldSecret(u.RawQuery) {
+		return append(b, RedactURL(u)...)
+	}
+	b = append(b, u.EscapedPath()...)
+	if u.RawQuery != "" {
+		b = append(append(b, '?'), u.RawQuery...)
+	}
+	return b
 }
 
 // mayHoldSecret reports whether a raw query could name a secret parameter

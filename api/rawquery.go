@@ -1,0 +1,83 @@
+package api
+
+import (
+	"net/url"
+	"strings"
+)
+
+// queryError is the error url.ParseQuery reports for the query string q,
+// or nil. A query string without a semicolon, whose escapes are all
+// well formed and with far fewer parameters than url's limit, parses
+// without error, which is checked here without allocating; anything else
+// is left to url.ParseQuery, so the errors are the standard library's own.
+func queryError(q string) error {
+	if wellFormedQuery(q) {
+		return nil
+	}
+	_, err := url.ParseQuery(q)
+	return err
+}
+
+// maxQuickParams is how many parameters wellFormedQuery accepts on its
+// own, well below url's limit on a query's parameters.
+const maxQuickParams = 1000
+
+func wellFormedQuery(q string) bool {
+	params := 1
+	for i := 0; i < len(q); i++ {
+		switch q[i] {
+		case ';':
+			return false
+		case '&':
+			if params++; params > maxQuickParams {
+				return false
+			}
+		case '%':
+			if i+2 >= len(q) || !isHex(q[i+1]) || !isHex(q[i+2]) {
+				return false
+			}
+			i += 2
+		}
+	}
+	return true
+}
+
+func isHex(b byte) bool {
+	return '0' <= b && b <= '9' || 'a' <= b && b <= 'f' || 'A' <= b && b <= 'F'
+}
+
+// lookupQuery returns the unescaped value of the first parameter named
+// name in the well-formed query string q and how many times name is
+// given, as url.ParseQuery would count them (keys compared unescaped). It
+// allocates only for a value or key with escapes or '+'.
+func lookupQuery(q, name string) (value string, n int) {
+	var first string
+	for q != "" {
+		var piece string
+		piece, q, _ = strings.Cut(q, "&")
+		if piece == "" {
+			continue
+		}
+		key, v, _ := strings.Cut(piece, "=")
+		if !queryKeyIs(key, name) {
+			continue
+		}
+		if n++; n == 1 {
+			first = v
+		}
+	}
+	if n == 0 {
+		return "", 0
+	}
+	value, _ = url.QueryUnescape(first) // well formed: no error
+	return value, n
+}
+
+// queryKeyIs reports whether the raw (escaped) key names name.
+func queryKeyIs(key, name string) bool {
+	if !strings.ContainsAny(key, "%+") {
+		return key == name
+	}
+	k, err := url.QueryUnescape(key)
+	return err == nil && k == name
+}
