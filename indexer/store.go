@@ -26,12 +26,13 @@ import (
 //	              incremental builds after it
 //	<kind>.delta  blocks of the records added or changed since the base was
 //	              written (incremental builds only; rewritten by each)
-//	<kind>.idx    "GDSSTO03": the blocks' dictionary and offsets, and per
+//	<kind>.idx    "GDSSTO04": the blocks' dictionary and offsets, and per
 //	              record its key, block and slot, and hash
 //	<kind>.by-<group>  sorted (group key, position) pairs
 //
-// Stores of older generations ("GDSSTO01", "GDSSTO02": raw JSON lines) are
-// still read; the next build writes them whole in the current format.
+// Stores of older generations ("GDSSTO01", "GDSSTO02": raw JSON lines;
+// "GDSSTO03": larger blocks, whole frames) are still read; the next build
+// writes them whole in the current format.
 type Store struct {
 	keys     []int64  // the keys, when they do not fit keys32
 	keys32   []uint32 // key - keyBase, when every key fits
@@ -47,7 +48,7 @@ type Store struct {
 	starts []uint64
 	lens   []uint32
 
-	// A GDSSTO03 store: zstd blocks.
+	// A GDSSTO03 or GDSSTO04 store: zstd blocks.
 	blk *blockReader
 
 	groups map[string][]int64 // name → sorted (group key, position) pairs
@@ -57,7 +58,8 @@ type Store struct {
 const (
 	storeMagicV1 = "GDSSTO01"
 	storeMagicV2 = "GDSSTO02"
-	storeMagic   = "GDSSTO03"
+	storeMagicV3 = "GDSSTO03"
+	storeMagic   = "GDSSTO04"
 )
 
 // ErrDamagedRecord is returned for a record the index places outside the
@@ -154,7 +156,7 @@ func (s *Store) inDelta(i int) bool {
 
 // compressed reports whether the store is in the current (block) format,
 // which an incremental build can add a delta to.
-func (s *Store) compressed() bool { return s.blk != nil }
+func (s *Store) compressed() bool { return s.blk != nil && s.blk.bare }
 
 // DeltaShare is the size of the delta file relative to the base file.
 func (s *Store) DeltaShare() float64 {
@@ -274,6 +276,7 @@ func openStore(dir, kind string, groups ...string) (*Store, error) {
 	if err := s.parse(idx, data, delta); err != nil {
 		return fail(err)
 	}
+
 	for _, g := range groups {
 		m, err := mapFile(".by-" + g)
 		if err != nil {
@@ -301,7 +304,9 @@ func (s *Store) parse(idx, data, delta []byte) error {
 	var err error
 	switch string(idx[:8]) {
 	case storeMagic:
-		err = s.parseV3(idx, n)
+		err = s.parseBlocks(idx, n, true)
+	case storeMagicV3:
+		err = s.parseBlocks(idx, n, false)
 	case storeMagicV2:
 		err = s.parseV2(idx, n)
 	case storeMagicV1:

@@ -16,9 +16,19 @@ import (
 // writeStore writes records (keys ascending) as a full store in dir.
 func writeStore(t testing.TB, dir string, keys []int64, recs [][]byte) {
 	t.Helper()
+	writeStoreFormat(t, dir, keys, recs, false)
+}
+
+// writeStoreFormat is writeStore, in GDSSTO03 (2 KiB blocks and a 32 KiB
+// dictionary, whole frames) when v3 is set.
+func writeStoreFormat(t testing.TB, dir string, keys []int64, recs [][]byte, v3 bool) {
+	t.Helper()
 	sw, err := newStoreWriter(dir, "things", nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if v3 {
+		sw.bw.whole, sw.bw.target, sw.bw.dictWant = true, 2<<10, 32<<10
 	}
 	for i, k := range keys {
 		if err := sw.add(k, recs[i]); err != nil {
@@ -181,48 +191,100 @@ func checkStore(t *testing.T, s *Store, keys []int64, want map[int64][]byte) {
 
 // A store whose index places records outside its data files (damaged after
 // the build) still opens, without reading every record's bounds; the
-// damaged records read as ErrDamagedRecord and the others as written.
+// damaged records read as ErrDamagedRecord and the others as written. Both
+// block formats: GDSSTO04 (block starts, uint32 offsets) and GDSSTO03
+// (locations, uint64 offsets).
 func TestStoreDamagedRecordReads(t *testing.T) {
-	dir := t.TempDir()
-	// three records of 5,000 bytes: three blocks
-	lines := [][]byte{}
-	for i := range 3 {
-		lines = append(lines, fmt.Appendf(nil, `{"id":%d,"s":"%s"}`, i+1, strings.Repeat(string(rune('a'+i)), 5000)))
+	for _, v3 := range []bool{false, true} {
+		t.Run(fmt.Sprint("v3=", v3), func(t *testing.T) {
+			dir := t.TempDir()
+			// three records of 5,000 bytes: three blocks
+			lines := [][]byte{}
+			for i := range 3 {
+				lines = append(lines, fmt.Appendf(nil, `{"id":%d,"s":"%s"}`, i+1, strings.Repeat(string(rune('a'+i)), 5000)))
+			}
+			writeStoreFormat(t, dir, []int64{1, 2, 3}, lines, v3)
+			idxPath := filepath.Join(dir, "things.idx")
+			raw, err := os.ReadFile(idxPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := func(at int) uint64 { return binary.LittleEndian.Uint64(raw[at:]) }
+			const n = 3
+			if u(24) != 3 {
+				t.Fatalf("%d blocks, want 3", u(24))
+			}
+			locs := v3Header + int(pad8(u(56))) + int(pad8(4*n))
+			if v3 {
+				offs := locs + int(pad8(4*n)) + 8*n
+				// record 2's block now ends past the base; record 3's
+				// block number is beyond the last block.
+				binary.LittleEndian.PutUint64(raw[offs+16:], u(16)+100)
+				binary.LittleEndian.PutUint32(raw[locs+8:], 1000<<blockShift)
+			} else {
+				if u(48) != flagKeys32|flagOffs32|flagStarts {
+					t.Fatalf("flags %#x", u(48))
+				}
+				offs := locs + int(pad8(4*(3+1))) + 8*n
+				// block 2 (record 2's) now ends past the base, and block 3
+				// (record 3's) starts there.
+				binary.LittleEndian.PutUint32(raw[offs+8:], uint32(u(16))+100)
+			}
+			if err := os.WriteFile(idxPath, raw, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := openStore(dir, "things")
+			if err != nil {
+				t.Fatalf("open: %v", err)
+			}
+			defer s.Close()
+			if s.compressed() == v3 {
+				t.Errorf("compressed() = %v: only the current format takes a delta", s.compressed())
+			}
+			if got := string(s.Raw(0)); got != string(lines[0]) {
+				t.Errorf("record 1 = %.20q, want %.20q", got, lines[0])
+			}
+			for _, key := range []int64{2, 3} {
+				ok, err := s.Get(key, func([]byte) error { t.Errorf("damaged record %d read", key); return nil })
+				if !ok || !errors.Is(err, ErrDamagedRecord) {
+					t.Errorf("damaged record %d: %v, %v; want true, ErrDamagedRecord", key, ok, err)
+				}
+			}
+		})
 	}
-	writeStore(t, dir, []int64{1, 2, 3}, lines)
-	idxPath := filepath.Join(dir, "things.idx")
-	raw, err := os.ReadFile(idxPath)
+}
+
+// A generation written with GDSSTO03 (2 KiB blocks, whole frames,
+// locations, uint64 offsets) is still read, record for record.
+func TestStoreReadsV3(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 6))
+	want := map[int64][]byte{}
+	var keys []int64
+	var recs [][]byte
+	for i := range 2000 {
+		k := int64(90000000 + 7*i)
+		keys = append(keys, k)
+		recs = append(recs, record(rng, k))
+		want[k] = recs[i]
+	}
+	writeStoreFormat(t, dir, keys, recs, true)
+	idx, err := os.ReadFile(filepath.Join(dir, "things.idx"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := func(at int) uint64 { return binary.LittleEndian.Uint64(raw[at:]) }
-	const n = 3
-	if u(24) != 3 {
-		t.Fatalf("%d blocks, want 3", u(24))
-	}
-	locs := v3Header + int(pad8(u(56))) + int(pad8(4*n))
-	offs := locs + int(pad8(4*n)) + 8*n
-	// record 2's block now ends past the base; record 3's block number is
-	// beyond the last block.
-	binary.LittleEndian.PutUint64(raw[offs+16:], u(16)+100)
-	binary.LittleEndian.PutUint32(raw[locs+8:], 1000<<blockShift)
-	if err := os.WriteFile(idxPath, raw, 0o644); err != nil {
-		t.Fatal(err)
+	if string(idx[:8]) != storeMagicV3 {
+		t.Fatalf("wrote %q", idx[:8])
 	}
 	s, err := openStore(dir, "things")
 	if err != nil {
-		t.Fatalf("open: %v", err)
+		t.Fatal(err)
 	}
 	defer s.Close()
-	if got := string(s.Raw(0)); got != string(lines[0]) {
-		t.Errorf("record 1 = %.20q, want %.20q", got, lines[0])
+	if s.compressed() {
+		t.Fatal("a GDSSTO03 store reads as current: an incremental build would add bare frames to it")
 	}
-	for _, key := range []int64{2, 3} {
-		ok, err := s.Get(key, func([]byte) error { t.Errorf("damaged record %d read", key); return nil })
-		if !ok || !errors.Is(err, ErrDamagedRecord) {
-			t.Errorf("damaged record %d: %v, %v; want true, ErrDamagedRecord", key, ok, err)
-		}
-	}
+	checkStore(t, s, keys, want)
 }
 
 // A generation written before record stores were compressed (GDSSTO02:
@@ -273,6 +335,39 @@ func FuzzStoreParse(f *testing.F) {
 	f.Add(idx[:len(idx)/2], data, []byte(nil))
 	f.Add(idx, data[:len(data)/2], data[len(data)/2:])
 	f.Add([]byte(storeMagic+"\x02\x00\x00\x00\x00\x00\x00\x00"), []byte{}, []byte(nil))
+	// the same records as GDSSTO03, and with a delta (locations, not block
+	// starts)
+	v3 := f.TempDir()
+	writeStoreFormat(f, v3, keys, recs, true)
+	idx3, _ := os.ReadFile(filepath.Join(v3, "things.idx"))
+	data3, _ := os.ReadFile(filepath.Join(v3, "things.data"))
+	f.Add(idx3, data3, []byte(nil))
+	prev, err := openStore(dir, "things")
+	if err != nil {
+		f.Fatal(err)
+	}
+	delta := f.TempDir()
+	sw, err := newDeltaStoreWriter(delta, "things", prev, dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i := range keys {
+		if i%3 == 0 {
+			err = sw.add(keys[i], record(rng, keys[i]))
+		} else {
+			err = sw.keep(i, recs[i])
+		}
+		if err != nil {
+			f.Fatal(err)
+		}
+	}
+	if err := sw.close(); err != nil {
+		f.Fatal(err)
+	}
+	prev.Close()
+	idxD, _ := os.ReadFile(filepath.Join(delta, "things.idx"))
+	dataD, _ := os.ReadFile(filepath.Join(delta, "things.delta"))
+	f.Add(idxD, data, dataD)
 	f.Fuzz(func(t *testing.T, idx, data, delta []byte) {
 		s := &Store{}
 		if err := s.parse(idx, data, delta); err != nil {

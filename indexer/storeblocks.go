@@ -4,64 +4,129 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"math"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
 
-// A GDSSTO03 store keeps its records in zstd blocks: consecutive records
-// (each followed by a newline) up to blockTarget bytes or blockRecords
-// records, each block one zstd frame compressed with the store's
-// dictionary. The dictionary is raw content, the first dictSize bytes of
-// records the full build wrote; small frames gain most of their ratio from
-// it (characters: 184 bytes a record as JSON, 42 in a 2 KiB block with the
-// dictionary, 52 without). A lookup decodes one block into a pooled buffer:
-// 2 KiB blocks cost about 8 µs, 4 KiB twice that for 6% less disk.
+// A block store (GDSSTO04, and GDSSTO03 before it) keeps its records in
+// zstd blocks: consecutive records (each followed by a newline) up to
+// blockTarget bytes or blockRecords records, each block one zstd frame
+// compressed with the store's dictionary. The dictionary is raw content,
+// the first dictSize bytes of records the full build wrote; small frames
+// gain most of their ratio from it. A lookup decodes one block into a
+// pooled buffer, and a block's cost is mostly fixed (its entropy tables)
+// plus its length: characters at 10M, 1 KiB blocks with a 256 KiB
+// dictionary decode in about 60% of the time of GDSSTO03's 2 KiB blocks
+// with 32 KiB, in the same disk (figures in docs/performance.md).
 //
 // The index file, little-endian, every section padded to 8 bytes:
 //
-//	 0 "GDSSTO03"
+//	 0 "GDSSTO04"
 //	 8 records n
 //	16 size of <kind>.data (the base)
 //	24 blocks, base and delta
 //	32 blocks in the base
 //	40 key base: the smallest key
-//	48 flags: 1 = keys are stored as uint32 offsets from the key base
+//	48 flags: 1 = keys are stored as uint32 offsets from the key base;
+//	   2 = block offsets are uint32; 4 = records follow the blocks in
+//	   order (a store written whole), so block starts replace locations
 //	56 dictionary length
 //	64 largest block, uncompressed
 //	72 dictionary
 //	   keys: n uint32 (flag 1) or n int64
-//	   locations: n uint32, block << 6 | record within the block
+//	   locations: n uint32, block << 6 | record within the block; or
+//	     (flag 4) block starts: blocks+1 uint32, the position of each
+//	     block's first record, then n
 //	   hashes: n uint64, xxhash64 of each record
-//	   offsets: blocks+1 uint64, where each block starts in base and delta
-//	   taken as one (block b spans offsets b to b+1)
+//	   offsets: blocks+1 uint64 (uint32 with flag 2), where each block
+//	     starts in base and delta taken as one (block b spans offsets b
+//	     to b+1)
+//
+// GDSSTO04's data files hold each frame without zstd's 4-byte magic
+// number (the reader puts it back); GDSSTO03 had flag 1 only, its frames
+// whole, 2 KiB blocks and a 32 KiB dictionary.
 const (
-	blockTarget  = 2 << 10
+	blockTarget  = 1 << 10
 	blockRecords = 64 // a location holds the record within its block in 6 bits
 	blockShift   = 6
 	maxBlocks    = 1 << (32 - blockShift)
-	dictSize     = 32 << 10
+	dictSize     = 256 << 10
 	dictID       = 1
 	v3Header     = 72
 	flagKeys32   = 1
+	flagOffs32   = 2
+	flagStarts   = 4
 	// maxDecoded bounds what one block may decode to, whatever the index
 	// claims (files damaged or hostile).
 	maxDecoded = 256 << 20
 )
 
-// blockReader reads a GDSSTO03 store's records.
+// zstdMagic begins every zstd frame; GDSSTO04 stores frames without it.
+const zstdMagic = "\x28\xb5\x2f\xfd"
+
+// blockReader reads a block store's records.
 type blockReader struct {
 	dec        *zstd.Decoder
 	dict       []byte
-	locs       []uint32
-	offs       []uint64
+	locs       []uint32 // per record: block << blockShift | slot; nil with starts
+	starts     []uint32 // per block, its first record's position (flag 4)
+	offs       []uint64 // where each block starts; nil with offs32
+	offs32     []uint32
+	blocks     uint32
 	baseBlocks uint32
 	largest    uint64    // the largest block, uncompressed
-	bufs       sync.Pool // *[]byte, decoded blocks
+	bare       bool      // frames are stored without zstdMagic (GDSSTO04)
+	bufs       sync.Pool // *blockBufs
 }
 
-func (b *blockReader) block(i int) uint32 { return b.locs[i] >> blockShift }
+// blockBufs are one lookup's buffers: the frame with its magic put back,
+// and the decoded block.
+type blockBufs struct{ frame, out []byte }
+
+// off is where block k starts (k == blocks: where the last one ends).
+func (b *blockReader) off(k uint32) uint64 {
+	if b.offs32 != nil {
+		return uint64(b.offs32[k])
+	}
+	return b.offs[k]
+}
+
+// locate returns the block of record i and its place in the block; ok is
+// false when the index is damaged there.
+func (b *blockReader) locate(i int) (blk uint32, slot int, ok bool) {
+	if b.locs != nil {
+		loc := b.locs[i]
+		blk, slot = loc>>blockShift, int(loc&(blockRecords-1))
+		return blk, slot, blk < b.blocks
+	}
+	// The last block starting at or before i.
+	j, found := slices.BinarySearch(b.starts, uint32(i))
+	if !found {
+		j--
+	}
+	if j < 0 || j >= int(b.blocks) || uint32(i) >= b.starts[j+1] || i-int(b.starts[j]) >= blockRecords {
+		return 0, 0, false
+	}
+	return uint32(j), i - int(b.starts[j]), true
+}
+
+// loc is record i's location as a GDSSTO03 index holds it (block <<
+// blockShift | slot), for a delta writer keeping the record where it is.
+func (b *blockReader) loc(i int) (uint32, bool) {
+	blk, slot, ok := b.locate(i)
+	return blk<<blockShift | uint32(slot), ok
+}
+
+// block is the block of record i; a damaged entry counts as past the base.
+func (b *blockReader) block(i int) uint32 {
+	blk, _, ok := b.locate(i)
+	if !ok {
+		return b.blocks
+	}
+	return blk
+}
 
 func (b *blockReader) close() {
 	if b.dec != nil {
@@ -72,28 +137,22 @@ func (b *blockReader) close() {
 
 // read decodes the block of record i and calls fn with the record.
 func (b *blockReader) read(i int, s *Store, fn func([]byte) error) error {
-	loc := b.locs[i]
-	blk, slot := uint64(loc>>blockShift), int(loc&(blockRecords-1))
-	if blk+1 >= uint64(len(b.offs)) {
+	blk, slot, ok := b.locate(i)
+	if !ok {
 		return ErrDamagedRecord
 	}
-	src := s.span(b.offs[blk], b.offs[blk+1])
-	if src == nil {
-		return ErrDamagedRecord
-	}
-	bp, _ := b.bufs.Get().(*[]byte)
-	if bp == nil {
-		bp = new([]byte)
+	bb, _ := b.bufs.Get().(*blockBufs)
+	if bb == nil {
+		bb = new(blockBufs)
 	}
 	defer func() {
-		if cap(*bp) <= 1<<20 {
-			b.bufs.Put(bp)
+		if cap(bb.out)+cap(bb.frame) <= 1<<20 {
+			b.bufs.Put(bb)
 		}
 	}()
-	out, err := b.dec.DecodeAll(src, (*bp)[:0])
-	*bp = out[:0]
+	out, err := b.decode(blk, s, bb)
 	if err != nil {
-		return ErrDamagedRecord
+		return err
 	}
 	for range slot {
 		k := bytes.IndexByte(out, '\n')
@@ -109,8 +168,29 @@ func (b *blockReader) read(i int, s *Store, fn func([]byte) error) error {
 	return fn(out[:end])
 }
 
-// parseV3 reads a GDSSTO03 index; every slice aliases idx.
-func (s *Store) parseV3(idx []byte, n int) error {
+// decode returns block blk decoded, in bb's buffers.
+func (b *blockReader) decode(blk uint32, s *Store, bb *blockBufs) ([]byte, error) {
+	if blk >= b.blocks {
+		return nil, ErrDamagedRecord
+	}
+	src := s.span(b.off(blk), b.off(blk+1))
+	if src == nil {
+		return nil, ErrDamagedRecord
+	}
+	if b.bare {
+		bb.frame = append(append(bb.frame[:0], zstdMagic...), src...)
+		src = bb.frame
+	}
+	out, err := b.dec.DecodeAll(src, bb.out[:0])
+	bb.out = out[:0]
+	if err != nil {
+		return nil, ErrDamagedRecord
+	}
+	return out, nil
+}
+
+// parseBlocks reads a GDSSTO03 or GDSSTO04 index; every slice aliases idx.
+func (s *Store) parseBlocks(idx []byte, n int, v4 bool) error {
 	if len(idx) < v3Header {
 		return fmt.Errorf("index file is %d bytes, shorter than its header", len(idx))
 	}
@@ -119,18 +199,36 @@ func (s *Store) parseV3(idx []byte, n int) error {
 	blocks, baseBlocks := u(24), u(32)
 	s.keyBase = int64(u(40))
 	flags, dictLen, largest := u(48), u(56), u(64)
+	known := uint64(flagKeys32)
+	if v4 {
+		known |= flagOffs32 | flagStarts
+	}
+	if flags&^known != 0 {
+		return fmt.Errorf("index file has unknown flags %#x", flags&^known)
+	}
 	if blocks >= maxBlocks || baseBlocks > blocks || dictLen > uint64(len(idx)) {
 		return fmt.Errorf("index file header is damaged")
+	}
+	if flags&flagStarts != 0 && baseBlocks != blocks {
+		return fmt.Errorf("index file header is damaged: block starts in a store with a delta")
 	}
 	keyBytes := 8 * n
 	if flags&flagKeys32 != 0 {
 		keyBytes = int(pad8(uint64(4 * n)))
 	}
-	need := v3Header + int(pad8(dictLen)) + keyBytes + int(pad8(uint64(4*n))) + 8*n + 8*(int(blocks)+1)
+	locBytes := int(pad8(uint64(4 * n)))
+	if flags&flagStarts != 0 {
+		locBytes = int(pad8(4 * (blocks + 1)))
+	}
+	offBytes := 8 * (int(blocks) + 1)
+	if flags&flagOffs32 != 0 {
+		offBytes = int(pad8(4 * (blocks + 1)))
+	}
+	need := v3Header + int(pad8(dictLen)) + keyBytes + locBytes + 8*n + offBytes
 	if len(idx) != need {
 		return fmt.Errorf("index file is %d bytes, want %d", len(idx), need)
 	}
-	br := &blockReader{baseBlocks: uint32(baseBlocks), largest: largest}
+	br := &blockReader{blocks: uint32(blocks), baseBlocks: uint32(baseBlocks), largest: largest, bare: v4}
 	p := v3Header
 	br.dict = idx[p : p+int(dictLen)]
 	p += int(pad8(dictLen))
@@ -143,13 +241,24 @@ func (s *Store) parseV3(idx []byte, n int) error {
 		s.keys = fromBytes[int64](idx[p : p+8*n])
 	}
 	p += keyBytes
-	br.locs = fromBytes[uint32](idx[p : p+4*n])
-	p += int(pad8(uint64(4 * n)))
+	if flags&flagStarts != 0 {
+		br.starts = fromBytes[uint32](idx[p : p+4*(int(blocks)+1)])
+		if br.starts[0] != 0 || br.starts[blocks] != uint32(n) {
+			return fmt.Errorf("block starts run from %d to %d, not 0 to %d records", br.starts[0], br.starts[blocks], n)
+		}
+	} else {
+		br.locs = fromBytes[uint32](idx[p : p+4*n])
+	}
+	p += locBytes
 	s.hashes = fromBytes[uint64](idx[p : p+8*n])
 	p += 8 * n
-	br.offs = fromBytes[uint64](idx[p : p+8*(int(blocks)+1)])
-	if br.offs[baseBlocks] != s.baseSize {
-		return fmt.Errorf("base ends at %d, index says %d", br.offs[baseBlocks], s.baseSize)
+	if flags&flagOffs32 != 0 {
+		br.offs32 = fromBytes[uint32](idx[p : p+4*(int(blocks)+1)])
+	} else {
+		br.offs = fromBytes[uint64](idx[p : p+8*(int(blocks)+1)])
+	}
+	if end := br.off(br.baseBlocks); end != s.baseSize {
+		return fmt.Errorf("base ends at %d, index says %d", end, s.baseSize)
 	}
 	opts := []zstd.DOption{zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxDecoded)}
 	if dictLen > 0 {
@@ -162,198 +271,4 @@ func (s *Store) parseV3(idx []byte, n int) error {
 	br.dec = dec
 	s.blk = br
 	return nil
-}
-
-// blockWriter groups a store writer's records into blocks and compresses
-// them on worker goroutines, writing the frames in order.
-type blockWriter struct {
-	write      func([]byte) error // appends a frame to the file
-	cur        []byte             // the block being filled
-	curN       int
-	next       uint32   // the number of the block being filled
-	offs       []uint64 // where each block starts; the last entry is the end
-	end        uint64   // where the next block starts
-	largest    uint64
-	dict       []byte
-	haveDict   bool
-	held       [][]byte // blocks filled before the dictionary was chosen
-	heldBytes  int
-	enc        *zstd.Encoder
-	jobs       chan *blockJob
-	order      chan *blockJob
-	done       sync.WaitGroup
-	mu         sync.Mutex
-	err        error
-	bufs       sync.Pool // *blockJob
-	closeOnce  sync.Once
-	workersRun bool
-}
-
-type blockJob struct {
-	raw, out []byte
-	done     chan struct{}
-}
-
-const blockWorkers = 2
-
-// add places raw in the block being filled and returns its location.
-func (bw *blockWriter) add(raw []byte) (uint32, error) {
-	if bw.next >= maxBlocks {
-		return 0, fmt.Errorf("record store has more than %d blocks", maxBlocks)
-	}
-	loc := bw.next<<blockShift | uint32(bw.curN)
-	bw.cur = append(bw.cur, raw...)
-	bw.cur = append(bw.cur, '\n')
-	bw.curN++
-	if len(bw.cur) >= blockTarget || bw.curN == blockRecords {
-		if err := bw.flush(); err != nil {
-			return 0, err
-		}
-	}
-	return loc, nil
-}
-
-// flush ends the block being filled.
-func (bw *blockWriter) flush() error {
-	if bw.curN == 0 {
-		return nil
-	}
-	raw := bw.cur
-	bw.largest = max(bw.largest, uint64(len(raw)))
-	bw.cur, bw.curN = nil, 0
-	bw.next++
-	if !bw.haveDict {
-		bw.held = append(bw.held, raw)
-		if bw.heldBytes += len(raw); bw.heldBytes < dictSize {
-			return nil
-		}
-		return bw.chooseDict()
-	}
-	err := bw.submit(raw)
-	bw.cur = raw[:0] // copied: the buffer is free again
-	return err
-}
-
-// chooseDict makes the dictionary of the blocks held so far and starts
-// compressing.
-func (bw *blockWriter) chooseDict() error {
-	for _, b := range bw.held {
-		if len(bw.dict) >= dictSize {
-			break
-		}
-		bw.dict = append(bw.dict, b[:min(len(b), dictSize-len(bw.dict))]...)
-	}
-	return bw.useDict(bw.dict)
-}
-
-// useDict starts compressing with dict and submits the held blocks.
-func (bw *blockWriter) useDict(dict []byte) error {
-	bw.dict, bw.haveDict = dict, true
-	opts := []zstd.EOption{zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderCRC(false),
-		zstd.WithEncoderConcurrency(blockWorkers)}
-	if len(dict) > 0 {
-		opts = append(opts, zstd.WithEncoderDictRaw(dictID, dict))
-	}
-	enc, err := zstd.NewWriter(nil, opts...)
-	if err != nil {
-		return err
-	}
-	bw.enc = enc
-	bw.jobs = make(chan *blockJob, 2*blockWorkers)
-	bw.order = make(chan *blockJob, 4*blockWorkers)
-	bw.workersRun = true
-	for range blockWorkers {
-		go func() {
-			for j := range bw.jobs {
-				j.out = bw.enc.EncodeAll(j.raw, j.out[:0])
-				close(j.done)
-			}
-		}()
-	}
-	bw.done.Add(1)
-	go bw.writeFrames()
-	held := bw.held
-	bw.held = nil
-	for _, b := range held {
-		if err := bw.submit(b); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (bw *blockWriter) submit(raw []byte) error {
-	if err := bw.failed(); err != nil {
-		return err
-	}
-	j, _ := bw.bufs.Get().(*blockJob)
-	if j == nil {
-		j = &blockJob{}
-	}
-	j.raw = append(j.raw[:0], raw...)
-	j.done = make(chan struct{})
-	bw.order <- j
-	bw.jobs <- j
-	return nil
-}
-
-// writeFrames writes the compressed blocks in order, noting where each ends.
-func (bw *blockWriter) writeFrames() {
-	defer bw.done.Done()
-	for j := range bw.order {
-		<-j.done
-		if bw.failed() == nil {
-			if err := bw.write(j.out); err != nil {
-				bw.mu.Lock()
-				bw.err = err
-				bw.mu.Unlock()
-			}
-			bw.end += uint64(len(j.out))
-			bw.offs = append(bw.offs, bw.end)
-		}
-		bw.bufs.Put(j)
-	}
-}
-
-func (bw *blockWriter) failed() error {
-	bw.mu.Lock()
-	defer bw.mu.Unlock()
-	return bw.err
-}
-
-// finish compresses and writes what is left, then stops the workers.
-func (bw *blockWriter) finish() error {
-	err := bw.flush()
-	if err == nil && !bw.haveDict {
-		err = bw.chooseDict()
-	}
-	bw.stop()
-	if err != nil {
-		return err
-	}
-	if err := bw.failed(); err != nil {
-		return err
-	}
-	if uint64(len(bw.offs)) != uint64(bw.next)+1 {
-		return fmt.Errorf("record store wrote %d blocks of %d", len(bw.offs)-1, bw.next)
-	}
-	return nil
-}
-
-// stop ends the worker goroutines, once.
-func (bw *blockWriter) stop() {
-	bw.closeOnce.Do(func() {
-		if !bw.workersRun {
-			return
-		}
-		close(bw.jobs)
-		close(bw.order)
-		bw.done.Wait()
-		bw.enc.Close()
-	})
-}
-
-// keysFit reports whether ascending keys fit uint32 offsets from the first.
-func keysFit(keys []int64) bool {
-	return len(keys) == 0 || uint64(keys[len(keys)-1])-uint64(keys[0]) <= math.MaxUint32
 }

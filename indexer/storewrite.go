@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,8 +63,11 @@ func newDeltaStoreWriter(dir, kind string, prev *Store, prevDir string) (*storeW
 	sw := &storeWriter{dir: dir, kind: kind, f: f, w: bufio.NewWriterSize(f, 1<<20), groups: map[string][]int64{},
 		baseSize: prev.baseSize, delta: true}
 	pb := prev.blk
-	sw.bw = &blockWriter{write: sw.writeFrame, next: pb.baseBlocks, end: prev.baseSize, largest: pb.largest,
-		offs: slices.Clone(pb.offs[:pb.baseBlocks+1])}
+	offs := make([]uint64, pb.baseBlocks+1)
+	for k := range offs {
+		offs[k] = pb.off(uint32(k))
+	}
+	sw.bw = &blockWriter{write: sw.writeFrame, next: pb.baseBlocks, end: prev.baseSize, largest: pb.largest, offs: offs}
 	if err := sw.bw.useDict(slices.Clone(pb.dict)); err != nil {
 		f.Close()
 		return nil, err
@@ -128,7 +132,11 @@ func (sw *storeWriter) keep(pi int, raw []byte) error {
 		err = sw.addHashed(p.Key(pi), raw, p.hashes[pi])
 	default:
 		sw.keys = append(sw.keys, p.Key(pi))
-		sw.locs = append(sw.locs, p.blk.locs[pi])
+		loc, ok := p.blk.loc(pi)
+		if !ok {
+			return ErrDamagedRecord
+		}
+		sw.locs = append(sw.locs, loc)
 		sw.hashes = append(sw.hashes, p.hashes[pi])
 	}
 	if err != nil {
@@ -187,23 +195,39 @@ func (sw *storeWriter) close() error {
 	return nil
 }
 
-// index is the GDSSTO03 index file (layout in storeblocks.go).
+// index is the GDSSTO04 index file (layout in storeblocks.go), or a
+// GDSSTO03 one when the block writer keeps whole frames.
 func (sw *storeWriter) index(base, baseBlocks uint64) []byte {
 	bw := sw.bw
 	n := len(sw.keys)
+	blocks := len(bw.offs) - 1
 	narrow := keysFit(sw.keys)
 	var keyBase int64
 	if n > 0 {
 		keyBase = sw.keys[0]
 	}
-	size := v3Header + pad8(uint64(len(bw.dict))) + 8*uint64(n) + pad8(uint64(4*n)) + 8*uint64(n) + 8*uint64(len(bw.offs))
-	idx := make([]byte, 0, size)
-	idx = append(idx, storeMagic...)
 	var flags uint64
 	if narrow {
 		flags |= flagKeys32
 	}
-	for _, v := range []uint64{uint64(n), base, uint64(len(bw.offs) - 1), baseBlocks, uint64(keyBase), flags,
+	var starts []uint32
+	if !bw.whole {
+		if bw.end <= math.MaxUint32 {
+			flags |= flagOffs32
+		}
+		if !sw.delta {
+			if starts = blockStarts(sw.locs, blocks); starts != nil {
+				flags |= flagStarts
+			}
+		}
+	}
+	magic := storeMagic
+	if bw.whole {
+		magic = storeMagicV3
+	}
+	idx := make([]byte, 0, v3Header+pad8(uint64(len(bw.dict)))+8*uint64(n)+pad8(uint64(4*n))+8*uint64(n)+8*uint64(len(bw.offs)))
+	idx = append(idx, magic...)
+	for _, v := range []uint64{uint64(n), base, uint64(blocks), baseBlocks, uint64(keyBase), flags,
 		uint64(len(bw.dict)), bw.largest} {
 		idx = binary.LittleEndian.AppendUint64(idx, v)
 	}
@@ -222,11 +246,42 @@ func (sw *storeWriter) index(base, baseBlocks uint64) []byte {
 	} else {
 		idx = append(idx, asBytes(sw.keys)...)
 	}
-	idx = append(idx, asBytes(sw.locs)...)
+	if starts != nil {
+		idx = append(idx, asBytes(starts)...)
+	} else {
+		idx = append(idx, asBytes(sw.locs)...)
+	}
 	pad()
 	idx = append(idx, asBytes(sw.hashes)...)
-	idx = append(idx, asBytes(bw.offs)...)
+	if flags&flagOffs32 != 0 {
+		for _, o := range bw.offs {
+			idx = binary.LittleEndian.AppendUint32(idx, uint32(o))
+		}
+		pad()
+	} else {
+		idx = append(idx, asBytes(bw.offs)...)
+	}
 	return idx
+}
+
+// blockStarts returns, per block, the position of its first record (and
+// then n), or nil unless the records fill the blocks in order, as a store
+// written whole does.
+func blockStarts(locs []uint32, blocks int) []uint32 {
+	starts := make([]uint32, 0, blocks+1)
+	for i, loc := range locs {
+		blk, slot := int(loc>>blockShift), int(loc&(blockRecords-1))
+		switch {
+		case slot == 0 && blk == len(starts):
+			starts = append(starts, uint32(i))
+		case blk != len(starts)-1 || i-int(starts[blk]) != slot:
+			return nil
+		}
+	}
+	if len(starts) != blocks {
+		return nil
+	}
+	return append(starts, uint32(len(locs)))
 }
 
 func sortPairs(p []int64) {

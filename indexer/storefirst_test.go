@@ -1,0 +1,207 @@
+//go:build bench
+
+package indexer
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// TestStoreFirstTouch times first-touch lookups in a real store, the way
+// the bench's lookup figure does (200,000 records, shuffled, each once, a
+// fresh open), and splits each into its steps. GDS_STORE_DIR names a
+// records directory (a copy: with GDS_STORE_COLD=1 its files' cached pages
+// are dropped first, so every touch reads the disk).
+//
+//	GDS_STORE_DIR=/tmp/x/records go test -tags bench -run TestStoreFirstTouch -v ./indexer
+func TestStoreFirstTouch(t *testing.T) {
+	dir := os.Getenv("GDS_STORE_DIR")
+	if dir == "" {
+		t.Skip("GDS_STORE_DIR not set")
+	}
+	kind := "characters"
+	if k := os.Getenv("GDS_STORE_KIND"); k != "" {
+		kind = k
+	}
+	s, err := openStore(dir, kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rng := rand.New(rand.NewPCG(3, 5))
+	pos := rng.Perm(s.Len())[:min(s.Len(), 200_000)]
+	keys := make([]int64, len(pos))
+	for j, i := range pos {
+		keys[j] = s.Key(i)
+	}
+	// Reading the keys above touched their pages; a second fresh open
+	// maps the files anew (the pages stay in the kernel's cache unless
+	// dropped).
+	s.Close()
+	if os.Getenv("GDS_STORE_COLD") == "1" {
+		for _, ext := range []string{".data", ".idx"} {
+			dropCache(t, filepath.Join(dir, kind+ext))
+		}
+	}
+	s, err = openStore(dir, kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat := make([]time.Duration, len(keys))
+	if os.Getenv("GDS_STORE_FAULTS") == "1" {
+		var with, without []time.Duration
+		var r0, r1 syscall.Rusage
+		for _, k := range keys {
+			syscall.Getrusage(syscall.RUSAGE_THREAD, &r0)
+			t0 := time.Now()
+			s.Get(k, func(raw []byte) error { return nil })
+			d := time.Since(t0)
+			syscall.Getrusage(syscall.RUSAGE_THREAD, &r1)
+			if r1.Minflt+r1.Majflt > r0.Minflt+r0.Majflt {
+				with = append(with, d)
+			} else {
+				without = append(without, d)
+			}
+		}
+		report(t, "with a fault", with)
+		report(t, "without", without)
+		return
+	}
+	var ru0, ru1 syscall.Rusage
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	c0 := cpuTime()
+	total := 0
+	for j, k := range keys {
+		t0 := time.Now()
+		ok, err := s.Get(k, func(raw []byte) error {
+			total += len(append([]byte(nil), raw...))
+			return nil
+		})
+		lat[j] = time.Since(t0)
+		if !ok || err != nil {
+			t.Fatalf("key %d: %v %v", k, ok, err)
+		}
+	}
+	cpu := cpuTime() - c0
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	runtime.ReadMemStats(&ms1)
+	t.Logf("CPU %.1f µs a lookup", float64(cpu)/float64(len(keys))/1e3)
+	report(t, "lookups", lat)
+	t.Logf("%d collections during the lookups", ms1.NumGC-ms0.NumGC)
+	t.Logf("minor faults %.2f, major faults %.3f per lookup; %d bytes a record",
+		float64(ru1.Minflt-ru0.Minflt)/float64(len(keys)), float64(ru1.Majflt-ru0.Majflt)/float64(len(keys)), total/len(keys))
+	// Warm: the same lookups again, every page now mapped.
+	for j, k := range keys {
+		t0 := time.Now()
+		s.Get(k, func(raw []byte) error { return nil })
+		lat[j] = time.Since(t0)
+	}
+	report(t, "again, warm", lat)
+	s.Close()
+}
+
+func report(t *testing.T, what string, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	var sum time.Duration
+	for _, d := range lat {
+		sum += d
+	}
+	s := slices.Clone(lat)
+	slices.Sort(s)
+	q := func(p float64) float64 { return float64(s[int(p*float64(len(s)-1))]) / 1e3 }
+	t.Logf("%s: n %d p50 %.1f µs mean %.1f µs p90 %.1f p99 %.1f p99.9 %.1f µs", what, len(s), q(0.5),
+		float64(sum)/float64(len(s))/1e3, q(0.9), q(0.99), q(0.999))
+}
+
+// dropCache asks the kernel to drop a file's cached pages (its own copy:
+// nothing else maps it).
+func dropCache(t *testing.T, name string) {
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	const fadvDontneed = 4
+	if _, _, e := syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), 0, 0, fadvDontneed, 0, 0); e != 0 {
+		t.Fatal(e)
+	}
+}
+
+// TestStoreRewrite writes the store in GDS_STORE_DIR again, whole, in the
+// current format, into GDS_STORE_OUT (GDS_STORE_BLOCK, GDS_STORE_DICT and
+// GDS_STORE_LEVEL try other block and dictionary sizes and encoder levels).
+func TestStoreRewrite(t *testing.T) {
+	dir, out := os.Getenv("GDS_STORE_DIR"), os.Getenv("GDS_STORE_OUT")
+	if dir == "" || out == "" {
+		t.Skip("GDS_STORE_DIR or GDS_STORE_OUT not set")
+	}
+	kind := "characters"
+	s, err := openStore(dir, kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sw, err := newStoreWriter(out, kind, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw.bw.target, _ = strconv.Atoi(os.Getenv("GDS_STORE_BLOCK"))
+	sw.bw.dictWant, _ = strconv.Atoi(os.Getenv("GDS_STORE_DICT"))
+	lv, _ := strconv.Atoi(os.Getenv("GDS_STORE_LEVEL"))
+	sw.bw.level = zstd.EncoderLevel(lv)
+	sw.reserve(s.Len())
+	t0, c0 := time.Now(), cpuTime()
+	// Block by block: each decoded once (positions follow the blocks in
+	// a store written whole).
+	var bb blockBufs
+	i := 0
+	for b := range s.blk.blocks {
+		block, err := s.blk.decode(b, s, &bb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rest := block; len(rest) > 0; i++ {
+			k := bytes.IndexByte(rest, '\n')
+			if s.blk.block(i) != b {
+				t.Fatalf("record %d is not in block %d", i, b)
+			}
+			if err := sw.addHashed(s.Key(i), rest[:k], s.Hash(i)); err != nil {
+				t.Fatal(err)
+			}
+			rest = rest[k+1:]
+		}
+	}
+	if i != s.Len() {
+		t.Fatalf("%d records of %d", i, s.Len())
+	}
+	if err := sw.close(); err != nil {
+		t.Fatal(err)
+	}
+	var size int64
+	for _, ext := range []string{".data", ".idx"} {
+		st, err := os.Stat(filepath.Join(out, kind+ext))
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += st.Size()
+	}
+	t.Logf("%d records in %v (%.1f s of CPU): %d bytes, %.1f a record", s.Len(), time.Since(t0).Round(time.Millisecond),
+		float64(cpuTime()-c0)/1e9, size, float64(size)/float64(s.Len()))
+}
