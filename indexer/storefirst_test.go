@@ -4,6 +4,7 @@ package indexer
 
 import (
 	"bytes"
+	"cmp"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -141,15 +142,19 @@ func dropCache(t *testing.T, name string) {
 	}
 }
 
-// TestStoreRewrite writes the store in GDS_STORE_DIR again, whole, in the
-// current format, into GDS_STORE_OUT (GDS_STORE_BLOCK, GDS_STORE_DICT and
-// GDS_STORE_LEVEL try other block and dictionary sizes and encoder levels).
+// TestStoreRewrite writes a store in GDS_STORE_DIR (characters, or
+// GDS_STORE_KIND) again, whole, in the current format, into GDS_STORE_OUT,
+// keeping its records, order and hashes (its .by-<group> files stay valid).
+// GDS_STORE_BLOCK, GDS_STORE_DICT and GDS_STORE_LEVEL try other block and
+// dictionary sizes and encoder levels.
+//
+//	GDS_STORE_DIR=/tmp/x/records GDS_STORE_OUT=/tmp/y go test -tags bench -run TestStoreRewrite -v ./indexer
 func TestStoreRewrite(t *testing.T) {
 	dir, out := os.Getenv("GDS_STORE_DIR"), os.Getenv("GDS_STORE_OUT")
 	if dir == "" || out == "" {
 		t.Skip("GDS_STORE_DIR or GDS_STORE_OUT not set")
 	}
-	kind := "characters"
+	kind := cmp.Or(os.Getenv("GDS_STORE_KIND"), "characters")
 	s, err := openStore(dir, kind)
 	if err != nil {
 		t.Fatal(err)
