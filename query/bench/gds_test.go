@@ -579,6 +579,10 @@ func gdsOnly(t *testing.T) {
 		g := gs.ByClass[c]
 		p("   %-8s %5d | p50/p99/max %s / %s / %s ms\n", c, g.Queries, ms(g.P50), ms(g.P99), ms(g.Max))
 	}
+	if l := gs.Lookup; l.Measured && l.Queries > 0 {
+		p("\n   record-store lookups: p50 %.1f us, mean %.1f us, p99 %.1f us (%d characters, %d errors)\n",
+			us(l.P50), us(l.Mean), us(l.P99), l.Queries, l.Errors)
+	}
 	p("\n   slowest (one client, per-class pass):\n")
 	for _, q := range gs.Slowest {
 		p("   %9s ms  %-7s %-22q candidates %6d verified %6d hits %3d\n", ms(q.Took), q.Query.Class, q.Query.Text, q.Candidates, q.Verified, q.Hits)
