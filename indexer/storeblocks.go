@@ -17,9 +17,9 @@ import (
 // the first dictSize bytes of records the full build wrote; small frames
 // gain most of their ratio from it. A lookup decodes one block into a
 // pooled buffer, and a block's cost is mostly fixed (its entropy tables)
-// plus its length: characters at 10M, 1 KiB blocks with a 256 KiB
-// dictionary decode in about 60% of the time of GDSSTO03's 2 KiB blocks
-// with 32 KiB, in the same disk (figures in docs/performance.md).
+// plus its length: 1 KiB blocks with a 256 KiB dictionary take about two
+// thirds of the CPU of GDSSTO03's 2 KiB blocks with 32 KiB, in the same
+// disk (figures in docs/performance.md).
 //
 // The index file, little-endian, every section padded to 8 bytes:
 //
