@@ -106,7 +106,8 @@ func (b *blockReader) locate(i int) (blk uint32, slot int, ok bool) {
 	if !found {
 		j--
 	}
-	if j < 0 || j >= int(b.blocks) || uint32(i) >= b.starts[j+1] || i-int(b.starts[j]) >= blockRecords {
+	if j < 0 || j >= int(b.blocks) || uint32(i) < b.starts[j] || uint32(i) >= b.starts[j+1] ||
+		i-int(b.starts[j]) >= blockRecords {
 		return 0, 0, false
 	}
 	return uint32(j), i - int(b.starts[j]), true
