@@ -195,8 +195,9 @@ func checkStore(t *testing.T, s *Store, keys []int64, want map[int64][]byte) {
 // block formats: GDSSTO04 (block starts, uint32 offsets) and GDSSTO03
 // (locations, uint64 offsets).
 func TestStoreDamagedRecordReads(t *testing.T) {
-	for _, v3 := range []bool{false, true} {
-		t.Run(fmt.Sprint("v3=", v3), func(t *testing.T) {
+	for _, c := range []struct{ v3, starts bool }{{false, false}, {false, true}, {true, false}} {
+		v3 := c.v3
+		t.Run(fmt.Sprintf("v3=%v,starts=%v", c.v3, c.starts), func(t *testing.T) {
 			dir := t.TempDir()
 			// three records of 5,000 bytes: three blocks
 			lines := [][]byte{}
@@ -226,9 +227,16 @@ func TestStoreDamagedRecordReads(t *testing.T) {
 					t.Fatalf("flags %#x", u(48))
 				}
 				offs := locs + int(pad8(4*(3+1))) + 8*n
-				// block 2 (record 2's) now ends past the base, and block 3
-				// (record 3's) starts there.
-				binary.LittleEndian.PutUint32(raw[offs+8:], uint32(u(16))+100)
+				if c.starts {
+					// block 2 now starts at record 3: record 2 falls in
+					// block 1 (which holds one record), record 3 in block
+					// 2 (which starts and ends there).
+					binary.LittleEndian.PutUint32(raw[locs+4:], 2)
+				} else {
+					// block 2 (record 2's) now ends past the base, and
+					// block 3 (record 3's) starts there.
+					binary.LittleEndian.PutUint32(raw[offs+8:], uint32(u(16))+100)
+				}
 			}
 			if err := os.WriteFile(idxPath, raw, 0o644); err != nil {
 				t.Fatal(err)
