@@ -51,7 +51,7 @@ func TestIntersectBlocks(t *testing.T) {
 	s := new(blockScratch)
 	unverified := 0 // candidates some list lacks: skipped lists, small sets
 	for round := 0; round < 300; round++ {
-		n := 1 + rng.IntN(8)
+		n := 1 + rng.IntN(5)
 		bms := make([]*roaring.Bitmap, n)
 		lists := make([]rlist, n)
 		for i := range bms {
