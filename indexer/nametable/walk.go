@@ -366,16 +366,23 @@ func overlaps(rs []ref, pos int32) bool {
 }
 
 // emitBatch is how many candidates are fetched together before any is
-// verified.
-const emitBatch = 16
+// verified (2026-11-24, 10M names, the bench's texts: 32 fetched offsets
+// first, then records, took about 10% less CPU than 16 fetched together).
+const emitBatch = 32
 
-// flush calls fn with the candidates in s.batch[:n]. It first reads the
-// start of each one's name, and its ID (needed for the answer): those loads
-// do not depend on one another, so their cache misses overlap, where
-// verifying one name after another would wait for each in turn.
+// flush calls fn with the candidates in s.batch[:n]. It first reads each
+// one's name offset, then the start of its record and its ID (needed for
+// the answer): the loads of one pass do not depend on one another, so
+// their cache misses overlap, where verifying one name after another
+// would wait for each in turn, and where one pass would wait for an
+// offset before it could ask for the record.
 func (w *walk) flush(s *blockScratch, n int, fn func(o uint32) bool) bool {
 	if w.t != nil { // nil in tests of intersect alone
-		var touch byte
+		var off uint32
+		for _, o := range s.batch[:n] {
+			off += w.t.offsets[o]
+		}
+		touch := byte(off)
 		for _, o := range s.batch[:n] {
 			if name := w.t.Name(o); len(name) > 0 {
 				touch += name[0] + byte(w.t.ID(o))
