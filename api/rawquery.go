@@ -53,12 +53,19 @@ func isHex(b byte) bool {
 func lookupQuery(q, name string) (value string, n int) {
 	var first string
 	for q != "" {
-		var piece string
-		piece, q, _ = strings.Cut(q, "&")
+		piece := q
+		if i := strings.IndexByte(q, '&'); i >= 0 {
+			piece, q = q[:i], q[i+1:]
+		} else {
+			q = ""
+		}
 		if piece == "" {
 			continue
 		}
-		key, v, _ := strings.Cut(piece, "=")
+		key, v := piece, ""
+		if i := strings.IndexByte(piece, '='); i >= 0 {
+			key, v = piece[:i], piece[i+1:]
+		}
 		if !queryKeyIs(key, name) {
 			continue
 		}
@@ -73,11 +80,14 @@ func lookupQuery(q, name string) (value string, n int) {
 	return value, n
 }
 
-// queryKeyIs reports whether the raw (escaped) key names name.
+// queryKeyIs reports whether the raw key names name once unescaped; only
+// a key with escapes or '+' is unescaped to find out.
 func queryKeyIs(key, name string) bool {
-	if !strings.ContainsAny(key, "%+") {
-		return key == name
+	for i := 0; i < len(key); i++ {
+		if key[i] == '%' || key[i] == '+' {
+			k, err := url.QueryUnescape(key)
+			return err == nil && k == name
+		}
 	}
-	k, err := url.QueryUnescape(key)
-	return err == nil && k == name
+	return key == name
 }
