@@ -16,6 +16,7 @@ package valuecol
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -95,15 +96,23 @@ func Write(path string, n int, cols []Column) error {
 	w.Write(names)
 	for _, c := range cols {
 		w.Write(make([]byte, pad8(at)-at))
-		var b [8]byte
-		for _, e := range c.Entries {
-			binary.LittleEndian.PutUint64(b[:], uint64(e.Value))
-			w.Write(b[:])
+		buf := make([]byte, 0, 64<<10)
+		flush := func(limit int) {
+			if len(buf) > limit {
+				w.Write(buf)
+				buf = buf[:0]
+			}
 		}
 		for _, e := range c.Entries {
-			binary.LittleEndian.PutUint32(b[:], e.Ord)
-			w.Write(b[:4])
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(e.Value))
+			flush(cap(buf) - 8)
 		}
+		flush(0)
+		for _, e := range c.Entries {
+			buf = binary.LittleEndian.AppendUint32(buf, e.Ord)
+			flush(cap(buf) - 4)
+		}
+		flush(0)
 		at = pad8(at) + uint64(len(c.Entries))*12
 	}
 	if err := w.Flush(); err != nil {
@@ -121,21 +130,41 @@ func Write(path string, n int, cols []Column) error {
 	return os.Rename(tmp, path)
 }
 
-// sortEntries sorts entries by value, then ordinal.
+// sortEntries sorts entries by value (equal values in no set order of
+// ordinals): a least-significant-digit radix sort, 16 bits a pass,
+// skipping the digits every value shares, since a comparison sort of
+// millions of entries takes many seconds on a busy machine.
 func sortEntries(es []Entry) {
-	slices.SortFunc(es, func(a, b Entry) int {
-		switch {
-		case a.Value < b.Value:
-			return -1
-		case a.Value > b.Value:
-			return 1
-		case a.Ord < b.Ord:
-			return -1
-		case a.Ord > b.Ord:
-			return 1
+	if len(es) < 4096 {
+		slices.SortFunc(es, func(a, b Entry) int { return cmp.Compare(a.Value, b.Value) })
+		return
+	}
+	key := func(e Entry, shift uint) int { return int((uint64(e.Value)^1<<63)>>shift) & 0xffff }
+	src, dst := es, make([]Entry, len(es))
+	count := make([]int, 1<<16)
+	for shift := uint(0); shift < 64; shift += 16 {
+		clear(count)
+		for _, e := range src {
+			count[key(e, shift)]++
 		}
-		return 0
-	})
+		if count[key(src[0], shift)] == len(src) {
+			continue // every value has this digit
+		}
+		at := 0
+		for d, c := range count {
+			count[d] = at
+			at += c
+		}
+		for _, e := range src {
+			k := key(e, shift)
+			dst[count[k]] = e
+			count[k]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &es[0] {
+		copy(es, src)
+	}
 }
 
 // File is an open value-column file.

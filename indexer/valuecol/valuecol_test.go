@@ -1,6 +1,7 @@
 package valuecol
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -138,4 +139,38 @@ func FuzzParse(f *testing.F) {
 			file.Bitmap(name, 0, 10)
 		}
 	})
+}
+
+// sortEntries orders values as int64s, negative ones first, keeping each
+// value with its ordinal, for the radix sort's sizes and the small ones'.
+func TestSortEntries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 100, 5000, 70000} {
+		es := make([]Entry, n)
+		for i := range es {
+			switch rng.IntN(3) {
+			case 0:
+				es[i].Value = rng.Int64() - rng.Int64()
+			case 1:
+				es[i].Value = int64(rng.IntN(5)) - 2
+			default:
+				es[i].Value = 1_600_000_000_000_000_000 + rng.Int64N(1e15)
+			}
+			es[i].Ord = uint32(i)
+		}
+		want := slices.Clone(es)
+		slices.SortStableFunc(want, func(a, b Entry) int { return cmp.Compare(a.Value, b.Value) })
+		sortEntries(es)
+		for i := range es {
+			if es[i].Value != want[i].Value {
+				t.Fatalf("%d entries: %d at %d, want %d", n, es[i].Value, i, want[i].Value)
+			}
+		}
+		byOrd := func(a, b Entry) int { return cmp.Or(cmp.Compare(a.Value, b.Value), cmp.Compare(a.Ord, b.Ord)) }
+		slices.SortFunc(es, byOrd)
+		slices.SortFunc(want, byOrd)
+		if !slices.Equal(es, want) {
+			t.Fatalf("%d entries: the sort lost or changed entries", n)
+		}
+	}
 }
