@@ -181,9 +181,10 @@ type column struct {
 
 // Open maps the value columns of a table of n ordinals read-only, and
 // checks them: every section in the file, values in order, each ordinal
-// below n and at most once per column.
+// below n and at most once per column. The pages are then left to the
+// page cache until a range reads them (10M values are 120 MB).
 func Open(path string, n int) (*File, error) {
-	mm, err := disk.Map(path, true)
+	mm, err := disk.Map(path, false)
 	if err != nil {
 		return nil, fmt.Errorf("value columns %s: %w", path, err)
 	}
@@ -192,6 +193,7 @@ func Open(path string, n int) (*File, error) {
 		disk.Unmap(mm)
 		return nil, fmt.Errorf("value columns %s: %w", path, err)
 	}
+	release(mm)
 	return f, nil
 }
 
