@@ -433,11 +433,10 @@ func storedFields(ctx context.Context, g *indexer.Generation, names []string, hi
 // for millions. Beyond it bleve expands the pattern itself.
 var maxNameIDs = 20000
 
-// rewriteNames replaces each clause the tables answer (name patterns,
-// ranges) of an unscored query over one category by the documents the
-// tables find for it: the clause name:kari* in +name:kari*
-// +corporation_id:98000001 becomes the IDs of the names starting with
-// kari. Scored queries keep bleve's clauses, whose
+// rewriteNames replaces each name-only clause of an unscored query over
+// one category by the documents the name tables find for it: the clause
+// name:kari* in +name:kari* +corporation_id:98000001 becomes the IDs of
+// the names starting with kari. Scored queries keep bleve's clauses, whose
 // scores the IDs would not give; several categories too, since an ID may
 // name documents of two categories.
 func rewriteNames(ctx context.Context, g *indexer.Generation, p *plan) error {
@@ -454,7 +453,9 @@ func rewriteNames(ctx context.Context, g *indexer.Generation, p *plan) error {
 		if err != nil {
 			return q
 		}
-		if _, all := q.(*bquery.MatchAllQuery); !all && tableClause(q, g.HasColumns()) {
+		// Name clauses only: bleve intersects a range with other clauses
+		// well, and a range's IDs would cost more than its terms.
+		if _, all := q.(*bquery.MatchAllQuery); !all && tableClause(q, false) {
 			var r bquery.Query
 			r, err = idsQuery(ctx, tvs, q)
 			if r == nil {
@@ -469,7 +470,7 @@ func rewriteNames(ctx context.Context, g *indexer.Generation, p *plan) error {
 	return err
 }
 
-// idsQuery is a query matching the documents the table clause q matches,
+// idsQuery is a query matching the documents the name clause q matches,
 // by their IDs or by the IDs of the others, or nil when both are more than
 // maxNameIDs.
 func idsQuery(ctx context.Context, tvs []tableView, q bquery.Query) (bquery.Query, error) {
