@@ -34,6 +34,28 @@ func TestNameOnly(t *testing.T) {
 			t.Errorf("%q: name tables %v, want %v", q, got, want)
 		}
 	}
+	// Ranges of numeric and date fields, when the generation has value
+	// columns; never of keywords, nor ranges bleve would refuse.
+	for q, want := range map[string]bool{
+		`birthday:>="2008-01-01T00:00:00Z"`:        true,
+		`+birthday:<"2010-01-01" +name:kari*`:      true,
+		`-birthday:>"2010-01-01T02:00:00+02:00"`:   true,
+		`birthday:<"1600-01-01"`:                   false, // before bleve's first instant: its error
+		"corporation_id:>98000000":                 false, // a keyword
+		"+birthday:>2010 +corporation_id:98000001": false,
+		"alliance_id:>1 birthday:<=\"2011-01-01\"": false,
+	} {
+		p, err := prepare(AnalystRequest{Query: q, Category: snapshots.CategoryCharacter}, false)
+		if err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
+		if _, got := nameOnly(p, true); got != want {
+			t.Errorf("%q: tables %v, want %v", q, got, want)
+		}
+		if _, got := nameOnly(p, false); got {
+			t.Errorf("%q: answered by the tables without value columns", q)
+		}
+	}
 	p, _ := prepare(AnalystRequest{Query: "name:kari*", Facets: []string{"corporation_id"}, Category: snapshots.CategoryCharacter}, false)
 	if _, ok := nameOnly(p, true); ok {
 		t.Error("a query with facets went to the name tables")
