@@ -236,7 +236,7 @@ func patchTables(prev *CategoryTables, prevDir, cdir string, cat snapshots.Categ
 	if got := base.Len() - int(mask.GetCardinality()) + len(entries); got != want {
 		return -1, fmt.Errorf("patched tables would hold %d names, the snapshot has %d", got, want)
 	}
-	cols := newTableColumns(cat)
+	cols := newTableColumns(cat, len(entries)) // a delta's; a new base grows
 	addEntries := func(first int) {
 		if prev.Delta != nil {
 			cols.addFrom(prev.DeltaColumns, keptPositions(prev.Delta, nil, isChanged, first))

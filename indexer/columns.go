@@ -103,14 +103,17 @@ type tableColumns struct {
 	cols   []valuecol.Column
 }
 
-func newTableColumns(cat snapshots.Category) *tableColumns {
+// newTableColumns makes the columns of a table of cat, each with room for
+// capacity values (most records have each field: growing by appends would
+// briefly hold twice the entries).
+func newTableColumns(cat snapshots.Category, capacity int) *tableColumns {
 	c := &tableColumns{fields: columnFields(cat)}
 	for i := range c.slot {
 		c.slot[i] = -1
 	}
 	for k, f := range c.fields {
 		c.slot[f] = int8(k)
-		c.cols = append(c.cols, valuecol.Column{Name: attributeFields[f].Name})
+		c.cols = append(c.cols, valuecol.Column{Name: attributeFields[f].Name, Entries: make([]valuecol.Entry, 0, capacity)})
 	}
 	return c
 }

@@ -50,7 +50,11 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		rd.docs = make([]docInfo, 0, total)
 	}
 	if searchable {
-		rd.cols = newTableColumns(cat)
+		n := 0
+		if !partial {
+			n = int(total)
+		}
+		rd.cols = newTableColumns(cat, n)
 	}
 	pi := 0
 	advance := func(key int64) {
