@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	bdoc "github.com/blevesearch/bleve/v2/document"
@@ -213,7 +212,7 @@ func writeTable(path string, entries []nametable.Entry, mask *roaring.Bitmap, co
 	if cols == nil {
 		return nametable.Write(path, entries, mask)
 	}
-	ord := rankOrdinals(entries)
+	ord := nametable.RankOrdinals(entries)
 	ids := make([]int64, len(entries))
 	for i, e := range entries {
 		ids[i] = e.ID
@@ -246,56 +245,4 @@ func writeTable(path string, entries []nametable.Entry, mask *roaring.Bitmap, co
 		}
 	}
 	return nil
-}
-
-// rankOrdinals returns, for each entry, the ordinal nametable.Write gives
-// it: entries ordered by name length in runes, then ID (unique in a
-// table, so the order is the same however it is found). Entries in
-// ascending ID, as snapshots stream them, need only a counting sort.
-func rankOrdinals(entries []nametable.Entry) []uint32 {
-	lens := make([]int32, len(entries))
-	ascending := true
-	maxLen := int32(0)
-	for i, e := range entries {
-		lens[i] = int32(utf8.RuneCountInString(e.Folded))
-		maxLen = max(maxLen, lens[i])
-		if i > 0 && entries[i-1].ID >= e.ID {
-			ascending = false
-		}
-	}
-	ord := make([]uint32, len(entries))
-	if !ascending {
-		idx := make([]uint32, len(entries))
-		for i := range idx {
-			idx[i] = uint32(i)
-		}
-		slices.SortFunc(idx, func(a, b uint32) int {
-			if lens[a] != lens[b] {
-				return int(lens[a] - lens[b])
-			}
-			switch x, y := entries[a].ID, entries[b].ID; {
-			case x < y:
-				return -1
-			case x > y:
-				return 1
-			}
-			return 0
-		})
-		for o, i := range idx {
-			ord[i] = uint32(o)
-		}
-		return ord
-	}
-	start := make([]uint32, maxLen+2)
-	for _, l := range lens {
-		start[l+1]++
-	}
-	for l := 1; l < len(start); l++ {
-		start[l] += start[l-1]
-	}
-	for i, l := range lens {
-		ord[i] = start[l]
-		start[l]++
-	}
-	return ord
 }

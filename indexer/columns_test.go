@@ -91,7 +91,7 @@ func TestRankOrdinals(t *testing.T) {
 		if !ascending {
 			rng.Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
 		}
-		ord := rankOrdinals(entries)
+		ord := nametable.RankOrdinals(entries)
 		ids := make([]int64, len(entries))
 		for i, e := range entries {
 			ids[i] = e.ID

@@ -275,10 +275,23 @@ func addTo(m map[uint32]*roaring.Bitmap, k uint32, o uint32) {
 	bm.Add(o)
 }
 
-// rankOrder sorts entries by name length in runes, then ID. Snapshots
-// stream records in ascending ID, so a stable counting sort by length is
-// enough; other input falls back to a comparison sort.
+// rankOrder sorts entries into their table order (RankOrdinals).
 func rankOrder(entries []Entry) {
+	ord := RankOrdinals(entries)
+	sorted := make([]Entry, len(entries))
+	for i, e := range entries {
+		sorted[ord[i]] = e
+	}
+	copy(entries, sorted)
+}
+
+// RankOrdinals returns, for each entry, its ordinal in the table Write
+// makes of entries: ordered by name length in runes, then ID (unique in a
+// table, so the order is the same however it is found). Snapshots stream
+// records in ascending ID, so a counting sort by length is enough; other
+// input falls back to a comparison sort. Files written beside a table
+// (value columns) name its records by these ordinals.
+func RankOrdinals(entries []Entry) []uint32 {
 	lens := make([]int32, len(entries))
 	ascending := true
 	maxLen := int32(0)
@@ -289,37 +302,35 @@ func rankOrder(entries []Entry) {
 			ascending = false
 		}
 	}
+	ord := make([]uint32, len(entries))
 	if !ascending {
-		idx := make([]int, len(entries))
+		idx := make([]uint32, len(entries))
 		for i := range idx {
-			idx[i] = i
+			idx[i] = uint32(i)
 		}
-		slices.SortFunc(idx, func(a, b int) int {
+		slices.SortFunc(idx, func(a, b uint32) int {
 			if lens[a] != lens[b] {
 				return int(lens[a] - lens[b])
 			}
 			return cmp.Compare(entries[a].ID, entries[b].ID)
 		})
-		sorted := make([]Entry, len(entries))
-		for j, i := range idx {
-			sorted[j] = entries[i]
+		for o, i := range idx {
+			ord[i] = uint32(o)
 		}
-		copy(entries, sorted)
-		return
+		return ord
 	}
-	start := make([]int, maxLen+2)
+	start := make([]uint32, maxLen+2)
 	for _, l := range lens {
 		start[l+1]++
 	}
-	for i := 1; i < len(start); i++ {
-		start[i] += start[i-1]
+	for l := 1; l < len(start); l++ {
+		start[l] += start[l-1]
 	}
-	sorted := make([]Entry, len(entries))
-	for i, e := range entries {
-		sorted[start[lens[i]]] = e
-		start[lens[i]]++
+	for i, l := range lens {
+		ord[i] = start[l]
+		start[l]++
 	}
-	copy(entries, sorted)
+	return ord
 }
 
 // postings builds the trigram and first-trigram posting lists, splitting
