@@ -28,12 +28,7 @@ func BenchmarkStrictServed(b *testing.B) {
 		d.Metrics = admin.NewMetrics()
 		d.Middleware = []gin.HandlerFunc{httplog.Logger(httplog.Options{
 			Logger: zerolog.New(io.Discard),
-			Labels: func(c *gin.Context) (string, string) {
-				if r, _ := RouteOf(c); r != nil {
-					return r.Path, VersionLabel(c)
-				}
-				return c.FullPath(), ""
-			},
+			Labels: Labels,
 		})}
 	})
 	req := httptest.NewRequest(http.MethodGet, "/latest/search/?categories=character&search=Jita+Trader&strict=true", nil)

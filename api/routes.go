@@ -242,6 +242,15 @@ func VersionLabel(c *gin.Context) string {
 	return ""
 }
 
+// Labels names a request in logs by route template and version, as the
+// API dispatched it, rather than by raw path (httplog.Options.Labels).
+func Labels(c *gin.Context) (route, version string) {
+	if r, _ := RouteOf(c); r != nil {
+		return r.Path, VersionLabel(c)
+	}
+	return c.FullPath(), ""
+}
+
 var versionLabels = [...]string{"v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"}
 
 // prefixes every route answers under, besides /vN/ for its versions.

@@ -151,7 +151,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		DevEnabled: cfg.Dev,
 		Metrics:    metrics,
 		Middleware: []gin.HandlerFunc{
-			httplog.Logger(httplog.Options{Logger: publicLog, Labels: apiLabels, ClientIP: cfg.TrustedProxies.r.IP}),
+			httplog.Logger(httplog.Options{Logger: publicLog, Labels: api.Labels, ClientIP: cfg.TrustedProxies.r.IP}),
 		},
 		Limits: api.Limits{
 			MaxConcurrentSearches: cfg.MaxConcurrentSearches,
@@ -186,15 +186,6 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 
 // publicHandler is the one place the public API is constructed.
 func publicHandler(d api.Deps) *api.Handler { return api.New(d) }
-
-// apiLabels names requests in logs by route template and version, as the
-// API dispatched them, rather than by raw path.
-func apiLabels(c *gin.Context) (route, version string) {
-	if r, _ := api.RouteOf(c); r != nil {
-		return r.Path, api.VersionLabel(c)
-	}
-	return c.FullPath(), ""
-}
 
 // newVerifier verifies tokens with the --jwks keys, or with the data
 // directory's local key (the one gds token signs with) when none is given.
