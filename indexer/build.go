@@ -58,6 +58,12 @@ type builder struct {
 	// pendingBleve holds the categories whose bleve shards the second
 	// phase builds (runBleve).
 	pendingBleve []bleveTask
+	// tables are categories' tables still being written while later
+	// kinds are read (finishTables).
+	tables []*tableJob
+	// stores are record stores still being written by a second pass
+	// over their files (writeStoreBeside).
+	stores []*storeJob
 }
 
 // docInfo is what a category needs of one record to build its table and
@@ -122,10 +128,21 @@ func (b *builder) run() error {
 }
 
 // buildKinds builds or reuses every kind of the snapshot, smallest file
-// first: the bleve shards of the smaller categories (a single shard each,
-// some as slow as several shards of names) then build while the largest
-// is still being read, instead of alone at the end.
-func (b *builder) buildKinds() error {
+// first: the bleve shards an incremental build patches in this phase (some
+// as slow as several shards of names) and the tables written in the
+// background (tableJob) then run while the largest is still being read,
+// instead of alone at the end. (Largest first, its tables beside the
+// others' reading, measured worse at 10M names: 183 against 144 CPU-seconds,
+// the collector scanning its records all the while.)
+func (b *builder) buildKinds() (err error) {
+	defer func() {
+		if terr := b.finishTables(); err == nil {
+			err = terr
+		}
+		if serr := b.finishStores(); err == nil {
+			err = serr
+		}
+	}()
 	var kinds []snapshots.Kind
 	size := map[snapshots.Kind]int64{}
 	for _, kind := range snapshots.Kinds {
@@ -254,6 +271,9 @@ func (b *builder) buildKind(kind snapshots.Kind) error {
 				return err
 			}
 		}
+	}
+	if rd.split {
+		b.writeStoreBeside(kind, rd)
 	}
 	b.meta.Records[kind] = int(b.snap.Count(kind))
 	b.meta.Changed += rd.ch.size()

@@ -37,8 +37,10 @@ const (
 )
 
 // buildCategory writes a category's tables and bleve shards from all its
-// records: the tables on one goroutine while the shards are built or
-// patched beside it.
+// records. Patching bleve, the tables are written on one goroutine while
+// the shards are patched beside it; otherwise the shards are left to the
+// second phase and the tables are written in the background (tableJob),
+// while the build reads the next kinds: finishTables waits for them.
 func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, cols *tableColumns, ch change) error {
 	cdir := filepath.Join(b.dir, string(cat))
 	if err := os.MkdirAll(cdir, disk.PrivateDir); err != nil {
@@ -50,40 +52,64 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, cols *ta
 		}
 	}
 	b.report(Progress{Phase: "tables", Kind: string(cat), Total: int64(len(docs))})
-	var (
-		langs    []string
-		tableErr error
-		wg       sync.WaitGroup
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		langs, tableErr = writeTables(cdir, docs, cols)
-	}()
 	shards := b.shardsFor(len(docs))
-	var err error
-	if b.canPatch(cat, shards, len(docs), ch) {
-		if bounds, ok := b.prev.Meta.ShardBounds[cat]; ok {
-			b.setBounds(cat, bounds)
-		}
-		err = b.patchBleve(cat, shards, upsertDocs(docs, ch), ch.deletes)
-	} else {
+	job := &tableJob{cat: cat, n: len(docs), shards: shards, done: make(chan struct{})}
+	go func() {
+		defer close(job.done)
+		job.langs, job.err = writeTables(cdir, docs, cols)
+	}()
+	if !b.canPatch(cat, shards, len(docs), ch) {
 		b.meta.Incremental = false
 		b.deferBleve(cat, shards, docs)
+		b.tables = append(b.tables, job)
+		return nil
 	}
-	wg.Wait()
-	if err != nil {
-		return err
+	if bounds, ok := b.prev.Meta.ShardBounds[cat]; ok {
+		b.setBounds(cat, bounds)
 	}
-	if tableErr != nil {
-		return tableErr
+	err := b.patchBleve(cat, shards, upsertDocs(docs, ch), ch.deletes)
+	if terr := b.finishTable(job); err == nil {
+		err = terr
 	}
-	b.meta.Counts[cat] = len(docs)
-	if len(langs) > 0 {
-		b.meta.Languages[cat] = langs
+	return err
+}
+
+// tableJob is a category's tables being written in the background.
+type tableJob struct {
+	cat       snapshots.Category
+	n, shards int
+	done      chan struct{}
+	langs     []string
+	err       error
+}
+
+// finishTable waits for a category's tables and records them in the
+// generation's meta.
+func (b *builder) finishTable(job *tableJob) error {
+	<-job.done
+	if job.err != nil {
+		return job.err
 	}
-	b.meta.Shards[cat] = shards
+	b.meta.Counts[job.cat] = job.n
+	if len(job.langs) > 0 {
+		b.meta.Languages[job.cat] = job.langs
+	}
+	b.meta.Shards[job.cat] = job.shards
 	return nil
+}
+
+// finishTables waits for every table still being written (also when the
+// build failed: nothing may write into its directory afterwards) and
+// returns the first error.
+func (b *builder) finishTables() error {
+	var first error
+	for _, job := range b.tables {
+		if err := b.finishTable(job); err != nil && first == nil {
+			first = fmt.Errorf("%s: %w", job.cat, err)
+		}
+	}
+	b.tables = nil
+	return first
 }
 
 // writeTables writes the base table with its value columns (cols: the
