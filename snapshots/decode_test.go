@@ -175,3 +175,23 @@ func TestFastDecoderTakesWhatTheWriterWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestFastRolesDecoderTakesWhatTheWriterWrites: the same for roles.
+func TestFastRolesDecoderTakesWhatTheWriterWrites(t *testing.T) {
+	for _, r := range []*CharacterRoles{
+		{CharacterID: 90000240, CorporationID: 98020881, Roles: []string{"Trader"}},
+		{CharacterID: 90000241, CorporationID: 98020881, Roles: []string{"Director", "Station_Manager"}},
+	} {
+		line, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got CharacterRoles
+		if !decodeRoles(line, &got) {
+			t.Fatalf("fast decoder declined %s", line)
+		}
+		if !reflect.DeepEqual(&got, r) {
+			t.Errorf("fast decoder: %+v, want %+v", got, *r)
+		}
+	}
+}

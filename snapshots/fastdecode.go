@@ -8,12 +8,14 @@ import (
 )
 
 // Characters are most of a large snapshot, and encoding/json spends most
-// of a build's reading time on them through reflection. decodeCharacter reads the flat shape this
+// of a build's reading time on them through reflection (and on the
+// characters' corporation roles, decodeRoles). decodeCharacter reads the flat shape this
 // package writes (no spaces, no nested names, each known key once)
 // directly, and declines anything else: the caller then decodes the line
 // with encoding/json, which stays the one judge of what is valid and
 // of every error message. FuzzDecodeCharacter checks that whatever this
-// accepts, encoding/json decodes to the same record.
+// accepts, encoding/json decodes to the same record; FuzzDecodeRoles the
+// same of decodeRoles.
 
 // fieldScanner walks the members of one flat JSON object.
 type fieldScanner struct {
@@ -261,11 +263,91 @@ func decodeCharacter(line []byte, c *Character) bool {
 // decodeFast decodes line into rec when a fast decoder knows rec's kind
 // and the line's shape; false means rec must be decoded by encoding/json.
 func decodeFast(line []byte, rec Record) bool {
-	if c, ok := rec.(*Character); ok {
-		if decodeCharacter(line, c) {
+	switch r := rec.(type) {
+	case *Character:
+		if decodeCharacter(line, r) {
 			return true
 		}
-		*c = Character{}
+		*r = Character{}
+	case *CharacterRoles:
+		if decodeRoles(line, r) {
+			return true
+		}
+		*r = CharacterRoles{}
 	}
 	return false
+}
+
+// decodeRoles decodes a corporation roles line, the second largest kind
+// by records, into r (a zero CharacterRoles) when it has the flat shape
+// (each key once, roles a list of strings); false means r is unspecified.
+func decodeRoles(line []byte, r *CharacterRoles) bool {
+	if len(line) < 2 || line[0] != '{' {
+		return false
+	}
+	s := fieldScanner{b: line, i: 1}
+	if len(line) == 2 {
+		return line[1] == '}'
+	}
+	var seen uint32
+	for {
+		key, ok := s.key()
+		if !ok {
+			return false
+		}
+		var bit uint32
+		switch string(key) {
+		case "character_id":
+			bit = 1
+			r.CharacterID, ok = s.int()
+		case "corporation_id":
+			bit = 2
+			r.CorporationID, ok = s.int()
+		case "roles":
+			bit = 4
+			r.Roles, ok = s.strings()
+		default:
+			return false
+		}
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		done, ok := s.next()
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+	}
+}
+
+// strings reads a list of strings (not null: encoding/json judges that).
+func (s *fieldScanner) strings() ([]string, bool) {
+	if s.i >= len(s.b) || s.b[s.i] != '[' {
+		return nil, false
+	}
+	s.i++
+	list := []string{}
+	if s.i < len(s.b) && s.b[s.i] == ']' {
+		s.i++
+		return list, true
+	}
+	for {
+		v, ok := s.str()
+		if !ok || s.i >= len(s.b) {
+			return nil, false
+		}
+		list = append(list, v)
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return list, true
+		default:
+			return nil, false
+		}
+	}
 }

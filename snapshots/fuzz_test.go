@@ -129,6 +129,32 @@ func FuzzDecodeCharacter(f *testing.F) {
 	})
 }
 
+// FuzzDecodeRoles checks the fast roles decoder against encoding/json the
+// same way.
+func FuzzDecodeRoles(f *testing.F) {
+	f.Add([]byte(`{"character_id":90000240,"corporation_id":98020881,"roles":["Trader"]}`))
+	f.Add([]byte(`{"character_id":1,"corporation_id":2,"roles":["Director","Station_Manager","\u00e9"]}`))
+	f.Add([]byte(`{"character_id":1,"corporation_id":2,"roles":[]}`))
+	f.Add([]byte(`{"character_id":1,"roles":null}`))
+	f.Add([]byte(`{"character_id":1,"character_id":2}`))
+	f.Add([]byte(`{"roles":["a",]}`))
+	f.Add([]byte(`{"roles":["a" ,"b"]}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var fast CharacterRoles
+		if !decodeRoles(line, &fast) {
+			return
+		}
+		var strict CharacterRoles
+		if err := decodeStrict(line, &strict); err != nil {
+			t.Fatalf("fast decoder accepted what encoding/json refuses (%v): %s", err, line)
+		}
+		if !reflect.DeepEqual(fast, strict) {
+			t.Fatalf("fast decoder: %#v\nencoding/json: %#v\nline: %s", fast, strict, line)
+		}
+	})
+}
+
 // FuzzOpenManifest reads any manifest.json: refused, or a manifest of the
 // supported format whose files are named after known kinds.
 func FuzzOpenManifest(f *testing.F) {
