@@ -16,6 +16,11 @@ type readResult struct {
 	partial bool
 	// cols holds the value columns' values of docs, by position.
 	cols *tableColumns
+	// split says the store was not written: a second pass over the file
+	// writes it (storeJob) while the tables are written. corps holds each
+	// record's corporation then (structures' group).
+	split bool
+	corps []int64
 }
 
 // maxStoreDelta is the largest delta file, relative to the base file, an
@@ -33,19 +38,24 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 	if b.prev != nil {
 		prev = b.prev.Store(kind)
 	}
+	cat, searchable := categoryOf(kind)
 	var sw *storeWriter
 	var err error
-	if partial && prev.compressed() && prev.DeltaShare() < maxStoreDelta {
+	switch {
+	case searchable && !partial:
+		rd.split = true
+	case partial && prev.compressed() && prev.DeltaShare() < maxStoreDelta:
 		sw, err = newDeltaStoreWriter(dir, string(kind), prev, filepath.Join(b.prev.Dir(), recordsDir))
-	} else {
+	default:
 		sw, err = newStoreWriter(dir, string(kind), prev)
 	}
 	if err != nil {
 		return rd, err
 	}
 	total := b.snap.Count(kind)
-	sw.reserve(int(total))
-	cat, searchable := categoryOf(kind)
+	if sw != nil {
+		sw.reserve(int(total))
+	}
 	if searchable && !partial {
 		rd.docs = make([]docInfo, 0, total)
 	}
@@ -92,14 +102,20 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 			if changed && prev != nil {
 				rd.ch.upserts = append(rd.ch.upserts, line.Key)
 			}
-			if err := sw.add(line.Key, line.Raw); err != nil {
-				return err
-			}
-			switch r := rec.(type) {
-			case *snapshots.Structure:
-				sw.group(groupCorporation, r.CorporationID)
-			case *snapshots.Document:
-				sw.group(groupPath, HashPath(r.Path))
+			if sw == nil {
+				if r, ok := rec.(*snapshots.Structure); ok {
+					rd.corps = append(rd.corps, r.CorporationID)
+				}
+			} else {
+				if err := sw.add(line.Key, line.Raw); err != nil {
+					return err
+				}
+				switch r := rec.(type) {
+				case *snapshots.Structure:
+					sw.group(groupCorporation, r.CorporationID)
+				case *snapshots.Document:
+					sw.group(groupPath, HashPath(r.Path))
+				}
 			}
 			if searchable && (!partial || changed) {
 				rd.docs = append(rd.docs, b.docOf(line.Key, rec, b.mayPatch()))
@@ -118,7 +134,9 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		return nil
 	})
 	if err != nil {
-		sw.abort()
+		if sw != nil {
+			sw.abort()
+		}
 		return rd, err
 	}
 	advance(math.MaxInt64)
@@ -126,6 +144,9 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		rd.ch.deletes = append(rd.ch.deletes, math.MaxInt64)
 	}
 	b.report(Progress{Phase: "read", Kind: string(kind), Done: n, Total: total})
+	if sw == nil {
+		return rd, nil
+	}
 	return rd, sw.close()
 }
 
