@@ -32,9 +32,10 @@ func (b *builder) writeStoreBeside(kind snapshots.Kind, rd readResult) {
 	if b.prev != nil {
 		prev = b.prev.Store(kind)
 	}
+	corps := rd.corps // not rd: its docs must not live on here
 	go func() {
 		defer close(job.done)
-		job.err = b.writeStore(kind, prev, rd.corps)
+		job.err = b.writeStore(kind, prev, corps)
 	}()
 }
 

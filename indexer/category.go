@@ -54,10 +54,10 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, cols *ta
 	b.report(Progress{Phase: "tables", Kind: string(cat), Total: int64(len(docs))})
 	shards := b.shardsFor(len(docs))
 	job := &tableJob{cat: cat, n: len(docs), shards: shards, done: make(chan struct{})}
-	go func() {
+	go func(docs []docInfo) { // an argument, not captured: writeTables lets go of it
 		defer close(job.done)
 		job.langs, job.err = writeTables(cdir, docs, cols)
-	}()
+	}(docs)
 	if !b.canPatch(cat, shards, len(docs), ch) {
 		b.meta.Incremental = false
 		b.deferBleve(cat, shards, docs)
@@ -115,18 +115,12 @@ func (b *builder) finishTables() error {
 // writeTables writes the base table with its value columns (cols: the
 // docs' values by position) and one overlay per language whose names
 // differ from the base names; it returns those languages.
+//
+// Past the entries, docs is not used: once the caller has let go of it
+// too, the records' docs (most of a large category's memory) are freed
+// while the tables are built.
 func writeTables(cdir string, docs []docInfo, cols *tableColumns) ([]string, error) {
-	base := make([]nametable.Entry, len(docs))
-	overlays := map[string][]nametable.Entry{}
-	for i, d := range docs {
-		base[i] = nametable.Entry{ID: d.id, Folded: nametable.Fold(d.name), Access: d.access}
-		for lang, n := range d.names {
-			if lang == "en" || n == d.name {
-				continue
-			}
-			overlays[lang] = append(overlays[lang], nametable.Entry{ID: d.id, Folded: nametable.Fold(n), Access: d.access})
-		}
-	}
+	base, overlays := tableEntries(docs)
 	if err := writeTable(filepath.Join(cdir, baseTable), base, nil, cols); err != nil {
 		return nil, err
 	}
@@ -153,6 +147,23 @@ func writeTables(cdir string, docs []docInfo, cols *tableColumns) ([]string, err
 		}
 	}
 	return langs, nil
+}
+
+// tableEntries returns the base entries of docs and, per language, the
+// names that differ from them.
+func tableEntries(docs []docInfo) (base []nametable.Entry, overlays map[string][]nametable.Entry) {
+	base = make([]nametable.Entry, len(docs))
+	overlays = map[string][]nametable.Entry{}
+	for i, d := range docs {
+		base[i] = nametable.Entry{ID: d.id, Folded: nametable.Fold(d.name), Access: d.access}
+		for lang, n := range d.names {
+			if lang == "en" || n == d.name {
+				continue
+			}
+			overlays[lang] = append(overlays[lang], nametable.Entry{ID: d.id, Folded: nametable.Fold(n), Access: d.access})
+		}
+	}
+	return base, overlays
 }
 
 // patchCategory applies an incremental read (new and changed records
