@@ -38,6 +38,7 @@ type serveConfig struct {
 	Log logConfig
 
 	MaxConcurrentSearches int
+	SpareProcs            int
 	SearchQueueWait       time.Duration
 	ErrorLimit            int
 	CacheBytes            int64
@@ -99,7 +100,9 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.DurationVar(&c.TokenMaxLifetime, "token-max-lifetime", auth.DefaultMaxLifetime, "refuse tokens valid for longer than this (from their iat, or from now)")
 	fs.BoolVar(&c.Dev, "dev", false, "serve route versions in the dev phase under /dev/ (the spec's dev versions are disabled previews)")
 	addLogFlags(fs, &c.Log)
-	fs.IntVar(&c.MaxConcurrentSearches, "max-concurrent-searches", 0, "searches run at once; more wait up to --search-queue-wait, then get 503 (0: one per CPU)")
+	fs.IntVar(&c.MaxConcurrentSearches, "max-concurrent-searches", 0, "searches run at once; more wait up to --search-queue-wait, then get 503 (0: one per CPU, or per GOMAXPROCS when set)")
+	fs.IntVar(&c.SpareProcs, "spare-procs", 0, "Go scheduler threads (GOMAXPROCS) beyond the search slots, to read requests while every slot searches "+
+		"(0: 1; negative: none; a GOMAXPROCS variable wins)")
 	fs.DurationVar(&c.SearchQueueWait, "search-queue-wait", 0, "how long a search waits for a free slot before 503 (0: 50ms; negative: no wait)")
 	fs.IntVar(&c.ErrorLimit, "error-limit", 0, "error answers a client may get per minute before 420 (0: 100, as ESI)")
 	fs.Int64Var(&c.CacheBytes, "cache-bytes", 0, "size of the search response cache (0: 64 MiB; negative disables it)")

@@ -141,6 +141,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		log.Info().Str("schedule", cfg.Schedule).Str("snapshot", cfg.Snapshot).Msg("reindex scheduled")
 	}
 
+	slots, procs, restoreProcs := applyProcs(&cfg, env.Getenv)
+	defer restoreProcs()
+	log.Info().Int("search_slots", slots).Int("gomaxprocs", procs).Msg("searches at once")
 	publicLog := log.With().Str("listener", "public").Logger()
 	public := publicHandler(api.Deps{
 		Views:      query.New(mgr),
