@@ -58,6 +58,27 @@ func (s *fieldScanner) next() (done, ok bool) {
 	return false, false
 }
 
+// object starts a scanner inside line, a JSON object; empty reports
+// "{}", and ok is false when line is not an object of the flat shape.
+func object(line []byte) (s fieldScanner, empty, ok bool) {
+	if len(line) < 2 || line[0] != '{' {
+		return s, false, false
+	}
+	return fieldScanner{b: line, i: 1}, len(line) == 2, len(line) > 2 || line[1] == '}'
+}
+
+// field ends a field whose value was read when ok, under the key's bit (each
+// key once: seen holds the keys met). more is false at the object's end,
+// and ok then says whether the line had the flat shape.
+func (s *fieldScanner) field(seen *uint32, bit uint32, ok bool) (more, valid bool) {
+	if !ok || *seen&bit != 0 {
+		return false, false
+	}
+	*seen |= bit
+	done, ok := s.next()
+	return ok && !done, ok
+}
+
 // str reads a string. One without escapes (nearly all) is taken as it
 // is, which is what encoding/json returns for it; one with escapes is
 // unquoted by encoding/json itself.
@@ -179,12 +200,9 @@ const (
 // flat shape; false means c is unspecified and the line must be decoded
 // by encoding/json.
 func decodeCharacter(line []byte, c *Character) bool {
-	if len(line) < 2 || line[0] != '{' {
-		return false
-	}
-	s := fieldScanner{b: line, i: 1}
-	if len(line) == 2 {
-		return line[1] == '}'
+	s, empty, ok := object(line)
+	if !ok || empty {
+		return ok
 	}
 	var seen uint32
 	for {
@@ -246,16 +264,8 @@ func decodeCharacter(line []byte, c *Character) bool {
 		default:
 			return false // names, or a key encoding/json must judge
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		done, ok := s.next()
-		if !ok {
-			return false
-		}
-		if done {
-			return true
+		if more, ok := s.field(&seen, bit, ok); !more {
+			return ok
 		}
 	}
 }
@@ -282,12 +292,9 @@ func decodeFast(line []byte, rec Record) bool {
 // by records, into r (a zero CharacterRoles) when it has the flat shape
 // (each key once, roles a list of strings); false means r is unspecified.
 func decodeRoles(line []byte, r *CharacterRoles) bool {
-	if len(line) < 2 || line[0] != '{' {
-		return false
-	}
-	s := fieldScanner{b: line, i: 1}
-	if len(line) == 2 {
-		return line[1] == '}'
+	s, empty, ok := object(line)
+	if !ok || empty {
+		return ok
 	}
 	var seen uint32
 	for {
@@ -309,16 +316,8 @@ func decodeRoles(line []byte, r *CharacterRoles) bool {
 		default:
 			return false
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		done, ok := s.next()
-		if !ok {
-			return false
-		}
-		if done {
-			return true
+		if more, ok := s.field(&seen, bit, ok); !more {
+			return ok
 		}
 	}
 }
