@@ -160,8 +160,9 @@ func (ds *documents) document(d docInfo) *bleveDoc {
 const attributeOptions = index.IndexField | index.StoreField | index.DocValues
 
 // addAttributes adds the attribute fields. Keywords are single terms made
-// here; numbers and instants go through bleve's field types,
-// which encode their terms (numbers as prefix-coded shifts, for ranges).
+// here; numbers go through bleve's field type, which encodes their terms
+// (prefix-coded shifts, for ranges); instants keep bleve's stored value
+// with fewer terms (DateShifts).
 func (ds *documents) addAttributes(doc *bleveDoc, attrs []attr) {
 	services := 0
 	for _, a := range attrs {
@@ -175,9 +176,12 @@ func (ds *documents) addAttributes(doc *bleveDoc, attrs []attr) {
 		case f.Type == Numeric:
 			doc.addAnalysed(bdoc.NewNumericFieldWithIndexingOptions(f.Name, pos, a.num, attributeOptions))
 		case f.Type == DateTime:
-			dt, err := bdoc.NewDateTimeFieldWithIndexingOptions(f.Name, pos, time.Unix(int64(a.num), 0).UTC(), time.RFC3339, attributeOptions)
+			t := time.Unix(int64(a.num), 0).UTC()
+			dt, err := bdoc.NewDateTimeFieldWithIndexingOptions(f.Name, pos, t, time.RFC3339, attributeOptions)
 			if err == nil { // only instants beyond bleve's range fail: left out, as the mapping would
-				doc.addAnalysed(dt)
+				// bleve's stored value, with the terms of DateShifts (datefield.go).
+				doc.fields = append(doc.fields, bleveField{name: f.Name, options: attributeOptions, arrayPos: pos,
+					value: dt.Value(), length: len(DateShifts), freqs: dateFreqs(t.UnixNano()), typ: dt.EncodedFieldType()})
 			}
 		case a.field == attrTicker:
 			doc.addAnalysed(bdoc.NewTextFieldCustom(f.Name, pos, []byte(a.str), attributeOptions, ds.exact))

@@ -13,6 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	bdoc "github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/numeric"
 	index "github.com/blevesearch/bleve_index_api"
 
 	"gds/snapshots"
@@ -92,11 +93,31 @@ func reference(t *testing.T, ds *documents, d docInfo) *bdoc.Document {
 		t.Fatal(err)
 	}
 	for _, f := range mapped.Fields {
+		if f.EncodedFieldType() == 'd' {
+			f = &atDateShifts{Field: f}
+		}
 		doc.AddField(f)
 	}
 	doc.AddIDField()
 	return doc
 }
+
+// atDateShifts is bleve's own date field with only its terms at
+// DateShifts.
+type atDateShifts struct{ bdoc.Field }
+
+func (f *atDateShifts) AnalyzedTokenFrequencies() index.TokenFrequencies {
+	out := index.TokenFrequencies{}
+	for term, tf := range f.Field.AnalyzedTokenFrequencies() {
+		shift, err := numeric.PrefixCoded(term).Shift()
+		if err == nil && slices.Contains(DateShifts[:], shift) {
+			out[term] = tf
+		}
+	}
+	return out
+}
+
+func (f *atDateShifts) AnalyzedLength() int { return len(DateShifts) }
 
 var testMapping = sync.OnceValue(func() *mapping.IndexMappingImpl {
 	m, err := Mapping()

@@ -280,8 +280,9 @@ func attributes(rec snapshots.Record, u *universe) []attr {
 // generation of another layout is never patched or reused, only rebuilt,
 // even from the snapshot it was built from (its bleve mapping lacks the
 // new fields). 2 added category_id to types; 3 the value columns beside
-// the tables (columns.go).
-const FieldsVersion = 3
+// the tables (columns.go); 4 indexed instants at DateShifts only (its
+// queries read generations of 3 alike).
+const FieldsVersion = 4
 
 // prepareFields reads the universe for derived fields and makes a build
 // from a generation of another fields layout a full one (the Manager

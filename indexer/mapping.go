@@ -33,7 +33,8 @@ import (
 //	access     (structures) IDs of characters that may access it: access:90000001.
 //
 // and the attributes of fields.go (corporation_id, security, birthday, …),
-// typed keyword, numeric or datetime. Names are not stored: they
+// typed keyword, numeric or datetime (a datetime's terms at DateShifts
+// only, datefield.go). Names are not stored: they
 // come from the generation's record store, which keeps the index small and
 // the build fast; attributes are stored with doc values, for fields=, sort
 // and facets.

@@ -304,6 +304,7 @@ func (a *Analysts) Query(ctx context.Context, req AnalystRequest) (*AnalystResul
 		if err := rewriteNames(ctx, g, p); err != nil {
 			return nil, err
 		}
+		p.q = instantRanges(p.q)
 		sr := bleve.NewSearchRequestOptions(p.q, p.limit, 0, false)
 		sr.Fields = p.fields
 		if len(p.sort) > 0 {
@@ -381,6 +382,7 @@ func (a *Analysts) Export(ctx context.Context, req AnalystRequest, start func(to
 	if err := rewriteNames(ctx, g, p); err != nil {
 		return err
 	}
+	p.q = instantRanges(p.q)
 	// A unique last key lets each page start after the one before.
 	order := append(slices.Clone(p.sort), indexer.DocIDField)
 	var after []string

@@ -1,12 +1,17 @@
 package query
 
 import (
+	"context"
 	"math"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/numeric"
+	"github.com/blevesearch/bleve/v2/search"
 	bquery "github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/searcher"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"gds/indexer"
 )
@@ -99,4 +104,46 @@ func (tv tableView) valueRange(r valueRange) *roaring.Bitmap {
 		bm.AndNot(tv.hide)
 	}
 	return bm
+}
+
+// dateRangeQuery is a range of an instant field that bleve answers (with
+// other clauses) over the terms the analysts' documents hold for instants
+// (indexer.DateShifts): bleve's own range searcher would look for terms
+// at every fourth shift, which they no longer hold.
+type dateRangeQuery struct {
+	r     valueRange
+	boost float64
+}
+
+func (q *dateRangeQuery) Searcher(ctx context.Context, r index.IndexReader, _ mapping.IndexMapping, opts search.SearcherOptions) (search.Searcher, error) {
+	terms, err := indexer.DateRangeTerms(r, q.r.field, q.r.lo, q.r.hi)
+	if err != nil {
+		return nil, err
+	}
+	// Never a MatchNoneSearcher, even without terms, as bleve's range
+	// searcher: a query string's conjunction skips those.
+	return searcher.NewMultiTermSearcherBytes(ctx, r, terms, q.r.field, q.boost, opts, true)
+}
+
+// instantRanges replaces each range of an instant field in q, numeric or
+// date, by a dateRangeQuery of the same bounds; the ranges bleve would
+// refuse stay, for bleve to say why.
+func instantRanges(q bquery.Query) bquery.Query {
+	if rewriteChildren(q, instantRanges) {
+		return q
+	}
+	var boost float64
+	switch c := q.(type) {
+	case *bquery.DateRangeQuery:
+		boost = c.BoostVal.Value()
+	case *bquery.NumericRangeQuery:
+		boost = c.BoostVal.Value()
+	default:
+		return q
+	}
+	r, ok := rangeOf(q)
+	if f, known := fieldNamed(r.field); !ok || !known || f.Type != indexer.DateTime {
+		return q
+	}
+	return &dateRangeQuery{r: r, boost: boost}
 }
