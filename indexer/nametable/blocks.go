@@ -2,7 +2,10 @@ package nametable
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"math/bits"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -40,82 +43,163 @@ type rlist struct {
 	offs  int                   // byte offset of the container offsets, or -1
 	runs  int                   // byte offset of the is-run bitset, or -1
 	small [noOffsets - 1]uint32 // container offsets when there is no offset header
-	card  uint64
-	pos   int // where its trigram is in the text
-	at    int // walk cursor: the first container not passed yet
+	pos   int                   // where its trigram is in the text
+	at    int                   // walk cursor: the first container not passed yet
 	// Ordinals intersected with the list so far in the walk, and kept.
 	tried, kept int
 }
 
-// parse reads b's header and checks that every container lies within b.
-func (l *rlist) parse(b []byte) bool {
+// view reads the header of b, a list check accepted when its table was
+// opened: a walk reads its lists with no further checks. It reports false
+// for an empty b (a trigram no name holds).
+func (l *rlist) view(b []byte) bool {
 	*l = rlist{b: b, offs: -1, runs: -1, pos: noPos}
 	if len(b) < 4 {
 		return false
 	}
-	cookie := binary.LittleEndian.Uint32(b)
-	switch {
-	case cookie&0xffff == cookieRuns:
+	if cookie := binary.LittleEndian.Uint32(b); cookie&0xffff == cookieRuns {
 		l.n = int(cookie>>16) + 1
 		l.runs = 4
 		l.desc = 4 + (l.n+7)/8
 		if l.n >= noOffsets {
 			l.offs = l.desc + 4*l.n
+			return true
 		}
-	case cookie == cookieNoRuns:
-		if len(b) < 8 {
-			return false
+		off := l.desc + 4*l.n
+		for i := 0; i < l.n; i++ {
+			l.small[i] = uint32(off)
+			off += l.size(i, off)
 		}
-		l.n = int(binary.LittleEndian.Uint32(b[4:]))
-		if l.n > 1<<16 {
-			return false
-		}
-		l.desc = 8
-		l.offs = 8 + 4*l.n
+		return true
+	}
+	l.n = int(binary.LittleEndian.Uint32(b[4:]))
+	l.desc = 8
+	l.offs = 8 + 4*l.n
+	return true
+}
+
+// size is the byte size of container i, which starts at off.
+func (l *rlist) size(i, off int) int {
+	switch {
+	case l.isRun(i):
+		return 2 + 4*int(binary.LittleEndian.Uint16(l.b[off:]))
+	case l.cardAt(i) > arrayMax:
+		return 8 * bitmapWords
 	default:
-		return false
+		return 2 * l.cardAt(i)
+	}
+}
+
+// total is the list's number of ordinals.
+func (l *rlist) total() int {
+	t := 0
+	for i := 0; i < l.n; i++ {
+		t += l.cardAt(i)
+	}
+	return t
+}
+
+// check reports what is wrong with b as a posting list of a table of n
+// names, or nil: a header view reads, keys ascending, every container
+// within b and its ordinals below n, runs within their block and adding
+// up to their container's cardinality. Open checks every list of a table
+// once, so that a walk's reads stay in bounds whatever the file holds.
+func check(b []byte, n int) error {
+	if len(b) < 8 {
+		return errors.New("shorter than a header")
+	}
+	l := rlist{b: b, offs: -1, runs: -1}
+	switch cookie := binary.LittleEndian.Uint32(b); {
+	case cookie&0xffff == cookieRuns:
+		l.n, l.runs = int(cookie>>16)+1, 4
+		l.desc = 4 + (l.n+7)/8
+	case cookie == cookieNoRuns:
+		l.n, l.desc = int(binary.LittleEndian.Uint32(b[4:])), 8
+		if l.n == 0 || l.n > 1<<16 {
+			return fmt.Errorf("bad container count %d", l.n)
+		}
+	default:
+		return fmt.Errorf("unknown cookie %#x", cookie)
 	}
 	start := l.desc + 4*l.n
-	if l.offs >= 0 {
+	if l.runs < 0 || l.n >= noOffsets {
 		start += 4 * l.n
 	}
 	if start > len(b) {
-		return false
+		return errors.New("header out of range")
 	}
-	prev := -1
-	for i := 0; i < l.n; i++ {
-		if k := int(l.key(i)); k <= prev {
-			return false
-		} else {
-			prev = k
-		}
-		card := l.cardAt(i)
-		l.card += uint64(card)
-		var off int
-		if l.offs >= 0 {
-			off = int(binary.LittleEndian.Uint32(b[l.offs+4*i:]))
-		} else {
-			off = start
-			l.small[i] = uint32(off)
-		}
-		var size int
-		switch {
-		case l.isRun(i):
+	if l.runs >= 0 && l.n < noOffsets {
+		// view finds these containers from their sizes: the run counts it
+		// reads must be in b.
+		for i, off := 0, start; i < l.n; i++ {
 			if off+2 > len(b) {
-				return false
+				return fmt.Errorf("container %d out of range", i)
 			}
-			size = 2 + 4*int(binary.LittleEndian.Uint16(b[off:]))
-		case card > arrayMax:
-			size = 8 * bitmapWords
-		default:
-			size = 2 * card
+			off += l.size(i, off)
 		}
-		if off < 0 || off+size > len(b) {
-			return false
-		}
-		start = off + size
 	}
-	return l.n > 0
+	l.view(b)
+	lastKey := (n - 1) >> 16
+	for i := 0; i < l.n; i++ {
+		key := int(l.key(i))
+		if i > 0 && key <= int(l.key(i-1)) {
+			return errors.New("keys out of order")
+		}
+		if n == 0 || key > lastKey {
+			return fmt.Errorf("container %d holds ordinals past the table's %d names", i, n)
+		}
+		off := l.offset(i)
+		if off < start || off+2 > len(b) || off+l.size(i, off) > len(b) {
+			return fmt.Errorf("container %d out of range", i)
+		}
+		// Ordinals below the last block's start are all below n.
+		limit := 1 << 16
+		if key == lastKey {
+			limit = n - key<<16
+		}
+		if err := checkContainer(l.container(i), limit); err != nil {
+			return fmt.Errorf("container %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// checkContainer checks that c's values are below limit and, for runs,
+// that they stay in the block and add up to c's cardinality.
+func checkContainer(c ctr, limit int) error {
+	switch c.kind {
+	case kindArray:
+		if limit < 1<<16 && int(slices.Max(c.array())) >= limit {
+			return errors.New("ordinal out of range")
+		}
+	case kindBitmap:
+		if limit == 1<<16 {
+			break
+		}
+		b := c.bitmap()
+		for w := limit >> 6; w < bitmapWords; w++ {
+			keep := uint64(0) // bits below limit in word w
+			if w == limit>>6 {
+				keep = 1<<(limit&63) - 1
+			}
+			if b[w]&^keep != 0 {
+				return errors.New("ordinal out of range")
+			}
+		}
+	default:
+		runs, total := c.runs(), 0
+		for i := 0; i < len(runs); i += 2 {
+			end := int(runs[i]) + int(runs[i+1])
+			if end >= limit {
+				return errors.New("run out of range")
+			}
+			total += int(runs[i+1]) + 1
+		}
+		if total != c.card {
+			return errors.New("runs disagree with the cardinality")
+		}
+	}
+	return nil
 }
 
 func (l *rlist) key(i int) uint16 { return binary.LittleEndian.Uint16(l.b[l.desc+4*i:]) }
@@ -127,14 +211,17 @@ func (l *rlist) isRun(i int) bool { return l.runs >= 0 && l.b[l.runs+i/8]&(1<<(i
 // current returns the container at the walk's cursor.
 func (l *rlist) current() ctr { return l.container(l.at) }
 
-// container returns container i, checked by parse.
-func (l *rlist) container(i int) ctr {
-	var off int
+// offset is where container i starts in the list.
+func (l *rlist) offset(i int) int {
 	if l.offs >= 0 {
-		off = int(binary.LittleEndian.Uint32(l.b[l.offs+4*i:]))
-	} else {
-		off = int(l.small[i])
+		return int(binary.LittleEndian.Uint32(l.b[l.offs+4*i:]))
 	}
+	return int(l.small[i])
+}
+
+// container returns container i, checked when the table was opened.
+func (l *rlist) container(i int) ctr {
+	off := l.offset(i)
 	c := ctr{card: l.cardAt(i)}
 	switch {
 	case l.isRun(i):

@@ -109,17 +109,29 @@ type postingLists struct {
 	blob []byte
 }
 
-func newPostingLists(keys []uint32, offs []uint64, blob []byte) (postingLists, error) {
+// newPostingLists checks every list (see check) for a table of n names,
+// once, so that walks need not.
+func newPostingLists(what string, keys []uint32, offs []uint64, blob []byte, n int) (postingLists, error) {
 	if len(offs) != 2*len(keys) {
-		return postingLists{}, errors.New("posting list index is inconsistent")
+		return postingLists{}, fmt.Errorf("%s list index is inconsistent", what)
 	}
 	for i := range keys {
-		if offs[2*i]+offs[2*i+1] > uint64(len(blob)) {
-			return postingLists{}, fmt.Errorf("posting list %d out of range", i)
+		if i > 0 && keys[i] <= keys[i-1] {
+			return postingLists{}, fmt.Errorf("%s lists out of order", what)
+		}
+		off, l := offs[2*i], offs[2*i+1]
+		if off > uint64(len(blob)) || l > uint64(len(blob))-off {
+			return postingLists{}, fmt.Errorf("%s list %d out of range", what, i)
+		}
+		if err := check(blob[off:off+l], n); err != nil {
+			return postingLists{}, fmt.Errorf("%s list of %q: %w", what, gramText(keys[i]), err)
 		}
 	}
 	return postingLists{keys: keys, offs: offs, blob: blob}, nil
 }
+
+// gramText is the three bytes a trigram key packs.
+func gramText(g uint32) string { return string([]byte{byte(g >> 16), byte(g >> 8), byte(g)}) }
 
 // Mask returns the ordinals of the base table an overlay replaces, or nil.
 func (t *Table) Mask() *roaring.Bitmap { return t.mask }
@@ -203,10 +215,6 @@ func Open(path string) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", path, err)
 	}
-	if hdrLen := len(tableMagic) + 8 + headerFields*2*8; len(mm) < hdrLen {
-		disk.Unmap(mm)
-		return nil, fmt.Errorf("table %s: too short (%d bytes)", path, len(mm))
-	}
 	t, err := parseTable(mm)
 	if err != nil {
 		disk.Unmap(mm)
@@ -215,7 +223,12 @@ func Open(path string) (*Table, error) {
 	return t, nil
 }
 
+// parseTable reads a mapped table and checks what its searches and
+// lookups will read, so that they stay in bounds whatever the file holds.
 func parseTable(mm []byte) (*Table, error) {
+	if hdrLen := len(tableMagic) + 8 + headerFields*2*8; len(mm) < hdrLen {
+		return nil, fmt.Errorf("too short (%d bytes)", len(mm))
+	}
 	magic := string(mm[:len(tableMagic)])
 	if magic != tableMagic && magic != tableMagicV1 {
 		return nil, errors.New("not a gds table (bad magic)")
@@ -227,7 +240,7 @@ func parseTable(mm []byte) (*Table, error) {
 	for i := 0; i < secCount; i++ {
 		off := binary.LittleEndian.Uint64(mm[p+16*i:])
 		l := binary.LittleEndian.Uint64(mm[p+16*i+8:])
-		if off+l > uint64(len(mm)) || off%8 != 0 {
+		if off > uint64(len(mm)) || l > uint64(len(mm))-off || off%8 != 0 {
 			return nil, fmt.Errorf("section %d out of range", i)
 		}
 		secs[i] = mm[off : off+l]
@@ -242,8 +255,23 @@ func parseTable(mm []byte) (*Table, error) {
 		accessOffs: fromBytes[uint64](secs[secAccessOffs]),
 		mm:         mm,
 	}
-	if len(t.ids) != t.n || len(t.offsets) != t.n+1 || int(t.offsets[t.n]) != len(t.names) {
+	if n > 1<<32-2 || len(t.ids) != t.n || len(t.offsets) != t.n+1 || int(t.offsets[t.n]) != len(t.names) {
 		return nil, errors.New("sections disagree on the number of names")
+	}
+	for o := range t.n {
+		if t.offsets[o] > t.offsets[o+1] {
+			return nil, fmt.Errorf("name %d out of range", o)
+		}
+	}
+	empty := false
+	for _, v := range t.slots {
+		if v > uint32(t.n) {
+			return nil, errors.New("name hash table names a missing ordinal")
+		}
+		empty = empty || v == 0
+	}
+	if len(t.slots) > 0 && !empty {
+		return nil, errors.New("name hash table is full") // a probe for a missing name would not end
 	}
 	if magic == tableMagic {
 		t.grouped = true
@@ -270,16 +298,26 @@ func parseTable(mm []byte) (*Table, error) {
 		blobOff = uint64(len(mm))
 	}
 	// Access offsets are stored relative to the blob; keep an absolute copy.
+	if len(t.accessOffs) != 2*len(t.accessKeys) {
+		return nil, errors.New("access list index is inconsistent")
+	}
 	abs := make([]uint64, len(t.accessOffs))
 	for i := 0; i < len(abs); i += 2 {
-		abs[i], abs[i+1] = t.accessOffs[i]+blobOff, t.accessOffs[i+1]
+		off, l := t.accessOffs[i], t.accessOffs[i+1]
+		if off > uint64(len(blob)) || l > uint64(len(blob))-off {
+			return nil, fmt.Errorf("access list %d out of range", i/2)
+		}
+		if err := check(blob[off:off+l], t.n); err != nil {
+			return nil, fmt.Errorf("access list of character %d: %w", t.accessKeys[i/2], err)
+		}
+		abs[i], abs[i+1] = off+blobOff, l
 	}
 	t.accessOffs = abs
 	var err error
-	if t.grams, err = newPostingLists(fromBytes[uint32](secs[secGramKeys]), fromBytes[uint64](secs[secGramOffs]), blob); err != nil {
+	if t.grams, err = newPostingLists("trigram", fromBytes[uint32](secs[secGramKeys]), fromBytes[uint64](secs[secGramOffs]), blob, t.n); err != nil {
 		return nil, err
 	}
-	if t.prefix, err = newPostingLists(fromBytes[uint32](secs[secPrefixKeys]), fromBytes[uint64](secs[secPrefixOffs]), blob); err != nil {
+	if t.prefix, err = newPostingLists("prefix", fromBytes[uint32](secs[secPrefixKeys]), fromBytes[uint64](secs[secPrefixOffs]), blob, t.n); err != nil {
 		return nil, err
 	}
 	if m := secs[secMask]; len(m) > 0 {

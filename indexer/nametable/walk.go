@@ -114,13 +114,13 @@ func (w *walk) contains(s *blockScratch, emit func(o uint32, m Match) bool) {
 		return // some trigram of the text occurs in no name
 	}
 	var allow rlist
-	if w.f.allow != nil && !allow.parse(w.f.allowRaw) {
+	if w.f.allow != nil && !allow.view(w.f.allowRaw) {
 		return
 	}
 	allow.pos = noPos
 	if b := w.t.prefixBytes(gram3(w.text)); b != nil {
 		var first rlist
-		if !first.parse(b) {
+		if !first.view(b) {
 			return
 		}
 		first.pos = 0
@@ -176,6 +176,8 @@ const maxLists = 16
 func (w *walk) gramLists(s *blockScratch, text []byte) []rlist {
 	var seen [64]uint32
 	keys := seen[:0]
+	var card [maxLists]int // the lists' lengths, once there are more trigrams than lists
+	counted := false
 	lists := s.grams[:0]
 	for i := 0; i+3 <= len(text); i++ {
 		g := gram3(text[i:])
@@ -186,25 +188,30 @@ func (w *walk) gramLists(s *blockScratch, text []byte) []rlist {
 			keys = append(keys, g)
 		}
 		var l rlist
-		if !l.parse(w.t.gramBytes(g)) {
+		if !l.view(w.t.gramBytes(g)) {
 			return nil
 		}
 		l.pos = i
-		switch {
-		case len(lists) < cap(lists):
+		if len(lists) < cap(lists) {
 			lists = append(lists, l)
-		default:
-			// Keep the first trigram (the prefix phase replaces it) and the
-			// shortest of the others.
-			j := 1
-			for k := 2; k < len(lists); k++ {
-				if lists[k].card > lists[j].card {
-					j = k
-				}
+			continue
+		}
+		// Keep the first trigram (the prefix phase replaces it) and the
+		// shortest of the others, counted only for texts this long.
+		if !counted {
+			for k := range lists {
+				card[k] = lists[k].total()
 			}
-			if l.card < lists[j].card {
-				lists[j] = l
+			counted = true
+		}
+		j := 1
+		for k := 2; k < len(lists); k++ {
+			if card[k] > card[j] {
+				j = k
 			}
+		}
+		if n := l.total(); n < card[j] {
+			lists[j], card[j] = l, n
 		}
 	}
 	return lists
