@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unsafe"
 )
 
 // FuzzOpenTable: a table file, however damaged, is refused when opened
@@ -25,6 +27,9 @@ func FuzzOpenTable(f *testing.F) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		f.Fatal(err)
+	}
+	if _, err := parseTable(append([]byte(nil), raw...)); err != nil {
+		f.Fatalf("the table as written: %v", err)
 	}
 	f.Add(raw)
 	f.Add(raw[:len(raw)/2])
@@ -54,4 +59,54 @@ func FuzzOpenTable(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A table whose posting list is damaged is refused when opened, with an
+// error naming the list, never read by a walk.
+func TestOpenRefusesDamagedList(t *testing.T) {
+	var entries []Entry
+	for i := range 100 {
+		// Every other name: an array container, not a run.
+		entries = append(entries, Entry{ID: int64(1 + i), Folded: fmt.Sprintf("%s %d", []string{"kiri", "otsu"}[i%2], i)})
+	}
+	path := filepath.Join(t.TempDir(), "t.tbl")
+	if err := Write(path, entries, nil); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := parseTable(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Where "kir"'s list is in the file, and its one container's key.
+	list := tbl.gramBytes(gram3([]byte("kir")))
+	var l rlist
+	if !l.view(list) || l.n != 1 || l.container(0).kind != kindArray {
+		t.Fatalf("kir's list: %d containers, not one array", l.n)
+	}
+	at := int(uintptr(unsafe.Pointer(&list[0])) - uintptr(unsafe.Pointer(&raw[0])))
+	for _, c := range []struct {
+		name string
+		pos  int // byte of the list to change
+		val  byte
+		want string
+	}{
+		{"key past the table", l.desc + 1, 0x7f, `trigram list of "kir": container 0 holds ordinals past the table's 100 names`},
+		{"value past the table", l.offset(0) + 2*l.cardAt(0) - 1, 0x7f, `trigram list of "kir": container 0: ordinal out of range`},
+		{"cookie", 0, 0, `trigram list of "kir": unknown cookie`},
+	} {
+		bad := append([]byte(nil), raw...)
+		bad[at+c.pos] = c.val
+		p := filepath.Join(t.TempDir(), "bad.tbl")
+		if err := os.WriteFile(p, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(p)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Open said %v, want %q", c.name, err, c.want)
+		}
+	}
 }
