@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"gds/indexer/nametable"
 	"gds/snapshots/disk"
 )
 
@@ -40,6 +41,9 @@ func (m *Manager) Adopt(ctx context.Context, dir string) (Meta, error) {
 	}
 	if meta.ID == 0 {
 		return Meta{}, errors.New("generation has no number")
+	}
+	if err := readable(meta); err != nil {
+		return Meta{}, fmt.Errorf("generation %d: %w", meta.ID, err)
 	}
 	if live := m.Live(); live != nil && meta.ID <= live.ID {
 		return Meta{}, fmt.Errorf("generation %d: %w (%d)", meta.ID, ErrNotNewer, live.ID)
@@ -81,6 +85,20 @@ func (m *Manager) Adopt(ctx context.Context, dir string) (Meta, error) {
 	m.swap(gen)
 	m.log.Info().Uint64("generation", meta.ID).Str("snapshot", meta.Snapshot).Msg("adopted generation live")
 	return gen.Meta, nil
+}
+
+// readable refuses a generation this gds would answer wrongly: names
+// folded otherwise than it folds search text, or analysts' documents of a
+// layout newer than it knows (their ranges may need terms it does not look
+// up). Older layouts are read alike.
+func readable(meta Meta) error {
+	switch {
+	case meta.Fold != nametable.FoldVersion:
+		return fmt.Errorf("its names are folded by version %d, this gds folds by %d: run the same gds version as the indexer", meta.Fold, nametable.FoldVersion)
+	case meta.Fields > FieldsVersion:
+		return fmt.Errorf("its analysts' documents have layout %d, newer than this gds reads (%d): upgrade this gds", meta.Fields, FieldsVersion)
+	}
+	return nil
 }
 
 // checkCounts verifies a generation that has no snapshot beside it: every

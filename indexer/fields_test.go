@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gds/indexer"
@@ -32,22 +33,7 @@ func types(withCategory bool) []snapshots.Record {
 // fields layout would have written it.
 func setFieldsLayout(t *testing.T, data string, gen uint64, layout int) {
 	t.Helper()
-	path := filepath.Join(data, "generations", fmt.Sprintf("%06d", gen), "generation.json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var meta map[string]any
-	if err := json.Unmarshal(raw, &meta); err != nil {
-		t.Fatal(err)
-	}
-	meta["fields"] = layout
-	if raw, err = json.Marshal(meta); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	setMeta(t, filepath.Join(data, "generations", fmt.Sprintf("%06d", gen), indexer.MetaFile), "fields", layout)
 }
 
 // A generation of the layout before category_id is indexed again in full,
@@ -91,5 +77,67 @@ func TestOlderFieldsLayoutIsRebuilt(t *testing.T) {
 		if err != nil || res.Total != want {
 			t.Errorf("%s over types without a category: %v hits (err %v), want %d", q, res, err, want)
 		}
+	}
+}
+
+// A follower does not adopt a generation it would answer wrongly: one of
+// a newer analysts' layout, or folded another way. It says why, keeps
+// serving its own, and adopts the same files once they are readable.
+func TestAdoptRefusesUnreadableLayouts(t *testing.T) {
+	snap := indexertest.Snapshot(t, indexertest.Records{snapshots.Types: types(true)})
+	indexerData, replicaData := t.TempDir(), t.TempDir()
+	m := open(t, indexerData)
+	build(t, m, snap, false)
+	pub := build(t, m, snap, true) // generation 2, to adopt
+	m.Close()
+	replica := open(t, replicaData)
+	defer replica.Close()
+	own := build(t, replica, snap, false)
+
+	for _, c := range []struct {
+		key  string
+		val  int
+		want string
+	}{{"fields", indexer.FieldsVersion + 1, "newer than this gds reads"}, {"fold", 99, "folded by version 99"}} {
+		src := filepath.Join(indexerData, "generations", fmt.Sprintf("%06d", pub.Generation))
+		dir := filepath.Join(replicaData, "incoming-"+c.key)
+		if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+		setMeta(t, filepath.Join(dir, indexer.MetaFile), c.key, c.val)
+		_, err := replica.Adopt(context.Background(), dir)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%s %d: adopt error %v, want one saying %q", c.key, c.val, err, c.want)
+		}
+		if live := replica.Live(); live.ID != own.Generation {
+			t.Fatalf("%s %d: live generation %d after the refusal, want %d", c.key, c.val, live.ID, own.Generation)
+		}
+		if _, err := os.Stat(dir); err != nil {
+			t.Fatalf("%s: the refused files are gone: %v", c.key, err)
+		}
+	}
+	dir := filepath.Join(replicaData, "incoming-fields")
+	setMeta(t, filepath.Join(dir, indexer.MetaFile), "fields", indexer.FieldsVersion-1)
+	if meta, err := replica.Adopt(context.Background(), dir); err != nil || meta.ID != pub.Generation {
+		t.Fatalf("adopting an older layout: %v, %v", meta.ID, err)
+	}
+}
+
+func setMeta(t *testing.T, path, key string, val int) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string]any
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		t.Fatal(err)
+	}
+	meta[key] = val
+	if raw, err = json.Marshal(meta); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
