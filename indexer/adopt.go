@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -85,6 +86,16 @@ func (m *Manager) Adopt(ctx context.Context, dir string) (Meta, error) {
 	m.swap(gen)
 	m.log.Info().Uint64("generation", meta.ID).Str("snapshot", meta.Snapshot).Msg("adopted generation live")
 	return gen.Meta, nil
+}
+
+// Readable checks a generation's metadata (its generation.json) before
+// its files are fetched: the error says why Adopt would refuse it.
+func Readable(metaJSON []byte) error {
+	var meta Meta
+	if err := json.Unmarshal(metaJSON, &meta); err != nil {
+		return fmt.Errorf("%s: %w", metaFile, err)
+	}
+	return readable(meta)
 }
 
 // readable refuses a generation this gds would answer wrongly: names

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -557,5 +558,65 @@ func TestSnapshotFromBucket(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
 		t.Fatalf("build from a damaged bucket snapshot: %v", err)
+	}
+}
+
+// A generation this gds would answer wrongly (here, analysts' documents
+// of a newer layout) is refused from its metadata alone: nothing else is
+// downloaded, the replica keeps serving, its status says why, and the
+// next readable generation is adopted.
+func TestFollowRefusesUnreadableGeneration(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, 3)
+	data := filepath.Join(t.TempDir(), "replica")
+	replica, follower := f.newReplica(t, data)
+	publish(t, f.pub, f.indexer)
+	if err := follower.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	id1 := replica.Live().ID
+	f.rename(t, 90000003, "Newer Layout")
+	g := f.indexer.Acquire()
+	meta := filepath.Join(g.Dir(), indexer.MetaFile)
+	g.Release()
+	raw, err := os.ReadFile(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["fields"] = indexer.FieldsVersion + 1
+	if raw, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(meta, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	publish(t, f.pub, f.indexer)
+
+	err = follower.Check(ctx)
+	if err == nil || !strings.Contains(err.Error(), "newer than this gds reads") {
+		t.Fatalf("check of a newer layout: %v", err)
+	}
+	if id := replica.Live().ID; id != id1 {
+		t.Fatalf("replica moved to %d", id)
+	}
+	st := follower.Status()
+	if !strings.Contains(st.LastError, "upgrade this gds") || st.Live != id1 || st.Download != nil {
+		t.Fatalf("status after the refusal: %+v", st)
+	}
+	if st.LastDownload == nil || st.LastDownload.Generation != id1 {
+		t.Fatalf("last download %+v: the refused generation was downloaded", st.LastDownload)
+	}
+
+	f.rename(t, 90000004, "Readable Again")
+	publish(t, f.pub, f.indexer)
+	if err := follower.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if id := replica.Live().ID; id != f.indexer.Live().ID {
+		t.Fatalf("replica at %d, want %d", id, f.indexer.Live().ID)
 	}
 }

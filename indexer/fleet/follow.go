@@ -225,6 +225,9 @@ func (f *Follower) check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := f.readable(ctx, m); err != nil {
+		return fmt.Errorf("generation %d: %w", m.Generation, err)
+	}
 	dir, err := f.download(ctx, m)
 	if err != nil {
 		return fmt.Errorf("downloading generation %d: %w", m.Generation, err)
@@ -237,6 +240,26 @@ func (f *Follower) check(ctx context.Context) error {
 	f.forgetManifests(meta.ID)
 	f.log.Info().Uint64("generation", meta.ID).Time("created", meta.Created).Msg("generation live")
 	return nil
+}
+
+// readable fetches only the generation's metadata and says why this gds
+// would refuse to adopt it (indexer.Readable), before its files are
+// downloaded: every interval, until a readable one is published.
+func (f *Follower) readable(ctx context.Context, m *Manifest) error {
+	for _, fl := range m.Files {
+		if fl.Path != indexer.MetaFile {
+			continue
+		}
+		raw, err := readSmall(ctx, f.bucket, objectKey(fl.SHA256))
+		if err != nil {
+			return err
+		}
+		if sha256Hex(raw) != fl.SHA256 {
+			return fmt.Errorf("%s: its content does not match the manifest's checksum", fl.Path)
+		}
+		return indexer.Readable(raw)
+	}
+	return fmt.Errorf("its manifest lists no %s", indexer.MetaFile)
 }
 
 func (f *Follower) path(parts ...string) string {
