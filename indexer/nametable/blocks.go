@@ -274,17 +274,25 @@ var scratchPool = sync.Pool{New: func() any { return new(blockScratch) }}
 const gallopRatio = 32
 
 // blockSet is the intersection of one block so far: an array of up to
-// arrayMax values (arr) or a bitmap (s.bits).
+// arrayMax values (a) or a bitmap (s.bits). The array may be a container
+// of the mapped file, read in place until the first intersection: each
+// intersection writes its result to the scratch array that does not hold
+// the set (spare).
 type blockSet struct {
 	s      *blockScratch
-	arr    *[arrayMax]uint16
-	other  *[arrayMax]uint16
+	a      []uint16
 	n      int // cardinality
 	bitmap bool
 }
 
-func newBlockSet(s *blockScratch) blockSet {
-	return blockSet{s: s, arr: &s.arr[0], other: &s.arr[1]}
+func newBlockSet(s *blockScratch) blockSet { return blockSet{s: s} }
+
+// spare returns a scratch array the set is not in.
+func (r *blockSet) spare() *[arrayMax]uint16 {
+	if len(r.a) > 0 && unsafe.SliceData(r.a) == &r.s.arr[0][0] {
+		return &r.s.arr[1]
+	}
+	return &r.s.arr[0]
 }
 
 // load makes c the set.
@@ -293,7 +301,7 @@ func (r *blockSet) load(c ctr) {
 	switch c.kind {
 	case kindArray:
 		r.bitmap = false
-		copy(r.arr[:c.card], c.array())
+		r.a = c.array()
 	case kindBitmap:
 		r.bitmap = true
 		r.s.bits = *c.bitmap()
@@ -301,13 +309,15 @@ func (r *blockSet) load(c ctr) {
 		runs := c.runs()
 		if c.card <= arrayMax {
 			r.bitmap = false
+			out := &r.s.arr[0]
 			k := 0
 			for i := 0; i < len(runs); i += 2 {
 				for v, end := uint32(runs[i]), uint32(runs[i])+uint32(runs[i+1]); v <= end; v++ {
-					r.arr[k] = uint16(v)
+					out[k] = uint16(v)
 					k++
 				}
 			}
+			r.a = out[:k]
 			return
 		}
 		r.bitmap = true
@@ -350,14 +360,9 @@ func (r *blockSet) and(c ctr) {
 			r.n = n
 			r.shrink()
 		case kindArray:
-			b := c.array()
-			out := r.arr[:len(b)]
-			k := 0
-			for _, v := range b {
-				out[k] = v
-				k += int(r.s.bits[v>>6] >> (v & 63) & 1)
-			}
-			r.n, r.bitmap = k, false
+			out := r.spare()
+			k := keepMarked(&r.s.bits, c.array(), out)
+			r.a, r.n, r.bitmap = out[:k], k, false
 		default:
 			runs := c.runs()
 			from := uint32(0)
@@ -379,27 +384,27 @@ func (r *blockSet) and(c ctr) {
 		}
 		return
 	}
-	a := r.arr[:r.n]
+	a := r.a[:r.n]
+	out := r.spare()
 	k := 0
 	switch c.kind {
 	case kindBitmap:
-		y := c.bitmap()
-		for _, v := range a {
-			a[k] = v
-			k += int(y[v>>6] >> (v & 63) & 1)
-		}
+		k = keepMarked(c.bitmap(), a, out)
 	case kindArray:
 		b := c.array()
 		if len(b) > gallopRatio*len(a) {
-			// Few values against a long array: search for each.
+			// Few values against a long array: search for each, from where
+			// it would be were b's values spread evenly over the block (a
+			// list's are, near enough): fewer cache lines read than
+			// galloping from the previous value's place.
 			j := 0
 			for _, v := range a {
-				j = advance(b, j, v)
+				j = seek(b, j, max(j, int(v)*len(b)>>16), v)
 				if j == len(b) {
 					break
 				}
 				if b[j] == v {
-					a[k] = v
+					out[k] = v
 					k++
 				}
 			}
@@ -410,15 +415,10 @@ func (r *blockSet) and(c ctr) {
 		for _, v := range a {
 			m[v>>6] |= 1 << (v & 63)
 		}
-		out := r.other[:len(b)]
-		for _, v := range b {
-			out[k] = v
-			k += int(m[v>>6] >> (v & 63) & 1)
-		}
+		k = keepMarked(m, b, out)
 		for _, v := range a {
 			m[v>>6] = 0
 		}
-		r.arr, r.other = r.other, r.arr
 	default:
 		runs := c.runs()
 		j := 0
@@ -430,12 +430,36 @@ func (r *blockSet) and(c ctr) {
 				break
 			}
 			if runs[j] <= v {
-				a[k] = v
+				out[k] = v
 				k++
 			}
 		}
 	}
-	r.n = k
+	r.a, r.n = out[:k], k
+}
+
+// keepMarked writes to out the values of b marked in m, in order, and
+// returns how many. Four at a time: the loop's own instructions are a
+// good part of its cost.
+func keepMarked(m *[bitmapWords]uint64, b []uint16, out *[arrayMax]uint16) int {
+	k := 0
+	i := 0
+	for ; i+4 <= len(b); i += 4 {
+		v0, v1, v2, v3 := uint(b[i]), uint(b[i+1]), uint(b[i+2]), uint(b[i+3])
+		out[k&(arrayMax-1)] = uint16(v0)
+		k += int(m[v0>>6&(bitmapWords-1)] >> (v0 & 63) & 1)
+		out[k&(arrayMax-1)] = uint16(v1)
+		k += int(m[v1>>6&(bitmapWords-1)] >> (v1 & 63) & 1)
+		out[k&(arrayMax-1)] = uint16(v2)
+		k += int(m[v2>>6&(bitmapWords-1)] >> (v2 & 63) & 1)
+		out[k&(arrayMax-1)] = uint16(v3)
+		k += int(m[v3>>6&(bitmapWords-1)] >> (v3 & 63) & 1)
+	}
+	for _, v := range b[i:] {
+		out[k&(arrayMax-1)] = v
+		k += int(m[v>>6] >> (v & 63) & 1)
+	}
+	return k
 }
 
 // shrink turns a sparse bitmap set into an array, so that intersecting it
@@ -445,15 +469,16 @@ func (r *blockSet) shrink() {
 	if !r.bitmap || r.n > arrayMax/4 {
 		return
 	}
+	out := r.spare()
 	k := 0
 	for i, w := range r.s.bits {
 		for w != 0 {
-			r.arr[k] = uint16(i<<6 | bits.TrailingZeros64(w))
+			out[k] = uint16(i<<6 | bits.TrailingZeros64(w))
 			k++
 			w &= w - 1
 		}
 	}
-	r.bitmap = false
+	r.a, r.bitmap = out[:k], false
 }
 
 // advance returns the first index at or after j where b[index] >= v.
@@ -474,6 +499,29 @@ func advance(b []uint16, j int, v uint16) int {
 		m := int(uint(lo+hi) >> 1)
 		if b[m] < v {
 			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
+}
+
+// seek returns the first index at or after j where b[index] >= v, looking
+// from e (j <= e < len(b)) both ways.
+func seek(b []uint16, j, e int, v uint16) int {
+	if b[e] < v {
+		return advance(b, e, v)
+	}
+	hi, step := e, 1
+	for hi-step >= j && b[hi-step] >= v {
+		hi -= step
+		step *= 2
+	}
+	lo := max(j, hi-step)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if b[m] < v {
+			lo = m + 1
 		} else {
 			hi = m
 		}

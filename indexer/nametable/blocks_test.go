@@ -119,3 +119,29 @@ func firstDiff(a, b []uint32) int {
 	}
 	return min(len(a), len(b))
 }
+
+// seek finds what a scan from j finds, wherever it starts looking.
+func TestSeek(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 2000; round++ {
+		b := make([]uint16, 1+rng.IntN(200))
+		for i := range b {
+			b[i] = uint16(rng.IntN(1 << 16))
+		}
+		slices.Sort(b)
+		b = slices.Compact(b)
+		j := rng.IntN(len(b))
+		e := j + rng.IntN(len(b)-j)
+		v := uint16(rng.IntN(1 << 16))
+		if rng.IntN(2) == 0 {
+			v = b[rng.IntN(len(b))]
+		}
+		want := j
+		for want < len(b) && b[want] < v {
+			want++
+		}
+		if got := seek(b, j, e, v); got != want {
+			t.Fatalf("seek(%v, %d, %d, %d) = %d, want %d", b, j, e, v, got, want)
+		}
+	}
+}

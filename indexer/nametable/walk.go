@@ -331,7 +331,7 @@ func (w *walk) block(s *blockScratch, lists []rlist, hi uint32, fn func(o uint32
 	if r.bitmap {
 		return w.emitBitmap(s, &s.bits, hi, fn)
 	}
-	return w.emitArray(s, r.arr[:r.n], hi, fn)
+	return w.emitArray(s, r.a, hi, fn)
 }
 
 // ref is a list's container in the current block, as block orders them.
