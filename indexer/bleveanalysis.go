@@ -156,8 +156,9 @@ func (ds *documents) document(d docInfo) *bleveDoc {
 }
 
 // attributeOptions are the indexing options of every attribute field (the
-// mapping's: indexed, stored, doc values).
-const attributeOptions = index.IndexField | index.StoreField | index.DocValues
+// mapping's): indexed, with doc values (for sort and facets), not stored
+// (Generation.FieldValues).
+const attributeOptions = index.IndexField | index.DocValues
 
 // addAttributes adds the attribute fields. Keywords are single terms made
 // here; numbers go through bleve's field type, which encodes their terms

@@ -3,12 +3,14 @@ package indexer
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	bdoc "github.com/blevesearch/bleve/v2/document"
@@ -68,26 +70,7 @@ func reference(t *testing.T, ds *documents, d docInfo) *bdoc.Document {
 		doc.AddField(bdoc.NewTextFieldCustom(FieldAccess, []uint64{uint64(i)}, []byte(strconv.FormatInt(c, 10)), index.IndexField, kw))
 	}
 	// The attributes as the mapping itself maps them from plain values.
-	data := map[string]any{}
-	for _, a := range d.attrs {
-		f := attributeFields[a.field]
-		var v any
-		switch {
-		case f.Type == Numeric:
-			v = a.num
-		case f.Type == DateTime:
-			v = time.Unix(int64(a.num), 0).UTC()
-		case a.str != "":
-			v = a.str
-		default:
-			v = strconv.FormatInt(int64(a.num), 10)
-		}
-		if a.field == attrService {
-			list, _ := data[f.Name].([]any)
-			v = append(list, v)
-		}
-		data[f.Name] = v
-	}
+	data := attributeData(d.attrs)
 	mapped := bdoc.NewDocument(doc.ID())
 	if err := testMapping().MapDocument(mapped, data); err != nil {
 		t.Fatal(err)
@@ -118,6 +101,32 @@ func (f *atDateShifts) AnalyzedTokenFrequencies() index.TokenFrequencies {
 }
 
 func (f *atDateShifts) AnalyzedLength() int { return len(DateShifts) }
+
+// attributeData is attrs as plain values, as a caller of bleve's Index
+// would give them.
+func attributeData(attrs []attr) map[string]any {
+	data := map[string]any{}
+	for _, a := range attrs {
+		f := attributeFields[a.field]
+		var v any
+		switch {
+		case f.Type == Numeric:
+			v = a.num
+		case f.Type == DateTime:
+			v = time.Unix(int64(a.num), 0).UTC()
+		case a.str != "":
+			v = a.str
+		default:
+			v = strconv.FormatInt(int64(a.num), 10)
+		}
+		if a.field == attrService {
+			list, _ := data[f.Name].([]any)
+			v = append(list, v)
+		}
+		data[f.Name] = v
+	}
+	return data
+}
 
 var testMapping = sync.OnceValue(func() *mapping.IndexMappingImpl {
 	m, err := Mapping()
@@ -177,26 +186,8 @@ func TestDocumentMatchesAnalyzers(t *testing.T) {
 	checkDocument(t, ds, docInfo{id: 34, name: "Tritanium", names: snapshots.Localized{"en": "Tritanium", "de": "Tritanium DE", "ja": "トリタニウム", "ru": "Тританиум"}})
 	checkDocument(t, ds, docInfo{id: 1035466617946, name: "Jita - Keepstar", access: []int64{90000001, 90000002, 90000001}})
 	// Every attribute field, from real records.
-	fuel := time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC)
-	birthday := time.Date(2003, 5, 6, 7, 8, 9, 0, time.UTC)
-	u := &universe{constellation: map[int64]int64{30000142: 20000020}, region: map[int64]int64{20000020: 10000002}}
-	mg := int64(1857)
-	for _, rec := range []snapshots.Named{
-		&snapshots.Structure{ID: 1035466617946, Name: "Jita - Keepstar", TypeID: 35834, CorporationID: 98000001, SystemID: 30000142,
-			State: "armor_reinforce", ReinforceWeekday: 6, ReinforceHour: 23, FuelExpires: &fuel,
-			Services: []snapshots.Service{{Name: "Clone Bay", State: "online"}, {Name: "Market", State: "offline"}, {Name: "Manufacturing (Standard Ships)", State: "online"}}},
-		&snapshots.Structure{ID: 1035466617947, Name: "Low", SystemID: 1, State: "hull_reinforce"},
-		&snapshots.Character{Entity: snapshots.Entity{ID: 90000001, Name: "Ka-Ren Kitoda"}, CorporationID: 98000001, AllianceID: 99000001, Birthday: &birthday},
-		&snapshots.Corporation{Entity: snapshots.Entity{ID: 98000001, Name: "Kari Corp"}, Ticker: "KäRI", MemberCount: 1234, CEOID: 90000001, AllianceID: 99000001},
-		&snapshots.Alliance{Entity: snapshots.Entity{ID: 99000001, Name: "Kari Alliance"}, Ticker: "K-A"},
-		&snapshots.Type{Entity: snapshots.Entity{ID: 34, Name: "Tritanium"}, GroupID: 18, MarketGroupID: &mg, Published: true},
-		&snapshots.Type{Entity: snapshots.Entity{ID: 35, Name: "Unpublished"}, GroupID: 18},
-		&snapshots.SolarSystem{Entity: snapshots.Entity{ID: 30000142, Name: "Jita"}, ConstellationID: 20000020, SecurityStatus: 0.9459},
-		&snapshots.SolarSystem{Entity: snapshots.Entity{ID: 30000143, Name: "Null"}, ConstellationID: 1, SecurityStatus: -0.35},
-		&snapshots.Constellation{Entity: snapshots.Entity{ID: 20000020, Name: "Kimotoro"}, RegionID: 10000002},
-		&snapshots.Station{Entity: snapshots.Entity{ID: 60003760, Name: "Jita IV - Moon 4"}, SystemID: 30000142, TypeID: 1531, Owner: 1000035},
-		&snapshots.Agent{Entity: snapshots.Entity{ID: 3008416, Name: "Antaken Kamola"}, CorporationID: 1000035, Level: 4, DivisionID: 22},
-	} {
+	u := testUniverse()
+	for _, rec := range attributeRecords() {
 		d := docInfo{id: rec.Key(), name: rec.DisplayName(), attrs: attributes(rec, u)}
 		if len(d.attrs) == 0 {
 			t.Errorf("%s: no attributes", d.name)
@@ -214,4 +205,78 @@ func FuzzDocumentMatchesAnalyzers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name string) {
 		checkDocument(t, ds, docInfo{id: 90000001, name: name})
 	})
+}
+
+func testUniverse() *universe {
+	return &universe{constellation: map[int64]int64{30000142: 20000020}, region: map[int64]int64{20000020: 10000002}}
+}
+
+// attributeRecords are records with every attribute field.
+func attributeRecords() []snapshots.Named {
+	fuel := time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC)
+	birthday := time.Date(2003, 5, 6, 7, 8, 9, 0, time.UTC)
+	mg := int64(1857)
+	early := time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC) // before bleve's first instant
+	return []snapshots.Named{
+		&snapshots.Structure{ID: 1035466617948, Name: "One Service", SystemID: 30000142, State: "shield_vulnerable",
+			Services: []snapshots.Service{{Name: "Market", State: "online"}}},
+		&snapshots.Character{Entity: snapshots.Entity{ID: 90000002, Name: "Early Bird"}, CorporationID: 98000001, Birthday: &early},
+		&snapshots.Structure{ID: 1035466617946, Name: "Jita - Keepstar", TypeID: 35834, CorporationID: 98000001, SystemID: 30000142,
+			State: "armor_reinforce", ReinforceWeekday: 6, ReinforceHour: 23, FuelExpires: &fuel,
+			Services: []snapshots.Service{{Name: "Clone Bay", State: "online"}, {Name: "Market", State: "offline"}, {Name: "Manufacturing (Standard Ships)", State: "online"}}},
+		&snapshots.Structure{ID: 1035466617947, Name: "Low", SystemID: 1, State: "hull_reinforce"},
+		&snapshots.Character{Entity: snapshots.Entity{ID: 90000001, Name: "Ka-Ren Kitoda"}, CorporationID: 98000001, AllianceID: 99000001, Birthday: &birthday},
+		&snapshots.Corporation{Entity: snapshots.Entity{ID: 98000001, Name: "Kari Corp"}, Ticker: "KäRI", MemberCount: 1234, CEOID: 90000001, AllianceID: 99000001},
+		&snapshots.Alliance{Entity: snapshots.Entity{ID: 99000001, Name: "Kari Alliance"}, Ticker: "K-A"},
+		&snapshots.Type{Entity: snapshots.Entity{ID: 34, Name: "Tritanium"}, GroupID: 18, MarketGroupID: &mg, Published: true},
+		&snapshots.Type{Entity: snapshots.Entity{ID: 35, Name: "Unpublished"}, GroupID: 18},
+		&snapshots.SolarSystem{Entity: snapshots.Entity{ID: 30000142, Name: "Jita"}, ConstellationID: 20000020, SecurityStatus: 0.9459},
+		&snapshots.SolarSystem{Entity: snapshots.Entity{ID: 30000143, Name: "Null"}, ConstellationID: 1, SecurityStatus: -0.35},
+		&snapshots.Constellation{Entity: snapshots.Entity{ID: 20000020, Name: "Kimotoro"}, RegionID: 10000002},
+		&snapshots.Station{Entity: snapshots.Entity{ID: 60003760, Name: "Jita IV - Moon 4"}, SystemID: 30000142, TypeID: 1531, Owner: 1000035},
+		&snapshots.Agent{Entity: snapshots.Entity{ID: 3008416, Name: "Antaken Kamola"}, CorporationID: 1000035, Level: 4, DivisionID: 22},
+	}
+}
+
+// FieldValues gives, from the record, what bleve gave back when it stored
+// the attributes (before fields layout 4): every field of every category,
+// IDs as text, numbers as float64, instants in RFC 3339, one online
+// service as a value and several as a list in order, instants bleve cannot
+// index left out.
+func TestFieldValuesAreWhatBleveStored(t *testing.T) {
+	m, err := Mapping()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range attributeFields {
+		m.DefaultMapping.Properties[f.Name].Fields[0].Store = true
+		names = append(names, f.Name)
+	}
+	idx, err := bleve.NewMemOnly(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	g := &Generation{}
+	g.univOnce.Do(func() { g.univ = testUniverse() })
+	for _, rec := range attributeRecords() {
+		id := strconv.FormatInt(rec.Key(), 10)
+		if err := idx.Index(id, attributeData(attributes(rec, g.univ))); err != nil {
+			t.Fatal(err)
+		}
+		sr := bleve.NewSearchRequest(bleve.NewDocIDQuery([]string{id}))
+		sr.Fields = []string{"*"}
+		res, err := idx.Search(sr)
+		if err != nil || len(res.Hits) != 1 {
+			t.Fatalf("%s: %v, %v", id, res, err)
+		}
+		want := res.Hits[0].Fields
+		if want == nil {
+			want = map[string]any{}
+		}
+		if got := g.FieldValues(rec, names); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s %q:\n got  %#v\n want %#v", id, rec.DisplayName(), got, want)
+		}
+	}
 }

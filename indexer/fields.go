@@ -34,8 +34,8 @@ type AnalystField struct {
 	// Categories holds the categories whose documents have the field;
 	// empty means every category.
 	Categories []snapshots.Category `json:"categories,omitempty"`
-	// Stored fields are returned by fields=, and can be sorted and
-	// faceted on (bleve keeps their doc values).
+	// Stored fields are returned by fields= (Generation.FieldValues),
+	// and can be sorted and faceted on (bleve keeps their doc values).
 	Stored  bool   `json:"stored"`
 	About   string `json:"about"`
 	Example string `json:"example"`
@@ -280,8 +280,8 @@ func attributes(rec snapshots.Record, u *universe) []attr {
 // generation of another layout is never patched or reused, only rebuilt,
 // even from the snapshot it was built from (its bleve mapping lacks the
 // new fields). 2 added category_id to types; 3 the value columns beside
-// the tables (columns.go); 4 indexed instants at DateShifts only (its
-// queries read generations of 3 alike).
+// the tables (columns.go); 4 indexed instants at DateShifts only and
+// stores no attribute (its queries read generations of 3 alike).
 const FieldsVersion = 4
 
 // prepareFields reads the universe for derived fields and makes a build

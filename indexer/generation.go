@@ -124,6 +124,9 @@ type Generation struct {
 	tables map[snapshots.Category]*CategoryTables
 	stores map[snapshots.Kind]*Store
 
+	univOnce sync.Once
+	univ     *universe // systems to regions, for FieldValues
+
 	indexMu   sync.Mutex
 	indexes   map[snapshots.Category]bleve.Index // opened on first use
 	indexUses int                                // analyst queries running

@@ -34,10 +34,10 @@ import (
 //
 // and the attributes of fields.go (corporation_id, security, birthday, …),
 // typed keyword, numeric or datetime (a datetime's terms at DateShifts
-// only, datefield.go). Names are not stored: they
-// come from the generation's record store, which keeps the index small and
-// the build fast; attributes are stored with doc values, for fields=, sort
-// and facets.
+// only, datefield.go). Nothing is stored: names and the attributes
+// fields= returns come from the generation's record store
+// (Generation.FieldValues), which keeps the index small and the build
+// fast; attributes have doc values, for sort and facets.
 const (
 	// FoldFilter is the token filter applying Fold.
 	FoldFilter = "gds_fold"
@@ -149,8 +149,8 @@ func Mapping() (*mapping.IndexMappingImpl, error) {
 	return m, nil
 }
 
-// attributeMapping is the mapping of an attribute field: indexed, stored
-// and with doc values (for fields=, sort and facets), never in _all.
+// attributeMapping is the mapping of an attribute field: indexed, with
+// doc values (for sort and facets), not stored, never in _all.
 func attributeMapping(f AnalystField) *mapping.FieldMapping {
 	var fm *mapping.FieldMapping
 	switch f.Type {
@@ -164,7 +164,7 @@ func attributeMapping(f AnalystField) *mapping.FieldMapping {
 			fm.Analyzer = ExactAnalyzer // tickers match in any case
 		}
 	}
-	fm.Store = f.Stored
+	fm.Store = false // FieldValues reads the record
 	fm.DocValues = f.Stored
 	fm.IncludeTermVectors = false
 	fm.IncludeInAll = false

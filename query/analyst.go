@@ -306,7 +306,6 @@ func (a *Analysts) Query(ctx context.Context, req AnalystRequest) (*AnalystResul
 		}
 		p.q = instantRanges(p.q)
 		sr := bleve.NewSearchRequestOptions(p.q, p.limit, 0, false)
-		sr.Fields = p.fields
 		if len(p.sort) > 0 {
 			sr.SortBy(p.sort)
 		}
@@ -326,7 +325,7 @@ func (a *Analysts) Query(ctx context.Context, req AnalystRequest) (*AnalystResul
 		}
 		res.Total = out.Total
 		for _, h := range out.Hits {
-			hit, err := hitOf(g, h.ID, h.Index, h.Score, h.Fields)
+			hit, err := hitOf(g, h.ID, h.Index, h.Score, p.fields)
 			if err != nil {
 				return nil, err
 			}
@@ -390,7 +389,6 @@ func (a *Analysts) Export(ctx context.Context, req AnalystRequest, start func(to
 	for first := true; ; first = false {
 		size := min(exportPage, p.limit-sent)
 		sr := bleve.NewSearchRequestOptions(p.q, size, 0, false)
-		sr.Fields = p.fields
 		sr.SortBy(order)
 		if !slices.ContainsFunc(order, func(k string) bool { return strings.TrimPrefix(k, "-") == "_score" }) {
 			sr.Score = "none" // an order without scores needs none
@@ -411,7 +409,7 @@ func (a *Analysts) Export(ctx context.Context, req AnalystRequest, start func(to
 			}
 		}
 		for _, h := range out.Hits {
-			hit, err := hitOf(g, h.ID, h.Index, h.Score, h.Fields)
+			hit, err := hitOf(g, h.ID, h.Index, h.Score, p.fields)
 			if err != nil {
 				return err
 			}
@@ -472,22 +470,31 @@ func (n *namedIndex) SearchInContext(ctx context.Context, req *bleve.SearchReque
 	return res, err
 }
 
-// hitOf makes a bleve hit an AnalystHit, with the record's name from the
-// generation's record store (the bleve index stores no names).
-func hitOf(g *indexer.Generation, docID, cat string, score float64, fields map[string]any) (AnalystHit, error) {
+// hitOf makes a bleve hit an AnalystHit, with the record's name and the
+// fields named from the generation's record store (the bleve index
+// stores neither).
+func hitOf(g *indexer.Generation, docID, cat string, score float64, fields []string) (AnalystHit, error) {
 	id, err := strconv.ParseInt(docID, 10, 64)
 	if err != nil {
 		return AnalystHit{}, fmt.Errorf("analysts' query: document id %q is not an integer", docID)
 	}
 	c := snapshots.Category(cat)
-	h := AnalystHit{ID: id, Category: c, Score: score, Name: displayName(g, c, id)}
-	if len(fields) > 0 {
-		for name, v := range fields {
+	h := AnalystHit{ID: id, Category: c, Score: score}
+	rec, err := (&View{g: g}).Record(c.Kind(), id)
+	if err != nil {
+		return h, nil // a damaged record: the hit without its name
+	}
+	h.Name = rec.(snapshots.Named).DisplayName()
+	if len(fields) == 0 {
+		return h, nil
+	}
+	if values := g.FieldValues(rec, fields); len(values) > 0 {
+		for name, v := range values {
 			if isIDField(name) {
-				fields[name] = idValues(v)
+				values[name] = idValues(v)
 			}
 		}
-		h.Fields = fields
+		h.Fields = values
 	}
 	return h, nil
 }
@@ -510,16 +517,6 @@ func idValues(v any) any {
 		}
 	}
 	return v
-}
-
-// displayName is a record's name as the snapshot spells it.
-func displayName(g *indexer.Generation, cat snapshots.Category, id int64) string {
-	v := &View{g: g}
-	rec, err := v.Record(cat.Kind(), id)
-	if err != nil {
-		return ""
-	}
-	return rec.(snapshots.Named).DisplayName()
 }
 
 // storedField finds a stored field that documents of one of cats have.

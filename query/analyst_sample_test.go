@@ -319,6 +319,22 @@ func testSortAndFields(t *testing.T, s *sample) {
 	if !cats[snapshots.CategoryCharacter] || !cats[snapshots.CategoryCorporation] {
 		t.Errorf("alliance_id:* over all categories: categories %v, want characters and corporations", cats)
 	}
+	// Derived fields come from the generation's universe (its systems and
+	// constellations): every structure's region and power mode.
+	res = s.query(t, query.AnalystRequest{Query: "*", Category: snapshots.CategoryStructure, Limit: 1000, Fields: []string{"region_id", "system_id", "power_mode"}})
+	structs := map[int64]*snapshots.Structure{}
+	for _, r := range s.recs[snapshots.Structures] {
+		structs[r.Key()] = r.(*snapshots.Structure)
+	}
+	if len(res.Hits) != len(structs) {
+		t.Fatalf("%d structures, the sample has %d", len(res.Hits), len(structs))
+	}
+	for _, h := range res.Hits {
+		st := structs[h.ID]
+		if h.Fields["region_id"] != s.regionOf(st.SystemID) || h.Fields["system_id"] != st.SystemID || h.Fields["power_mode"] != reinforce.PowerMode(st.Services).String() {
+			t.Fatalf("structure %d fields %v; region %d of system %d", h.ID, h.Fields, s.regionOf(st.SystemID), st.SystemID)
+		}
+	}
 }
 
 // Exports stream every hit, page by page, in CSV and JSON Lines that parse

@@ -346,7 +346,7 @@ type nameHit struct {
 
 // queryNames answers a plan of table clauses (names, ranges): the total,
 // and the first hits (shortest names first) with their stored fields from
-// bleve.
+// the records.
 func (a *Analysts) queryNames(ctx context.Context, g *indexer.Generation, p *plan, np *namePlan, res *AnalystResult) error {
 	var hits []nameHit
 	for _, tv := range tableViews(g, p.cats) {
@@ -376,54 +376,14 @@ func (a *Analysts) queryNames(ctx context.Context, g *indexer.Generation, p *pla
 		return strings.Compare(string(x.cat), string(y.cat))
 	})
 	hits = hits[:min(len(hits), p.limit)]
-	fields, err := storedFields(ctx, g, p.fields, hits)
-	if err != nil {
-		return err
-	}
 	for _, h := range hits {
-		hit, err := hitOf(g, strconv.FormatInt(h.id, 10), string(h.cat), 0, fields[h])
+		hit, err := hitOf(g, strconv.FormatInt(h.id, 10), string(h.cat), 0, p.fields)
 		if err != nil {
 			return err
 		}
 		res.Hits = append(res.Hits, hit)
 	}
 	return nil
-}
-
-// storedFields fetches the named stored fields of hits from bleve (one
-// search of their IDs per category), or nil when no field is asked for.
-func storedFields(ctx context.Context, g *indexer.Generation, names []string, hits []nameHit) (map[nameHit]map[string]any, error) {
-	if len(names) == 0 || len(hits) == 0 {
-		return nil, nil
-	}
-	defer g.UseIndexes()()
-	byCat := map[snapshots.Category][]string{}
-	for _, h := range hits {
-		byCat[h.cat] = append(byCat[h.cat], strconv.FormatInt(h.id, 10))
-	}
-	out := make(map[nameHit]map[string]any, len(hits))
-	found := map[snapshots.Category]map[string]map[string]any{}
-	for cat, ids := range byCat {
-		idx, err := g.Index(cat)
-		if err != nil || idx == nil {
-			return nil, fmt.Errorf("analysts' query: %s: no index (%v)", cat, err)
-		}
-		sr := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(ids), len(ids), 0, false)
-		sr.Fields = names
-		sr.Score = "none"
-		r, err := idx.SearchInContext(ctx, sr)
-		if err != nil {
-			return nil, fmt.Errorf("analysts' query: %w", err)
-		}
-		found[cat] = map[string]map[string]any{}
-		for _, h := range r.Hits {
-			found[cat][h.ID] = h.Fields
-		}
-	}
-	for _, h := range hits {
-		out[h] = found[h.cat][strconv.FormatInt(h.id, 10)]
-	}
-	return out, nil
 }
 
 // maxNameIDs is the most documents a name clause inside a larger query is
