@@ -33,6 +33,22 @@ func shardDocs(n int) []docInfo {
 	return docs
 }
 
+// writeShard writes docs as one bleve shard in dir, in batches of bd's
+// batch size.
+func writeShard(bd *builder, dir string, docs []docInfo) error {
+	return bd.indexShard(context.Background(), dir, func(batch *shardBatch, flush func() error) error {
+		for _, d := range docs {
+			batch.update(bd.docs.document(d))
+			if batch.len() >= bd.opts.BatchSize {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
 // BenchmarkBleveShard times building one bleve shard from pre-built
 // documents, the bulk of a full build's time:
 //
@@ -51,18 +67,7 @@ func BenchmarkBleveShard(b *testing.B) {
 			cpu0 := cpuNow()
 			for b.Loop() {
 				dir := filepath.Join(b.TempDir(), "shard")
-				err := bd.indexShard(context.Background(), dir, func(batch *shardBatch, flush func() error) error {
-					for _, d := range docs {
-						batch.update(ds.document(d))
-						if batch.len() >= bd.opts.BatchSize {
-							if err := flush(); err != nil {
-								return err
-							}
-						}
-					}
-					return nil
-				})
-				if err != nil {
+				if err := writeShard(bd, dir, docs); err != nil {
 					b.Fatal(err)
 				}
 			}

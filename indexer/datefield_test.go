@@ -78,17 +78,7 @@ func TestDateRangeTermsFindEveryInstant(t *testing.T) {
 	ds := testDocuments(t)
 	dir := filepath.Join(t.TempDir(), "shard")
 	bd := &builder{ctx: context.Background(), opts: Options{BatchSize: 100, ShardSize: 1_000_000}, docs: ds}
-	if err := bd.indexShard(context.Background(), dir, func(batch *shardBatch, flush func() error) error {
-		for _, d := range docs {
-			batch.update(ds.document(d))
-			if batch.len() >= bd.opts.BatchSize {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}); err != nil {
+	if err := writeShard(bd, dir, docs); err != nil {
 		t.Fatal(err)
 	}
 	ours, err := bleve.Open(dir)

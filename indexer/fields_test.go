@@ -2,7 +2,6 @@ package indexer_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,7 +32,7 @@ func types(withCategory bool) []snapshots.Record {
 // fields layout would have written it.
 func setFieldsLayout(t *testing.T, data string, gen uint64, layout int) {
 	t.Helper()
-	setMeta(t, filepath.Join(data, "generations", fmt.Sprintf("%06d", gen), indexer.MetaFile), "fields", layout)
+	setMeta(t, filepath.Join(data, "generations", fmt.Sprintf("%06d", gen)), "fields", layout)
 }
 
 // A generation of the layout before category_id is indexed again in full,
@@ -104,7 +103,7 @@ func TestAdoptRefusesUnreadableLayouts(t *testing.T) {
 		if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 			t.Fatal(err)
 		}
-		setMeta(t, filepath.Join(dir, indexer.MetaFile), c.key, c.val)
+		setMeta(t, dir, c.key, c.val)
 		_, err := replica.Adopt(context.Background(), dir)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Fatalf("%s %d: adopt error %v, want one saying %q", c.key, c.val, err, c.want)
@@ -117,27 +116,13 @@ func TestAdoptRefusesUnreadableLayouts(t *testing.T) {
 		}
 	}
 	dir := filepath.Join(replicaData, "incoming-fields")
-	setMeta(t, filepath.Join(dir, indexer.MetaFile), "fields", indexer.FieldsVersion-1)
+	setMeta(t, dir, "fields", indexer.FieldsVersion-1)
 	if meta, err := replica.Adopt(context.Background(), dir); err != nil || meta.ID != pub.Generation {
 		t.Fatalf("adopting an older layout: %v, %v", meta.ID, err)
 	}
 }
 
-func setMeta(t *testing.T, path, key string, val int) {
+func setMeta(t *testing.T, dir, key string, val int) {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var meta map[string]any
-	if err := json.Unmarshal(raw, &meta); err != nil {
-		t.Fatal(err)
-	}
-	meta[key] = val
-	if raw, err = json.Marshal(meta); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.EditMeta(t, dir, func(meta map[string]any) { meta[key] = val })
 }

@@ -1,9 +1,7 @@
 package indexer_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -53,22 +51,8 @@ func TestOlderFoldIsRebuilt(t *testing.T) {
 	m.Close()
 
 	// Make it look like a generation of the first fold (no "fold" field).
-	path := filepath.Join(data, "generations", fmt.Sprintf("%06d", first.Generation), "generation.json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var meta map[string]any
-	if err := json.Unmarshal(raw, &meta); err != nil {
-		t.Fatal(err)
-	}
-	delete(meta, "fold")
-	if raw, err = json.Marshal(meta); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.EditMeta(t, filepath.Join(data, "generations", fmt.Sprintf("%06d", first.Generation)),
+		func(meta map[string]any) { delete(meta, "fold") })
 
 	m2 := rebuiltInFull(t, data, snap, first, "a fold change")
 	defer m2.Close()

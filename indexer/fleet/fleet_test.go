@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -577,26 +576,12 @@ func TestFollowRefusesUnreadableGeneration(t *testing.T) {
 	id1 := replica.Live().ID
 	f.rename(t, 90000003, "Newer Layout")
 	g := f.indexer.Acquire()
-	meta := filepath.Join(g.Dir(), indexer.MetaFile)
+	dir := g.Dir()
 	g.Release()
-	raw, err := os.ReadFile(meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["fields"] = indexer.FieldsVersion + 1
-	if raw, err = json.Marshal(m); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(meta, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.EditMeta(t, dir, func(meta map[string]any) { meta["fields"] = indexer.FieldsVersion + 1 })
 	publish(t, f.pub, f.indexer)
 
-	err = follower.Check(ctx)
+	err := follower.Check(ctx)
 	if err == nil || !strings.Contains(err.Error(), "newer than this gds reads") {
 		t.Fatalf("check of a newer layout: %v", err)
 	}

@@ -4,7 +4,9 @@ package indexertest
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -68,3 +70,26 @@ func Manager(t testing.TB, snapshot string) *indexer.Manager {
 
 // Named returns an Entity with the given ID and name.
 func Named(id int64, name string) snapshots.Entity { return snapshots.Entity{ID: id, Name: name} }
+
+// EditMeta rewrites the generation.json of the generation in dir with
+// edit applied to its fields, as another gds (or an older one) would have
+// written it.
+func EditMeta(t testing.TB, dir string, edit func(meta map[string]any)) {
+	t.Helper()
+	path := filepath.Join(dir, indexer.MetaFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string]any
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		t.Fatal(err)
+	}
+	edit(meta)
+	if raw, err = json.Marshal(meta); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
