@@ -395,9 +395,14 @@ func (f *Follower) fetch(ctx context.Context, dir string, fl File, local string)
 		out.Close()
 		return 0, 0, wrapKey(objectKey(fl.SHA256), err)
 	}
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(out, h), io.LimitReader(r, fl.Size+1))
+	// Written as the indexer wrote it, in HugeChunk pieces: a name table
+	// mapped straight from the page cache is then in huge pages here too.
+	h, cw := sha256.New(), disk.NewChunkWriter(out, disk.HugeChunk)
+	n, err := io.Copy(io.MultiWriter(cw, h), io.LimitReader(r, fl.Size+1))
 	r.Close()
+	if err == nil {
+		err = cw.Flush()
+	}
 	if err == nil {
 		err = out.Sync()
 	}
