@@ -145,4 +145,3 @@ func TestSeek(t *testing.T) {
 		}
 	}
 }
-
