@@ -235,8 +235,8 @@ func writeFile(path string, n uint64, secs *[secCount]section) error {
 	}
 	var header [headerFields * 2]uint64
 	hdrLen := len(tableMagic) + 8 + len(header)*8
-	w := &sectionWriter{w: disk.NewChunkWriter(f, disk.HugeChunk)} // see HugeChunk
-	w.write(make([]byte, hdrLen))                                  // filled in last
+	w := &sectionWriter{w: disk.NewChunkWriter(f, disk.HugeChunk)}
+	w.write(make([]byte, hdrLen)) // filled in last
 	for _, i := range writeOrder {
 		w.align()
 		start := w.n
