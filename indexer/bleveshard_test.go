@@ -37,15 +37,7 @@ func shardDocs(n int) []docInfo {
 // batch size.
 func writeShard(bd *builder, dir string, docs []docInfo) error {
 	return bd.indexShard(context.Background(), dir, func(batch *shardBatch, flush func() error) error {
-		for _, d := range docs {
-			batch.update(bd.docs.document(d))
-			if batch.len() >= bd.opts.BatchSize {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+		return bd.addDocs(batch, flush, docs)
 	})
 }
 

@@ -269,16 +269,22 @@ func (b *builder) patchShard(src, dst string, upserts []docInfo, deletes []int64
 		for _, id := range deletes {
 			batch.delete(strconv.FormatInt(id, 10))
 		}
-		for _, d := range upserts {
-			batch.update(b.docs.document(d))
-			if batch.len() >= b.opts.BatchSize {
-				if err := flush(); err != nil {
-					return err
-				}
+		return b.addDocs(batch, flush, upserts)
+	})
+}
+
+// addDocs adds the documents of docs to batch, flushing it whenever it
+// holds a batch's worth.
+func (b *builder) addDocs(batch *shardBatch, flush func() error, docs []docInfo) error {
+	for _, d := range docs {
+		batch.update(b.docs.document(d))
+		if batch.len() >= b.opts.BatchSize {
+			if err := flush(); err != nil {
+				return err
 			}
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // indexShard opens (or creates) a shard for writing, lets fill add to
