@@ -60,6 +60,7 @@ type httpConfig struct {
 	ShutdownTimeout   time.Duration
 	MaxHeaderBytes    int
 	MaxBodyBytes      int64
+	Fast              bool // the public port's plain GETs answered by h1
 }
 
 // logConfig says how the process logs.
@@ -116,6 +117,8 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.DurationVar(&c.HTTP.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "on SIGINT/SIGTERM, time in-flight requests get to finish")
 	fs.IntVar(&c.HTTP.MaxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block")
 	fs.Int64Var(&c.HTTP.MaxBodyBytes, "max-body-bytes", 64<<10, "largest request body")
+	fs.BoolVar(&c.HTTP.Fast, "fast-http", true, "answer the public port's plain GET requests with gds's own HTTP/1.1 path, handing every other connection to "+
+		"net/http (false: net/http alone)")
 	addPublishFlags(fs, &c.Fleet)
 	fs.StringVar(&c.Fleet.Follow, "follow", "", "serve as a replica of the generations published to this bucket URL (no --snapshot, no builds); see docs/fleet.md")
 	fs.DurationVar(&c.Fleet.FollowInterval, "follow-interval", fleet.DefaultInterval, "how often a replica reads the bucket's pointer")

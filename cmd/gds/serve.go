@@ -18,6 +18,7 @@ import (
 	"gds/api"
 	"gds/api/admin"
 	"gds/api/auth"
+	"gds/api/h1"
 	"gds/api/httplog"
 	"gds/indexer"
 	"gds/indexer/fleet"
@@ -110,7 +111,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 			"published to its bucket. Reindex on the indexer that publishes them."
 	}
 	adminHandler := admin.New(adminOpts)
-	if err := srv.listen("admin", cfg.AdminAddr, newHTTPServer(adminHandler, cfg.HTTP, adminLog), nil, nil); err != nil {
+	if err := srv.listen("admin", cfg.AdminAddr, onJSONErrors(newHTTPServer(adminHandler, cfg.HTTP, adminLog), nil), nil); err != nil {
 		return err
 	}
 
@@ -173,8 +174,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	// The public port's answers of a few kilobytes leave in one write
 	// (httplog.CoalesceWrites); the operator port streams exports and
 	// profiles, and keeps net/http's writes as they are.
-	if err := srv.listen("public", cfg.Addr, newHTTPServer(public, cfg.HTTP, publicLog), public.Rejected, func() { publicUp.Store(true) },
-		httplog.CoalesceWrites); err != nil {
+	var publicSrv server = onJSONErrors(newHTTPServer(public, cfg.HTTP, publicLog), public.Rejected, httplog.CoalesceWrites)
+	if cfg.HTTP.Fast {
+		publicSrv = newFastServer(public, cfg.HTTP, publicLog, publicSrv.(*wrappedServer))
+	}
+	if err := srv.listen("public", cfg.Addr, publicSrv, func() { publicUp.Store(true) }); err != nil {
 		return err
 	}
 
@@ -215,6 +219,47 @@ func newVerifier(ctx context.Context, cfg serveConfig) (*auth.Verifier, error) {
 	return auth.NewVerifier(keys, ac)
 }
 
+// server is what serves a listener: net/http's, or h1's in front of it.
+type server interface {
+	Serve(net.Listener) error
+	Shutdown(context.Context) error
+	Close() error
+}
+
+// wrappedServer serves net/http on its listener wrapped.
+type wrappedServer struct {
+	*http.Server
+	wrap func(net.Listener) net.Listener
+}
+
+func (w *wrappedServer) Serve(ln net.Listener) error { return w.Server.Serve(w.wrap(ln)) }
+
+// onJSONErrors serves s on listeners wrapped by wrap (innermost first)
+// and then so that the answers net/http gives by itself leave as JSON;
+// reject, when set, charges them to the client's error budget.
+func onJSONErrors(s *http.Server, reject httplog.RejectFunc, wrap ...func(net.Listener) net.Listener) *wrappedServer {
+	return &wrappedServer{Server: s, wrap: func(ln net.Listener) net.Listener {
+		for _, w := range wrap {
+			ln = w(ln)
+		}
+		return httplog.JSONErrors(ln, reject)
+	}}
+}
+
+// newFastServer answers plain GET requests with h1 and hands every other
+// connection to fallback (docs/operations.md, "The public port's HTTP").
+func newFastServer(h http.Handler, c httpConfig, log zerolog.Logger, fallback *wrappedServer) *h1.Server {
+	return &h1.Server{
+		Handler:           h,
+		Fallback:          fallback.Server,
+		WrapFallback:      fallback.wrap,
+		ReadHeaderTimeout: c.ReadHeaderTimeout,
+		IdleTimeout:       c.IdleTimeout,
+		WriteTimeout:      c.WriteTimeout,
+		Logger:            log,
+	}
+}
+
 // servers runs the HTTP listeners and stops them together.
 type servers struct {
 	log             zerolog.Logger
@@ -222,27 +267,20 @@ type servers struct {
 	failed          chan error // a listener that stopped on its own
 
 	mu   sync.Mutex
-	list []*http.Server
+	list []server
 	once sync.Once
 	err  error
 }
 
 // listen binds addr now, so a taken port fails the start rather than a
-// goroutine later, and serves s on it in the background. Answers net/http
-// gives by itself leave as JSON, and reject, when set, charges them to the
-// client's error budget. up, when set, runs once the socket accepts
-// connections and before "listening" is logged. wrap, innermost first,
-// wrap the listener under the JSON errors.
-func (sv *servers) listen(name, addr string, s *http.Server, reject httplog.RejectFunc, up func(),
-	wrap ...func(net.Listener) net.Listener) error {
+// goroutine later, and serves s on it in the background. up, when set,
+// runs once the socket accepts connections and before "listening" is
+// logged.
+func (sv *servers) listen(name, addr string, s server, up func()) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: %s listener: %w", name, err)
 	}
-	for _, w := range wrap {
-		ln = w(ln)
-	}
-	ln = httplog.JSONErrors(ln, reject)
 	sv.mu.Lock()
 	if sv.failed == nil {
 		sv.failed = make(chan error, 2)
