@@ -218,13 +218,16 @@ func (c *conn) serve() {
 	}()
 	first := true
 	for {
-		head, ok := c.readHead(first)
+		head, whole, ok := c.readHead(first)
 		if !ok {
 			return
 		}
 		first = false
-		req, ok := parseHead(head, c.tmpl)
-		if !ok {
+		var req *http.Request
+		if whole {
+			req, whole = parseHead(head, c.tmpl)
+		}
+		if !whole {
 			keep = c.handOver()
 			return
 		}
@@ -256,10 +259,11 @@ func (c *conn) serve() {
 }
 
 // readHead waits for a whole request head in the read buffer and returns
-// it (still buffered). It returns false when the connection should close
-// (the client closed it, a timeout, shutdown) and, when the head does not
-// fit, a prefix the parser refuses, so the connection is handed over.
-func (c *conn) readHead(first bool) ([]byte, bool) {
+// it (still buffered), or whole=false when what arrived is not one this
+// server can read (over bufSize, or cut short by the client), which then
+// goes to net/http. ok=false: close the connection (nothing arrived before
+// the client closed it, a timeout, shutdown).
+func (c *conn) readHead(first bool) (head []byte, whole, ok bool) {
 	now := time.Now()
 	if c.br.Buffered() == 0 {
 		if first {
@@ -269,35 +273,32 @@ func (c *conn) readHead(first bool) ([]byte, bool) {
 		}
 		c.idle.Store(true)
 		if c.srv.shutdown.Load() {
-			return nil, false
+			return nil, false, false
 		}
 		_, err := c.br.Peek(1)
 		c.idle.Store(false)
 		if err != nil {
-			return nil, false
+			return nil, false, false
 		}
 	}
 	headerDeadline := first
 	for {
 		buf, _ := c.br.Peek(c.br.Buffered())
 		if n := headLen(buf); n > 0 {
-			return buf[:n], true
+			return buf[:n], true, true
 		}
 		if len(buf) >= bufSize {
-			return buf, true // too long for here: the parser refuses it
+			return nil, false, true
 		}
 		if !headerDeadline {
 			c.renewReadDeadline(time.Now(), c.srv.ReadHeaderTimeout)
 			headerDeadline = true
 		}
 		if _, err := c.br.Peek(len(buf) + 1); err != nil {
-			if len(buf) > 0 && !isTimeout(err) {
-				// What was read goes to net/http, which answers a
-				// truncated or malformed request as it always has.
-				b, _ := c.br.Peek(c.br.Buffered())
-				return b, true
-			}
-			return nil, false
+			// A timeout closes the connection, as net/http does; what a
+			// client sent before closing its side goes to net/http, which
+			// answers a truncated request as it always has.
+			return nil, false, !isTimeout(err)
 		}
 	}
 }
