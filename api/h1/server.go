@@ -195,7 +195,8 @@ type conn struct {
 	req  *http.Request // the request being answered
 	res  *response     // and its answer
 	bw   *bufio.Writer // the answer's body, before it is framed (response.body)
-	out  []byte        // the answer being written
+	out  []byte        // the answers being written
+	outp *[]byte       // out's pooled buffer
 	idle atomic.Bool
 
 	readDeadline, writeDeadline time.Time
@@ -212,6 +213,7 @@ func (c *conn) serve() {
 			keep = false
 		}
 		c.srv.forget(c)
+		c.releaseOut()
 		if !keep {
 			c.nc.Close()
 		}
@@ -235,6 +237,7 @@ func (c *conn) serve() {
 			return
 		}
 		c.req = req
+		c.takeOut()
 		w := &response{c: c, header: make(http.Header, 12)}
 		c.res = w
 		c.bw.Reset(body{c})
@@ -251,6 +254,7 @@ func (c *conn) serve() {
 			if err := c.flushOut(); err != nil {
 				return
 			}
+			c.releaseOut()
 		}
 		if !again {
 			return
@@ -404,12 +408,33 @@ func (c *conn) flushOut() error {
 		return nil
 	}
 	_, err := c.nc.Write(c.out)
-	if cap(c.out) > maxOut+bufSize {
-		c.out = nil // one large answer must not stay allocated
-	} else {
-		c.out = c.out[:0]
-	}
+	c.out = c.out[:0]
 	return err
+}
+
+// outBuffers hold answers being written: a connection has one only while
+// it answers, so idle connections hold none.
+var outBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 0, bufSize)
+	return &b
+}}
+
+// takeOut gives the connection an output buffer for its next answer.
+func (c *conn) takeOut() {
+	if c.outp == nil {
+		c.outp = outBuffers.Get().(*[]byte)
+		c.out = (*c.outp)[:0]
+	}
+}
+
+// releaseOut returns the output buffer once the answers are written; one
+// grown past maxOut is left to the collector.
+func (c *conn) releaseOut() {
+	if c.outp != nil && cap(c.out) <= maxOut+bufSize {
+		*c.outp = c.out[:0]
+		outBuffers.Put(c.outp)
+	}
+	c.outp, c.out = nil, nil
 }
 
 func (c *conn) neverClosed() <-chan bool {

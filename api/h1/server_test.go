@@ -379,3 +379,62 @@ func TestPanicClosesOnlyItsConnection(t *testing.T) {
 		t.Fatalf("after a panic: %q", got)
 	}
 }
+
+// Many clients at once, each on its own keep-alive connection, every
+// answer whole and its own, while Shutdown comes in the middle: answers
+// under way finish, nothing is cut short.
+func TestManyClientsThenShutdown(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/n/{n}", func(w http.ResponseWriter, r *http.Request) {
+		w.Write(bytes.Repeat([]byte(r.PathValue("n")), 300)) // chunked past 2 KiB
+	})
+	s, addr, served := serveFast(t, mux, nil)
+	const clients, each = 8, 100
+	errs := make(chan error, clients)
+	half := make(chan struct{}, clients)
+	for i := range clients {
+		go func() {
+			tr := &http.Transport{MaxIdleConnsPerHost: 1}
+			defer tr.CloseIdleConnections()
+			cl := &http.Client{Transport: tr, Timeout: 20 * time.Second}
+			for j := range each {
+				if j == each/2 {
+					half <- struct{}{}
+				}
+				n := fmt.Sprintf("%d-%d,", i, j)
+				res, err := cl.Get("http://" + addr + "/n/" + n)
+				if err != nil {
+					if j >= each/2 {
+						errs <- nil // refused after the shutdown: expected
+						return
+					}
+					errs <- err
+					return
+				}
+				b, err := io.ReadAll(res.Body)
+				res.Body.Close()
+				if err != nil || string(b) != strings.Repeat(n, 300) {
+					errs <- fmt.Errorf("client %d request %d: %v, %d bytes", i, j, err, len(b))
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range clients {
+		<-half
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	for range clients {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if err := <-served; err != http.ErrServerClosed {
+		t.Fatalf("Serve returned %v", err)
+	}
+}
