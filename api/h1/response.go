@@ -274,6 +274,7 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, err
 	}
 	w.hijacked = true
+	_ = w.c.nc.SetDeadline(time.Time{}) // the connection's new owner sets its own, as after net/http's Hijack
 	return w.c.nc, bufio.NewReadWriter(w.c.br, bufio.NewWriter(w.c.nc)), nil
 }
 
