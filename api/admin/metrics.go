@@ -53,6 +53,8 @@ const (
 	MetricGeneration      = "gds_index_generation"
 	MetricDocuments       = "gds_index_documents"
 	MetricGenerationBuilt = "gds_index_generation_created_timestamp_seconds"
+	MetricConnections     = "gds_http_connections_total"
+	MetricHandedOver      = "gds_http_connections_handed_over_total"
 )
 
 // NewMetrics returns the metrics, with Go runtime and process metrics
@@ -217,6 +219,20 @@ func (m *Metrics) ObserveBuild(r indexer.BuildResult) {
 // Register adds a collector of another package (a bucket publisher or
 // follower) to the registry.
 func (m *Metrics) Register(c prometheus.Collector) { m.reg.MustRegister(c) }
+
+// WatchConnections exports the public port's connection counts: those
+// accepted, and those its own HTTP path handed to net/http (api/h1).
+func (m *Metrics) WatchConnections(counts func() (accepted, handedOver uint64)) {
+	if m == nil {
+		return
+	}
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: MetricConnections, Help: "Connections the public port accepted.",
+	}, func() float64 { a, _ := counts(); return float64(a) }))
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: MetricHandedOver, Help: "Connections of the public port whose requests were not plain GETs, handed from its own HTTP path to net/http.",
+	}, func() float64 { _, h := counts(); return float64(h) }))
+}
 
 // LiveSource reports the live generation (indexer.Manager implements it).
 type LiveSource interface {

@@ -46,6 +46,8 @@ type Server struct {
 	ReadHeaderTimeout, IdleTimeout, WriteTimeout time.Duration
 	Logger                                       zerolog.Logger
 
+	accepted, handedOver atomic.Uint64
+
 	mu       sync.Mutex
 	ln       net.Listener
 	conns    map[*conn]struct{}
@@ -103,6 +105,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			continue
 		}
 		backoff = 0
+		s.accepted.Add(1)
 		if c := s.newConn(nc); c != nil {
 			go c.serve()
 		}
@@ -125,6 +128,12 @@ func (s *Server) newConn(nc net.Conn) *conn {
 	}
 	s.conns[c] = struct{}{}
 	return c
+}
+
+// Connections returns how many connections Serve accepted, and how many
+// of them it handed to Fallback.
+func (s *Server) Connections() (accepted, handedOver uint64) {
+	return s.accepted.Load(), s.handedOver.Load()
 }
 
 // Shutdown stops accepting, closes idle connections, waits for the
@@ -353,7 +362,11 @@ func (c *conn) handOver() bool {
 	c.readDeadline, c.writeDeadline = time.Time{}, time.Time{}
 	pending, _ := c.br.Peek(c.br.Buffered())
 	hc := &handedConn{Conn: c.nc, pending: append([]byte(nil), pending...)}
-	return c.srv.handoff.give(hc)
+	if !c.srv.handoff.give(hc) {
+		return false
+	}
+	c.srv.handedOver.Add(1)
+	return true
 }
 
 // closeAfter reports whether the answer being written must close the

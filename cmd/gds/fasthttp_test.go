@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gds/api/admin"
 )
 
 // gds serve answers the public port alike with its own HTTP path for plain
@@ -75,6 +78,43 @@ func TestPublicPortAnswersAsNetHTTPAlone(t *testing.T) {
 			}
 		})
 	}
+	// The operator port counts the connections and those handed over: the
+	// eight requests above that are not plain GETs (or follow one).
+	accepted, handedOver, found := connectionCounts(t, fast)
+	if !found || accepted < float64(len(requests)) || handedOver < 8 || handedOver > accepted {
+		t.Errorf("%s %v, %s %v (found %v)", admin.MetricConnections, accepted, admin.MetricHandedOver, handedOver, found)
+	}
+	if _, _, found := connectionCounts(t, std); found {
+		t.Errorf("%s without --fast-http", admin.MetricConnections)
+	}
+}
+
+// connectionCounts reads the public port's connection counters from the
+// operator port's metrics.
+func connectionCounts(t *testing.T, s *faultServer) (accepted, handedOver float64, found bool) {
+	t.Helper()
+	res, err := s.client.Get("http://" + s.admin + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		name, v, _ := strings.Cut(line, " ")
+		var dst *float64
+		switch name {
+		case admin.MetricConnections:
+			dst, found = &accepted, true
+		case admin.MetricHandedOver:
+			dst = &handedOver
+		default:
+			continue
+		}
+		if _, err := fmt.Sscan(v, dst); err != nil {
+			t.Fatalf("metrics line %q: %v", line, err)
+		}
+	}
+	return accepted, handedOver, found
 }
 
 // rawExchange sends raw on a new connection and returns everything the

@@ -176,7 +176,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	// profiles, and keeps net/http's writes as they are.
 	var publicSrv server = onJSONErrors(newHTTPServer(public, cfg.HTTP, publicLog), public.Rejected, httplog.CoalesceWrites)
 	if cfg.HTTP.Fast {
-		publicSrv = newFastServer(public, cfg.HTTP, publicLog, publicSrv.(*wrappedServer))
+		fast := newFastServer(public, cfg.HTTP, publicLog, publicSrv.(*wrappedServer))
+		metrics.WatchConnections(fast.Connections)
+		publicSrv = fast
 	}
 	if err := srv.listen("public", cfg.Addr, publicSrv, func() { publicUp.Store(true) }); err != nil {
 		return err
