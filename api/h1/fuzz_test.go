@@ -66,3 +66,35 @@ func FuzzParseHead(f *testing.F) {
 		}
 	})
 }
+
+// Whatever a client sends, h1 (with net/http behind it) answers what
+// net/http alone answers, byte for byte but the Date: the servers of
+// TestAnswersAreNetHTTPs, raw bytes on a connection the client then
+// half-closes.
+func FuzzAnswers(f *testing.F) {
+	for _, s := range []string{
+		get("/small") + get("/typed"),
+		get("/echo?x=1", "Connection: close\r\n"),
+		get("/big") + "HEAD /small HTTP/1.1\r\nHost: a\r\n\r\n",
+		"POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabc" + get("/short"),
+		"GET /echo HTTP/1.1\r\nHost: a\r\nX-A: x\r\n y\r\n\r\n",
+		get("/headers") + get("/notmodified") + get("/nocontent"),
+		get("/hijack"),
+		"GET /echo HTTP/1.0\r\n\r\n",
+	} {
+		f.Add([]byte(s))
+	}
+	h := handlers()
+	_, fast, _ := serveFast(f, h, nil)
+	std := serveStd(f, h)
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if len(raw) > 2*bufSize || bytes.Contains(raw, []byte("/panic")) {
+			return // a panicking handler's answer is cut wherever it was
+		}
+		want := dateLine.ReplaceAllString(exchange(t, std, string(raw)), "\r\nDate: D\r\n")
+		got := dateLine.ReplaceAllString(exchange(t, fast, string(raw)), "\r\nDate: D\r\n")
+		if got != want {
+			t.Fatalf("answers to %q differ\n h1:       %q\n net/http: %q", raw, got, want)
+		}
+	})
+}

@@ -308,10 +308,13 @@ func (c *conn) readHead(first bool) (head []byte, whole, ok bool) {
 			headerDeadline = true
 		}
 		if _, err := c.br.Peek(len(buf) + 1); err != nil {
-			// A timeout closes the connection, as net/http does; what a
-			// client sent before closing its side goes to net/http, which
-			// answers a truncated request as it always has.
-			return nil, false, !isTimeout(err)
+			// A timeout closes the connection, as net/http does, and so
+			// does the end of a kept-alive connection with under 4 bytes
+			// of a next request (net/http waits for 4 before reading
+			// one); what else a client sent before closing its side goes
+			// to net/http, which answers a truncated request as it
+			// always has.
+			return nil, false, !isTimeout(err) && (first || len(buf) >= 4)
 		}
 	}
 }
