@@ -119,7 +119,7 @@ func (s *Server) newConn(nc net.Conn) *conn {
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Body:       http.NoBody,
 		RemoteAddr: nc.RemoteAddr().String(),
-	}).WithContext(context.Background())
+	}).WithContext(c.context(nc))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.shutdown.Load() {
@@ -134,6 +134,15 @@ func (s *Server) newConn(nc net.Conn) *conn {
 // of them it handed to Fallback.
 func (s *Server) Connections() (accepted, handedOver uint64) {
 	return s.accepted.Load(), s.handedOver.Load()
+}
+
+// context is what a request's context carries, as with net/http: the
+// server (Fallback, whose settings apply) and the connection's local
+// address. It is not canceled when the client goes away: nothing reads
+// the connection while the handler runs.
+func (c *conn) context(nc net.Conn) context.Context {
+	ctx := context.WithValue(context.Background(), http.ServerContextKey, c.srv.Fallback)
+	return context.WithValue(ctx, http.LocalAddrContextKey, nc.LocalAddr())
 }
 
 // Shutdown stops accepting, closes idle connections, waits for the

@@ -136,7 +136,9 @@ func handlers() http.Handler {
 			fmt.Fprintf(w, "%s=%q\n", k, r.Header[k])
 		}
 		host, _, _ := net.SplitHostPort(r.RemoteAddr)
-		fmt.Fprintf(w, "remote=%s", host)
+		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+		_, server := r.Context().Value(http.ServerContextKey).(*http.Server)
+		fmt.Fprintf(w, "remote=%s local=%v server=%v", host, local != nil && strings.HasPrefix(local.String(), "127.0.0.1:"), server)
 	})
 	return mux
 }
