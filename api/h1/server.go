@@ -41,8 +41,8 @@ type Server struct {
 	// ReadHeaderTimeout bounds the reading of a request head once it has
 	// started (and the first request's from the connection's start);
 	// IdleTimeout the wait for the next request; WriteTimeout the handler
-	// and the writing of its answer. Deadlines are renewed at most once a
-	// second of slack, so each may be up to a second shorter.
+	// and the writing of its answer. A deadline is renewed only once it is
+	// a second stale, so each may end up to a second early.
 	ReadHeaderTimeout, IdleTimeout, WriteTimeout time.Duration
 	Logger                                       zerolog.Logger
 
@@ -53,7 +53,6 @@ type Server struct {
 	conns    map[*conn]struct{}
 	handoff  *handoffListener
 	shutdown atomic.Bool
-	served   chan struct{} // closed when Serve returns
 }
 
 // bufSize is the read buffer: a request head must fit in it to be
@@ -78,9 +77,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.ln = ln
 	s.conns = map[*conn]struct{}{}
 	s.handoff = newHandoffListener(ln.Addr())
-	s.served = make(chan struct{})
 	s.mu.Unlock()
-	defer close(s.served)
 
 	var fl net.Listener = s.handoff
 	if s.WrapFallback != nil {
