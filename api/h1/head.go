@@ -74,7 +74,11 @@ func parseHead(head []byte, tmpl *http.Request) (*http.Request, bool) {
 			}
 		}
 		vals[i] = value
-		h[key] = append(h[key], vals[i:i+1:i+1]...)
+		if prev, ok := h[key]; ok {
+			h[key] = append(prev, value) // a repeated header: rare
+		} else {
+			h[key] = vals[i : i+1 : i+1]
+		}
 	}
 	if host == "" || rest != "\r\n" {
 		return nil, false

@@ -174,9 +174,10 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	// The public port's answers of a few kilobytes leave in one write
 	// (httplog.CoalesceWrites); the operator port streams exports and
 	// profiles, and keeps net/http's writes as they are.
-	var publicSrv server = onJSONErrors(newHTTPServer(public, cfg.HTTP, publicLog), public.Rejected, httplog.CoalesceWrites)
+	netHTTP := onJSONErrors(newHTTPServer(public, cfg.HTTP, publicLog), public.Rejected, httplog.CoalesceWrites)
+	var publicSrv server = netHTTP
 	if cfg.HTTP.Fast {
-		fast := newFastServer(public, cfg.HTTP, publicLog, publicSrv.(*wrappedServer))
+		fast := newFastServer(public, cfg.HTTP, publicLog, netHTTP)
 		metrics.WatchConnections(fast.Connections)
 		publicSrv = fast
 	}
