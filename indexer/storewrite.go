@@ -1,7 +1,6 @@
 package indexer
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -18,7 +17,7 @@ import (
 type storeWriter struct {
 	dir, kind string
 	f         *os.File // the file new blocks go to: base or delta
-	w         *bufio.Writer
+	w         *disk.ChunkWriter // huge-page-sized writes: see disk.HugeChunk
 	bw        *blockWriter
 	keys      []int64
 	locs      []uint32
@@ -40,7 +39,7 @@ func newStoreWriter(dir, kind string, prev *Store) (*storeWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	sw := &storeWriter{dir: dir, kind: kind, f: f, w: bufio.NewWriterSize(f, 1<<20), groups: map[string][]int64{}}
+	sw := &storeWriter{dir: dir, kind: kind, f: f, w: disk.NewChunkWriter(f, disk.HugeChunk), groups: map[string][]int64{}}
 	sw.bw = &blockWriter{write: sw.writeFrame, offs: []uint64{0}}
 	sw.from(prev)
 	return sw, nil
@@ -60,7 +59,7 @@ func newDeltaStoreWriter(dir, kind string, prev *Store, prevDir string) (*storeW
 	if err != nil {
 		return nil, err
 	}
-	sw := &storeWriter{dir: dir, kind: kind, f: f, w: bufio.NewWriterSize(f, 1<<20), groups: map[string][]int64{},
+	sw := &storeWriter{dir: dir, kind: kind, f: f, w: disk.NewChunkWriter(f, disk.HugeChunk), groups: map[string][]int64{},
 		baseSize: prev.baseSize, delta: true}
 	pb := prev.blk
 	offs := make([]uint64, pb.baseBlocks+1)

@@ -15,7 +15,6 @@
 package valuecol
 
 import (
-	"bufio"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -71,7 +70,9 @@ func Write(path string, n int, cols []Column) error {
 		f.Close()
 		return fmt.Errorf("value columns %s: %w", path, err)
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
+	// Columns are mapped and read at random, as tables are: written in
+	// huge-page-sized pieces (disk.HugeChunk).
+	w := disk.NewChunkWriter(f, disk.HugeChunk)
 	hdr := make([]byte, 0, 24+dirEntry*len(cols))
 	hdr = append(hdr, magic...)
 	hdr = binary.LittleEndian.AppendUint64(hdr, uint64(n))

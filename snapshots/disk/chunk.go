@@ -18,9 +18,12 @@ const HugeChunk = 2 << 20
 // ChunkWriter buffers writes to a writer into whole chunks: every write it
 // makes but the last (at Flush) is exactly the chunk size, so a file
 // written from its start gets them at offsets that are multiples of it.
+// As with bufio.Writer, the first error is kept: every later Write and
+// Flush returns it.
 type ChunkWriter struct {
 	w   io.Writer
 	buf []byte
+	err error
 }
 
 // NewChunkWriter writes to w in chunks of size bytes.
@@ -29,6 +32,9 @@ func NewChunkWriter(w io.Writer, size int) *ChunkWriter {
 }
 
 func (c *ChunkWriter) WriteString(s string) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
 	n := len(s)
 	for len(s) > 0 {
 		k := copy(c.buf[len(c.buf):cap(c.buf)], s)
@@ -48,10 +54,13 @@ func (c *ChunkWriter) Write(b []byte) (int, error) {
 
 // Flush writes what is buffered.
 func (c *ChunkWriter) Flush() error {
-	if len(c.buf) == 0 {
-		return nil
+	if c.err != nil || len(c.buf) == 0 {
+		return c.err
 	}
-	_, err := c.w.Write(c.buf)
-	c.buf = c.buf[:0]
+	n, err := c.w.Write(c.buf)
+	if err == nil && n < len(c.buf) {
+		err = io.ErrShortWrite
+	}
+	c.buf, c.err = c.buf[:0], err
 	return err
 }

@@ -1,6 +1,7 @@
 package disk
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -46,5 +47,37 @@ type chunkRecorder struct {
 func (r *chunkRecorder) Write(b []byte) (int, error) {
 	r.all = append(r.all, b...)
 	r.sizes = append(r.sizes, len(b))
+	return len(b), nil
+}
+
+// A failed write is not forgotten: every later Write and Flush returns
+// it, so a caller that checks only the final Flush (as with bufio.Writer)
+// still sees it.
+func TestChunkWriterKeepsError(t *testing.T) {
+	fail := &failingWriter{after: 2}
+	c := NewChunkWriter(fail, 8)
+	for range 10 {
+		c.Write([]byte("0123456")) // errors ignored, as valuecol.Write does
+	}
+	if err := c.Flush(); !errors.Is(err, errDiskFull) {
+		t.Fatalf("Flush after a failed write: %v, want %v", err, errDiskFull)
+	}
+	if n, err := c.WriteString("more"); n != 0 || !errors.Is(err, errDiskFull) {
+		t.Fatalf("WriteString after a failed write: %d, %v", n, err)
+	}
+	if fail.calls != 3 {
+		t.Fatalf("%d writes reached the writer, want 3 (none after the failure)", fail.calls)
+	}
+}
+
+var errDiskFull = errors.New("no space left on device")
+
+type failingWriter struct{ after, calls int }
+
+func (f *failingWriter) Write(b []byte) (int, error) {
+	f.calls++
+	if f.calls > f.after {
+		return 0, errDiskFull
+	}
 	return len(b), nil
 }

@@ -103,7 +103,14 @@ func CopyFile(src, dst string, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	// In whole huge-page-sized writes, as the files were written (see
+	// HugeChunk): most copied files are mapped and read at random.
+	w := NewChunkWriter(out, HugeChunk)
+	if _, err := io.Copy(w, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
 		out.Close()
 		return err
 	}
