@@ -16,7 +16,7 @@ import (
 // store's base and writes only records that are not in it to a delta file.
 type storeWriter struct {
 	dir, kind string
-	f         *os.File // the file new blocks go to: base or delta
+	f         *os.File          // the file new blocks go to: base or delta
 	w         *disk.ChunkWriter // huge-page-sized writes: see disk.HugeChunk
 	bw        *blockWriter
 	keys      []int64
