@@ -98,18 +98,42 @@ func Readable(metaJSON []byte) error {
 	return readable(meta)
 }
 
-// readable refuses a generation this gds would answer wrongly: names
+// readable refuses a generation this gds would answer wrongly (see
+// misread), saying what to run instead.
+func readable(meta Meta) error {
+	err := misread(meta)
+	switch {
+	case err == nil:
+		return nil
+	case meta.Fold != nametable.FoldVersion:
+		return fmt.Errorf("%w: run the same gds version as the indexer", err)
+	}
+	return fmt.Errorf("%w: upgrade this gds", err)
+}
+
+// misread says why this gds would answer a generation wrongly: names
 // folded otherwise than it folds search text, or analysts' documents of a
 // layout newer than it knows (their ranges may need terms it does not look
 // up). Older layouts are read alike.
-func readable(meta Meta) error {
+func misread(meta Meta) error {
 	switch {
 	case meta.Fold != nametable.FoldVersion:
-		return fmt.Errorf("its names are folded by version %d, this gds folds by %d: run the same gds version as the indexer", meta.Fold, nametable.FoldVersion)
+		return fmt.Errorf("its names are folded by version %d, this gds folds by %d", max(meta.Fold, 1), nametable.FoldVersion)
 	case meta.Fields > FieldsVersion:
-		return fmt.Errorf("its analysts' documents have layout %d, newer than this gds reads (%d): upgrade this gds", meta.Fields, FieldsVersion)
+		return fmt.Errorf("its analysts' documents have layout %d, newer than this gds reads (%d)", meta.Fields, FieldsVersion)
 	}
 	return nil
+}
+
+// LiveMisread says why this gds answers the live generation wrongly (see
+// misread), or nil. Open serves such a generation all the same, as the
+// best there is, until a build or an adopted generation replaces it.
+func (m *Manager) LiveMisread() error {
+	live := m.Live()
+	if live == nil {
+		return nil
+	}
+	return misread(*live)
 }
 
 // checkCounts verifies a generation that has no snapshot beside it: every

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -135,6 +136,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 			return fmt.Errorf("serve: initial build from %s failed and no generation is live: %w", cfg.Snapshot, err)
 		}
 	}
+	rebuildMisread(mgr, cfg.Snapshot, cfg.Fleet.Follow != "", log)
 	if cfg.Schedule != "" {
 		if err := mgr.SetSchedule(cfg.Schedule, cfg.Snapshot); err != nil {
 			return fmt.Errorf("serve: --schedule: %w", err)
@@ -332,4 +334,25 @@ func (sv *servers) shutdown() error {
 		sv.log.Info().Msg("listeners closed")
 	})
 	return sv.err
+}
+
+// rebuildMisread starts a full build when the live generation was written
+// by a gds that folds names otherwise (or a newer analysts' layout): its
+// searches would miss names. It keeps serving until the build replaces it,
+// as the best there is. A replica builds nothing: it waits for the bucket.
+func rebuildMisread(mgr *indexer.Manager, snapshot string, replica bool, log zerolog.Logger) {
+	err := mgr.LiveMisread()
+	if err == nil {
+		return
+	}
+	live := mgr.Live()
+	if replica {
+		log.Warn().Err(err).Uint64("generation", live.ID).
+			Msg("the live generation was written by another gds version; it serves until the bucket has one this version reads")
+		return
+	}
+	snap := cmp.Or(snapshot, live.Snapshot)
+	id, _ := mgr.Start(indexer.BuildRequest{Snapshot: snap, Full: true, Trigger: "start"})
+	log.Warn().Err(err).Uint64("generation", live.ID).Str("snapshot", snap).Str("build_id", id).
+		Msg("the live generation was written by another gds version; it serves until this build replaces it")
 }
