@@ -184,7 +184,8 @@ func (m *Manager) openAnalysts(live *Generation, id uint64, idle bool) {
 		return
 	}
 	if id != 0 && id < live.Meta.ID {
-		if g, err := openGeneration(generationDir(m.opts.DataDir, id), m.opts.AnalystIdle); err == nil && g.BleveReady() {
+		// It answers analysts only: its tables stay mapped.
+		if g, err := openGeneration(generationDir(m.opts.DataDir, id), m.opts.AnalystIdle, false); err == nil && g.BleveReady() {
 			m.analysts.Store(g)
 		} else if err == nil {
 			g.Release()

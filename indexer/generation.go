@@ -246,7 +246,7 @@ func readMeta(dir string) (Meta, error) {
 // openGeneration opens a complete generation directory read-only, checking
 // that it holds what its Meta says. idle is how long its bleve indexes stay
 // open after the last analyst query (0: until it closes).
-func openGeneration(dir string, idle time.Duration) (*Generation, error) {
+func openGeneration(dir string, idle time.Duration, tablesInMemory bool) (*Generation, error) {
 	meta, err := readMeta(dir)
 	if err != nil {
 		return nil, fmt.Errorf("generation %s: %w", dir, err)
@@ -266,16 +266,20 @@ func openGeneration(dir string, idle time.Duration) (*Generation, error) {
 		}
 		g.stores[kind] = s
 	}
+	openTable := nametable.Open
+	if tablesInMemory {
+		openTable = nametable.Load
+	}
 	for cat, count := range meta.Counts {
 		ct := &CategoryTables{Overlays: map[string]*nametable.Table{}}
 		g.tables[cat] = ct
 		cdir := filepath.Join(dir, string(cat))
-		if ct.Base, err = nametable.Open(filepath.Join(cdir, baseTable)); err != nil {
+		if ct.Base, err = openTable(filepath.Join(cdir, baseTable)); err != nil {
 			return fail(err)
 		}
 		names := ct.Base.Len()
 		if _, ok := meta.Deltas[cat]; ok {
-			if ct.Delta, err = nametable.Open(filepath.Join(cdir, deltaTable)); err != nil {
+			if ct.Delta, err = openTable(filepath.Join(cdir, deltaTable)); err != nil {
 				return fail(err)
 			}
 			names += ct.Delta.Len() - ct.Delta.Masked()
@@ -294,7 +298,7 @@ func openGeneration(dir string, idle time.Duration) (*Generation, error) {
 			}
 		}
 		for _, lang := range meta.Languages[cat] {
-			t, err := nametable.Open(filepath.Join(cdir, lang+".tbl"))
+			t, err := openTable(filepath.Join(cdir, lang+".tbl"))
 			if err != nil {
 				return fail(err)
 			}

@@ -58,6 +58,11 @@ type Options struct {
 	// opened again by the next. Default 10 minutes; negative: until the
 	// generation retires.
 	AnalystIdle time.Duration
+	// TablesInMemory reads the name tables of the generations that serve
+	// searches into memory (nametable.Load: huge pages on Linux) instead
+	// of mapping their files: a server's choice, for faster contains
+	// searches; a one-off build or tool maps them.
+	TablesInMemory bool
 	// MaxIncrementalShare is the largest share of a category's records that
 	// may change for its bleve index to be patched rather than rebuilt.
 	// Default 0.1.
@@ -186,7 +191,7 @@ func Open(opts Options) (*Manager, error) {
 	}
 	lock.Unlock()
 	if current != 0 {
-		g, err := openGeneration(generationDir(opts.DataDir, current), opts.AnalystIdle)
+		g, err := openGeneration(generationDir(opts.DataDir, current), opts.AnalystIdle, opts.TablesInMemory)
 		if err != nil {
 			m.log.Error().Err(err).Uint64("generation", current).Msg("cannot open the current generation")
 		} else {
@@ -452,7 +457,7 @@ func (m *Manager) buildSearch(j *job, req BuildRequest, ph *phase1) (*Generation
 	}
 	opened := m.now()
 	b.dir = final
-	gen, err := openGeneration(final, m.opts.AnalystIdle)
+	gen, err := openGeneration(final, m.opts.AnalystIdle, m.opts.TablesInMemory)
 	if err == nil {
 		err = check(gen, snap)
 	}

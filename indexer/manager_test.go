@@ -34,7 +34,15 @@ func characters(n int, name func(i int) string) []snapshots.Record {
 
 func open(t *testing.T, data string) *indexer.Manager {
 	t.Helper()
-	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), ShardSize: 700})
+	return openWith(t, indexer.Options{DataDir: data})
+}
+
+// openWith opens a manager with opts, its logger and shard size set as
+// open's.
+func openWith(t *testing.T, opts indexer.Options) *indexer.Manager {
+	t.Helper()
+	opts.Logger, opts.ShardSize = zerolog.New(io.Discard), 700
+	m, err := indexer.Open(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

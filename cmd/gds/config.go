@@ -44,6 +44,7 @@ type serveConfig struct {
 	CacheBytes            int64
 	BleveBatch            int
 	AnalystIdle           time.Duration
+	TablesInMemory        bool
 	RateLimits            rateLimitFlag
 	TrustedProxies        proxiesFlag
 	HTTP                  httpConfig
@@ -109,6 +110,8 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.Int64Var(&c.CacheBytes, "cache-bytes", 0, "size of the search response cache (0: 64 MiB; negative disables it)")
 	addBleveBatchFlag(fs, &c.BleveBatch)
 	addRateLimitFlags(fs, &c.RateLimits, &c.TrustedProxies)
+	fs.BoolVar(&c.TablesInMemory, "tables-in-memory", true, "read the live generation's name tables into memory, in huge pages where the system has them, "+
+		"instead of mapping their files (false: mapped); contains searches are faster, the memory the same")
 	fs.DurationVar(&c.AnalystIdle, "analyst-idle", 10*time.Minute, "close the bleve indexes analysts' queries opened after this long without one (negative: keep them open)")
 	fs.DurationVar(&c.HTTP.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
 	fs.DurationVar(&c.HTTP.ReadTimeout, "read-timeout", 10*time.Second, "time to read a whole request")

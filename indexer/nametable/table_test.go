@@ -56,3 +56,63 @@ func TestExactFindsEveryDuplicate(t *testing.T) {
 }
 
 func head(s []uint32) []uint32 { return s[:min(len(s), 5)] }
+
+// A table Load read into memory answers as the same file mapped by Open,
+// and outlives another table loaded from the same file (one shared copy).
+func TestLoadAnswersAsOpen(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	syl := []string{"ka", "ri", "jun", "an", "el", "tha", "mo", "ve", "sa", "ør"}
+	var entries []nametable.Entry
+	for i := range 20_000 {
+		name := ""
+		for range 2 + rng.IntN(5) {
+			name += syl[rng.IntN(len(syl))]
+		}
+		entries = append(entries, nametable.Entry{ID: int64(90000000 + i), Folded: name + " " + syl[rng.IntN(len(syl))]})
+	}
+	path := filepath.Join(t.TempDir(), "t.tbl")
+	if err := nametable.Write(path, entries, nil); err != nil {
+		t.Fatal(err)
+	}
+	mapped, err := nametable.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mapped.Close()
+	loaded, err := nametable.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer loaded.Close()
+	second, err := nametable.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Close(); err != nil {
+		t.Fatal(err)
+	}
+	answers := func(tbl *nametable.Table, text string) []string {
+		var out []string
+		var st nametable.Stats
+		tbl.Contains([]byte(text), nil, &st, func(o uint32, m nametable.Match) bool {
+			out = append(out, fmt.Sprintf("%d:%d:%s", m, tbl.ID(o), tbl.Name(o)))
+			return true
+		})
+		tbl.Exact([]byte(text), func(o uint32) bool { out = append(out, fmt.Sprint("=", tbl.ID(o))); return true })
+		return out
+	}
+	found := 0
+	for _, text := range []string{"kari", "jun ", "ørsa", "thamo an", "zzz", "ka ri", "mo ve"} {
+		want, got := answers(mapped, text), answers(loaded, text)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: loaded table answers %d, mapped %d", text, len(got), len(want))
+		}
+		found += len(want)
+	}
+	if found == 0 {
+		t.Fatal("no text found anything: the comparison proves nothing")
+	}
+	if _, err := nametable.Load(filepath.Join(t.TempDir(), "missing.tbl")); err == nil {
+		t.Error("Load of a missing file succeeded")
+	}
+}

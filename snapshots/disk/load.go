@@ -1,0 +1,29 @@
+package disk
+
+import "sync"
+
+// Loaded is a file's content held in memory by Load.
+type Loaded struct {
+	// Bytes is the file's content, read-only.
+	Bytes []byte
+	close func() error
+	once  sync.Once
+	err   error
+}
+
+// Close lets go of the content: Bytes must not be read afterwards. A
+// second Close does nothing.
+func (l *Loaded) Close() error {
+	l.once.Do(func() { l.err = l.close() })
+	return l.err
+}
+
+// mapped is a Loaded whose content is the file mapped from the page
+// cache, populated up front.
+func mapped(name string) (*Loaded, error) {
+	b, err := Map(name, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Loaded{Bytes: b, close: func() error { return Unmap(b) }}, nil
+}
