@@ -2,6 +2,7 @@ package disk
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -57,6 +58,12 @@ func Load(name string) (*Loaded, error) {
 		return c.handle(), nil
 	}
 	c, err := loadAnon(f, st.Size)
+	if errors.Is(err, errNoMemory) {
+		// No room for a copy (a limit on the address space, or strict
+		// overcommit): the page cache serves as well, if more slowly.
+		f.Close()
+		return mapped(name)
+	}
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("loading %s: %w", name, err)
@@ -70,6 +77,9 @@ func Load(name string) (*Loaded, error) {
 }
 
 type fileID struct{ dev, ino uint64 }
+
+// errNoMemory: the anonymous memory for a copy could not be had.
+var errNoMemory = errors.New("no memory for a copy")
 
 // loads holds the copies Load made that are still held.
 var loads struct {
@@ -115,7 +125,7 @@ func loadAnon(f *os.File, size int64) (*loadedCopy, error) {
 	// first huge page boundary and after the rounded length.
 	p, err := unix.MmapPtr(-1, 0, nil, rounded+HugeChunk, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", errNoMemory, err)
 	}
 	head := (HugeChunk - uintptr(p)%HugeChunk) % HugeChunk
 	mem := unsafe.Add(p, head)
