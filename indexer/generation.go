@@ -245,7 +245,9 @@ func readMeta(dir string) (Meta, error) {
 
 // openGeneration opens a complete generation directory read-only, checking
 // that it holds what its Meta says. idle is how long its bleve indexes stay
-// open after the last analyst query (0: until it closes).
+// open after the last analyst query (0: until it closes); tablesInMemory
+// reads its name tables into memory (nametable.Load) instead of mapping
+// them.
 func openGeneration(dir string, idle time.Duration, tablesInMemory bool) (*Generation, error) {
 	meta, err := readMeta(dir)
 	if err != nil {
