@@ -81,6 +81,9 @@ type fileID struct{ dev, ino uint64 }
 // errNoMemory: the anonymous memory for a copy could not be had.
 var errNoMemory = errors.New("no memory for a copy")
 
+// mmapAnon maps the memory of a copy (a test makes it fail).
+var mmapAnon = unix.MmapPtr
+
 // loads holds the copies Load made that are still held.
 var loads struct {
 	sync.Mutex
@@ -123,7 +126,7 @@ func loadAnon(f *os.File, size int64) (*loadedCopy, error) {
 	rounded := (uintptr(size) + page - 1) &^ (page - 1)
 	// Map a huge page more than needed and unmap what lies before the
 	// first huge page boundary and after the rounded length.
-	p, err := unix.MmapPtr(-1, 0, nil, rounded+HugeChunk, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	p, err := mmapAnon(-1, 0, nil, rounded+HugeChunk, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errNoMemory, err)
 	}
