@@ -38,7 +38,7 @@ func FuzzParseHead(f *testing.F) {
 			return
 		}
 		head := b[:n]
-		got, ok := parseHead(head, tmpl)
+		got, ok := parseHead(head, tmpl, tmpl.Context())
 		if !ok {
 			return
 		}

@@ -2,6 +2,7 @@ package h1
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -19,7 +20,7 @@ import (
 // connection goes to net/http, which answers or refuses it as it always
 // has. An accepted request is what net/http's own parser makes of the
 // same bytes (FuzzParseHead checks).
-func parseHead(head []byte, tmpl *http.Request) (*http.Request, bool) {
+func parseHead(head []byte, tmpl *http.Request, ctx context.Context) (*http.Request, bool) {
 	s := string(head) // one string; the method, target and values are parts of it
 	line, rest, ok := strings.Cut(s, "\r\n")
 	if !ok {
@@ -88,7 +89,7 @@ func parseHead(head []byte, tmpl *http.Request) (*http.Request, bool) {
 			h["Cache-Control"] = []string{"no-cache"}
 		}
 	}
-	r := tmpl.WithContext(tmpl.Context()) // one allocation: a copy of the template
+	r := tmpl.WithContext(ctx) // one allocation: a copy of the template
 	r.Method = http.MethodGet
 	r.URL = u
 	r.RequestURI = target

@@ -267,6 +267,7 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if w.hijacked || w.done {
 		return nil, nil, http.ErrHijacked
 	}
+	w.c.rctx.stop() // the connection's reads are its new owner's
 	if w.wroteHeader && !w.committed {
 		w.c.out = w.c.out[:w.headAt] // a head not sent is not sent
 	}
@@ -279,7 +280,7 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 }
 
 // CloseNotify is for gin's writer, which asserts it; nothing is sent on
-// the channel (the connection is not read while a handler runs).
+// the channel (the request's context says when a client went away).
 func (w *response) CloseNotify() <-chan bool { return w.c.neverClosed() }
 
 func bodyAllowed(status int) bool {

@@ -135,8 +135,7 @@ func (s *Server) Connections() (accepted, handedOver uint64) {
 
 // context is what a request's context carries, as with net/http: the
 // server (Fallback, whose settings apply) and the connection's local
-// address. It is not canceled when the client goes away: nothing reads
-// the connection while the handler runs.
+// address. Each request's context (reqContext) adds its cancellation.
 func (c *conn) context(nc net.Conn) context.Context {
 	ctx := context.WithValue(context.Background(), http.ServerContextKey, c.srv.Fallback)
 	return context.WithValue(ctx, http.LocalAddrContextKey, nc.LocalAddr())
@@ -208,6 +207,7 @@ type conn struct {
 	br   *bufio.Reader
 	tmpl *http.Request // what every request of the connection shares
 	req  *http.Request // the request being answered
+	rctx *reqContext   // and its context
 	res  *response     // and its answer
 	bw   *bufio.Writer // the answer's body, before it is framed (response.body)
 	out  []byte        // the answers being written
@@ -216,6 +216,7 @@ type conn struct {
 
 	readDeadline, writeDeadline time.Time
 	never                       chan bool
+	watching                    chan struct{} // closed when the background read (watch) ends
 }
 
 func (c *conn) serve() {
@@ -241,8 +242,9 @@ func (c *conn) serve() {
 		}
 		first = false
 		var req *http.Request
+		rc := newReqContext(c)
 		if whole {
-			req, whole = parseHead(head, c.tmpl)
+			req, whole = parseHead(head, c.tmpl, rc)
 		}
 		if !whole {
 			keep = c.handOver()
@@ -251,13 +253,14 @@ func (c *conn) serve() {
 		if _, err := c.br.Discard(len(head)); err != nil {
 			return
 		}
-		c.req = req
+		c.req, c.rctx = req, rc
 		c.takeOut()
 		w := &response{c: c, header: make(http.Header, 12)}
 		c.res = w
 		c.bw.Reset(body{c})
 		c.renewWriteDeadline(time.Now())
 		c.srv.Handler.ServeHTTP(w, req)
+		rc.finish()
 		again := w.finish()
 		if w.hijacked {
 			keep = true
