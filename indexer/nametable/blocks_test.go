@@ -1,8 +1,10 @@
 package nametable
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -143,5 +145,29 @@ func TestSeek(t *testing.T) {
 		if got := seek(b, j, e, v); got != want {
 			t.Fatalf("seek(%v, %d, %d, %d) = %d, want %d", b, j, e, v, got, want)
 		}
+	}
+}
+
+// The strict hash table is sized by distinct names, not entries: a set
+// whose names repeat gets a table twice its distinct names, and every
+// name is still found with all its ordinals.
+func TestStrictIndexSizedByDistinctNames(t *testing.T) {
+	var entries []Entry
+	for i := range 10_000 {
+		entries = append(entries, Entry{ID: int64(i), Folded: fmt.Sprintf("name %d", i%300)})
+	}
+	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Folded, b.Folded) })
+	slots, d := strictIndex(entries)
+	if len(slots) != 1024 { // 300 distinct names: the power of two at least 600
+		t.Fatalf("%d slots for 300 distinct names of 10,000 entries, want 1024", len(slots))
+	}
+	taken := 0
+	for _, v := range slots {
+		if v != 0 {
+			taken++
+		}
+	}
+	if taken != 300 || len(d.keys) != 300 || len(d.list) != 10_000 {
+		t.Fatalf("%d slots taken, %d duplicate groups of %d ordinals; want 300, 300, 10,000", taken, len(d.keys), len(d.list))
 	}
 }

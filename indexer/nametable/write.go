@@ -94,6 +94,35 @@ func nameIndex(entries []Entry) (ids []int64, offsets []uint32, err error) {
 	return ids, offsets, nil
 }
 
+// resize returns slots in a table of the smallest power of two at least
+// twice the distinct names, when that is smaller: names that repeat (a
+// generated set of 10M character names holds 1.75M distinct ones) would
+// otherwise leave most of a table sized by entries empty, and Exact's
+// probes end as soon in either.
+func resize(slots []uint32, distinct int, entries []Entry) []uint32 {
+	n := 1
+	for n < distinct*2 {
+		n <<= 1
+	}
+	if n >= len(slots) {
+		return slots
+	}
+	out := make([]uint32, n)
+	mask := uint64(n - 1)
+	for _, v := range slots {
+		if v == 0 {
+			continue
+		}
+		for j := hashName([]byte(entries[v-1].Folded)) & mask; ; j = (j + 1) & mask {
+			if out[j] == 0 {
+				out[j] = v
+				break
+			}
+		}
+	}
+	return out
+}
+
 // dupLists lists, for each slot ordinal whose name other ordinals share
 // (keys, ascending), all the ordinals of that name: offs holds (offset,
 // length) pairs into list.
@@ -102,8 +131,8 @@ type dupLists struct {
 }
 
 // strictIndex builds the open-addressing hash table of folded names (a
-// power of two at least twice the names; a slot holds the lowest ordinal
-// of a name, plus one) and the lists of ordinals sharing a name.
+// power of two at least twice the distinct names; a slot holds the lowest
+// ordinal of a name, plus one) and the lists of ordinals sharing a name.
 func strictIndex(entries []Entry) (slots []uint32, d dupLists) {
 	n := len(entries)
 	nslots := 1
@@ -116,11 +145,13 @@ func strictIndex(entries []Entry) (slots []uint32, d dupLists) {
 	slots = make([]uint32, nslots)
 	dups := map[uint32][]uint32{}
 	hmask := uint64(nslots - 1)
+	distinct := 0
 	for i, e := range entries {
 		for j := hashName([]byte(e.Folded)) & hmask; ; j = (j + 1) & hmask {
 			v := slots[j]
 			if v == 0 {
 				slots[j] = uint32(i) + 1
+				distinct++
 				break
 			}
 			if entries[v-1].Folded == e.Folded { // a duplicate of the lower ordinal v-1
@@ -132,6 +163,7 @@ func strictIndex(entries []Entry) (slots []uint32, d dupLists) {
 			}
 		}
 	}
+	slots = resize(slots, distinct, entries)
 	d.keys = make([]uint32, 0, len(dups))
 	for k := range dups {
 		d.keys = append(d.keys, k)
