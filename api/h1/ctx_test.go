@@ -65,12 +65,7 @@ func TestWatchKeepsTheNextRequest(t *testing.T) {
 		io.WriteString(w, "first answered")
 	})
 	_, addr, _ := serveFast(t, h, nil)
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(30 * time.Second))
+	c := dialRaw(t, addr)
 	io.WriteString(c, get("/first"))
 	<-watching
 	io.WriteString(c, get("/second", "Connection: close\r\n"))
@@ -123,12 +118,7 @@ func TestHijackAfterWatch(t *testing.T) {
 		rw.Flush()
 	})
 	_, addr, _ := serveFast(t, h, nil)
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(30 * time.Second))
+	c := dialRaw(t, addr)
 	io.WriteString(c, get("/hijack")+"echo me\n")
 	res, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
@@ -138,4 +128,17 @@ func TestHijackAfterWatch(t *testing.T) {
 	if string(body) != "echo me\n" {
 		t.Fatalf("hijacked connection read %q, want the client's next line", body)
 	}
+}
+
+// dialRaw connects to addr; a failing test waits for its reads at most
+// 30 s, and the connection closes with the test.
+func dialRaw(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	return c
 }
