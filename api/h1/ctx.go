@@ -27,8 +27,6 @@ func newReqContext(c *conn) *reqContext {
 	return &reqContext{Context: c.tmpl.Context(), c: c}
 }
 
-func (r *reqContext) Deadline() (time.Time, bool) { return time.Time{}, false }
-
 func (r *reqContext) Done() <-chan struct{} {
 	r.mu.Lock()
 	defer r.mu.Unlock()

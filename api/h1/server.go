@@ -242,8 +242,9 @@ func (c *conn) serve() {
 		}
 		first = false
 		var req *http.Request
-		rc := newReqContext(c)
+		var rc *reqContext
 		if whole {
+			rc = newReqContext(c)
 			req, whole = parseHead(head, c.tmpl, rc)
 		}
 		if !whole {

@@ -57,7 +57,7 @@ type Table struct {
 	accessKeys []int64
 	accessOffs []uint64 // pairs: offset, length into mm
 	mm         []byte
-	loaded     *disk.Loaded // when Load read it; else mm is mapped
+	loaded     *disk.Loaded // what holds mm
 }
 
 // The file: the magic (8 bytes), the number of names (uint64), then
@@ -211,26 +211,17 @@ func (t *Table) Exact(text []byte, fn func(o uint32) bool) {
 // Open maps a table file read-only. The mapping is populated up
 // front: a search touches names all over the table, and a first touch of
 // each page would otherwise cost a page fault inside a search.
-func Open(path string) (*Table, error) {
-	mm, err := disk.Map(path, true)
-	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", path, err)
-	}
-	t, err := parseTable(mm)
-	if err != nil {
-		disk.Unmap(mm)
-		return nil, fmt.Errorf("table %s: %w", path, err)
-	}
-	return t, nil
-}
+func Open(path string) (*Table, error) { return open(path, disk.LoadMapped) }
 
 // Load reads a table file into memory for a server (disk.Load: on Linux,
 // anonymous memory in transparent huge pages, one copy for every table
 // loaded from the same file), where Open maps the file. A contains search
 // reads lists and names all over the table: in huge pages it misses the
 // TLB far less, whatever state the page cache holds the file in.
-func Load(path string) (*Table, error) {
-	l, err := disk.Load(path)
+func Load(path string) (*Table, error) { return open(path, disk.Load) }
+
+func open(path string, load func(string) (*disk.Loaded, error)) (*Table, error) {
+	l, err := load(path)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", path, err)
 	}
@@ -351,15 +342,11 @@ func parseTable(mm []byte) (*Table, error) {
 
 // Close unmaps the table; no method may be called afterwards.
 func (t *Table) Close() error {
-	if t.mm == nil {
+	if t.loaded == nil {
 		return nil
 	}
-	if t.loaded != nil {
-		t.mm = nil
-		return t.loaded.Close()
-	}
-	err := disk.Unmap(t.mm)
-	t.mm = nil
+	err := t.loaded.Close()
+	t.mm, t.loaded = nil, nil
 	return err
 }
 

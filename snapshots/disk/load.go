@@ -18,9 +18,9 @@ func (l *Loaded) Close() error {
 	return l.err
 }
 
-// mapped is a Loaded whose content is the file mapped from the page
-// cache, populated up front.
-func mapped(name string) (*Loaded, error) {
+// LoadMapped is Load without the copy: the content is the file mapped
+// from the page cache, populated up front (Map).
+func LoadMapped(name string) (*Loaded, error) {
 	b, err := Map(name, true)
 	if err != nil {
 		return nil, err

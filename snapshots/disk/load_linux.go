@@ -34,7 +34,7 @@ import (
 // 0.15 s (2026-11-25).
 func Load(name string) (*Loaded, error) {
 	if !hugePagesOn() {
-		return mapped(name)
+		return LoadMapped(name)
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -47,7 +47,7 @@ func Load(name string) (*Loaded, error) {
 	}
 	if st.Size == 0 {
 		f.Close()
-		return mapped(name)
+		return LoadMapped(name)
 	}
 	id := fileID{dev: uint64(st.Dev), ino: st.Ino}
 	loads.Lock()
@@ -62,7 +62,7 @@ func Load(name string) (*Loaded, error) {
 		// No room for a copy (a limit on the address space, or strict
 		// overcommit): the page cache serves as well, if more slowly.
 		f.Close()
-		return mapped(name)
+		return LoadMapped(name)
 	}
 	if err != nil {
 		f.Close()
