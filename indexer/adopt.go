@@ -65,7 +65,7 @@ func (m *Manager) Adopt(ctx context.Context, dir string) (Meta, error) {
 	if err := os.Rename(dir, final); err != nil {
 		return Meta{}, err
 	}
-	gen, err := openGeneration(final, m.opts.AnalystIdle, m.opts.TablesInMemory)
+	gen, err := openGeneration(final, m.opts.AnalystIdle, m.opts.inMemory())
 	if err == nil {
 		err = checkCounts(gen)
 	}

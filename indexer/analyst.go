@@ -30,7 +30,7 @@ func OpenReadOnly(dataDir string) (*Generation, error) {
 			return nil, fmt.Errorf("%s: reading %s: %w", dataDir, currentFile, err)
 		}
 		id = analystsGeneration(dataDir, id)
-		g, err := openGeneration(generationDir(dataDir, id), 0, false) // a tool's short-lived handle
+		g, err := openGeneration(generationDir(dataDir, id), 0, inMemory{}) // a tool's short-lived handle
 		if err == nil {
 			// Open every bleve index now, while the generation is
 			// certainly there: a server may delete it once it moves on.

@@ -185,7 +185,7 @@ func (m *Manager) openAnalysts(live *Generation, id uint64, idle bool) {
 	}
 	if id != 0 && id < live.Meta.ID {
 		// It answers analysts only: its tables stay mapped.
-		if g, err := openGeneration(generationDir(m.opts.DataDir, id), m.opts.AnalystIdle, false); err == nil && g.BleveReady() {
+		if g, err := openGeneration(generationDir(m.opts.DataDir, id), m.opts.AnalystIdle, inMemory{}); err == nil && g.BleveReady() {
 			m.analysts.Store(g)
 		} else if err == nil {
 			g.Release()

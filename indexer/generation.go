@@ -243,12 +243,20 @@ func readMeta(dir string) (Meta, error) {
 	return m, nil
 }
 
+// inMemory says what of a generation is read into memory of the process's
+// own instead of mapped: its name tables (nametable.Load) and what its
+// record stores' lookups read (openStore).
+type inMemory struct{ tables, stores bool }
+
+func (o Options) inMemory() inMemory {
+	return inMemory{tables: o.TablesInMemory, stores: o.StoresInMemory}
+}
+
 // openGeneration opens a complete generation directory read-only, checking
 // that it holds what its Meta says. idle is how long its bleve indexes stay
-// open after the last analyst query (0: until it closes); tablesInMemory
-// reads its name tables into memory (nametable.Load) instead of mapping
-// them.
-func openGeneration(dir string, idle time.Duration, tablesInMemory bool) (*Generation, error) {
+// open after the last analyst query (0: until it closes); held says what
+// it reads into memory instead of mapping.
+func openGeneration(dir string, idle time.Duration, held inMemory) (*Generation, error) {
 	meta, err := readMeta(dir)
 	if err != nil {
 		return nil, fmt.Errorf("generation %s: %w", dir, err)
@@ -262,14 +270,14 @@ func openGeneration(dir string, idle time.Duration, tablesInMemory bool) (*Gener
 		return nil, fmt.Errorf("generation %s: %w", dir, err)
 	}
 	for kind := range meta.Records {
-		s, err := openStore(filepath.Join(dir, recordsDir), string(kind), storeGroups(kind)...)
+		s, err := openStore(filepath.Join(dir, recordsDir), string(kind), held.stores, storeGroups(kind)...)
 		if err != nil {
 			return fail(err)
 		}
 		g.stores[kind] = s
 	}
 	openTable := nametable.Open
-	if tablesInMemory {
+	if held.tables {
 		openTable = nametable.Load
 	}
 	for cat, count := range meta.Counts {

@@ -221,13 +221,14 @@ func collect(t *testing.T, m *indexer.Manager, texts []string, viewers []int64) 
 // structures), lookups, structure lists, name resolution and bleve answer
 // exactly as a full rebuild of the same snapshot does. Along the way the
 // delta tables grow past their limit and are folded back into the base.
-// The chain's generations read their tables into memory (as a server
-// does), where each round's generations share the unchanged base table's
-// copy and let go of it as they retire; the full builds map theirs.
+// The chain's generations read their tables and record stores into memory
+// (as a server does), where each round's generations share the unchanged
+// base table's and base store's copies and let go of them as they retire;
+// the full builds map theirs.
 func TestIncrementalChainEqualsFull(t *testing.T) {
 	w := newWorld(3, 3000)
 	data := t.TempDir()
-	inc := openWith(t, indexer.Options{DataDir: data, TablesInMemory: true})
+	inc := openWith(t, indexer.Options{DataDir: data, TablesInMemory: true, StoresInMemory: true})
 	defer inc.Close()
 	build(t, inc, w.snapshot(t), false)
 	sawDelta, sawFold, sawStoreDelta := false, false, false

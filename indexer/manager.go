@@ -63,6 +63,13 @@ type Options struct {
 	// of mapping their files: a server's choice, for faster contains
 	// searches; a one-off build or tool maps them.
 	TablesInMemory bool
+	// StoresInMemory holds what a record lookup reads (the record stores'
+	// data and the keys and places of their index) in memory of the
+	// process's own, in huge pages on Linux, instead of in the page
+	// cache, which the kernel empties of pages unread for a while: a
+	// server's choice, so that resolving a record never waits for the
+	// disk.
+	StoresInMemory bool
 	// MaxIncrementalShare is the largest share of a category's records that
 	// may change for its bleve index to be patched rather than rebuilt.
 	// Default 0.1.
@@ -191,7 +198,7 @@ func Open(opts Options) (*Manager, error) {
 	}
 	lock.Unlock()
 	if current != 0 {
-		g, err := openGeneration(generationDir(opts.DataDir, current), opts.AnalystIdle, opts.TablesInMemory)
+		g, err := openGeneration(generationDir(opts.DataDir, current), opts.AnalystIdle, opts.inMemory())
 		if err != nil {
 			m.log.Error().Err(err).Uint64("generation", current).Msg("cannot open the current generation")
 		} else {
@@ -457,7 +464,7 @@ func (m *Manager) buildSearch(j *job, req BuildRequest, ph *phase1) (*Generation
 	}
 	opened := m.now()
 	b.dir = final
-	gen, err := openGeneration(final, m.opts.AnalystIdle, m.opts.TablesInMemory)
+	gen, err := openGeneration(final, m.opts.AnalystIdle, m.opts.inMemory())
 	if err == nil {
 		err = check(gen, snap)
 	}

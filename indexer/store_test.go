@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
 )
 
 // writeStore writes records (keys ascending) as a full store in dir.
@@ -65,7 +66,9 @@ func readAll(t *testing.T, s *Store) map[int64]string {
 // full store and from the chain of delta stores written over it (records
 // kept from the base, from the previous delta, changed and added), and the
 // hashes let the next writer tell kept from changed. Keys both narrow and
-// wide (past uint32 offsets) are covered.
+// wide (past uint32 offsets) are covered. Each store reads alike mapped and
+// held in memory (as gds serve opens them), and every other step writes
+// its delta over a store held in memory.
 func TestStoreRecordsReadBackAcrossDeltas(t *testing.T) {
 	for _, wide := range []bool{false, true} {
 		t.Run(fmt.Sprint("wide=", wide), func(t *testing.T) {
@@ -86,12 +89,19 @@ func TestStoreRecordsReadBackAcrossDeltas(t *testing.T) {
 				recs[i] = want[k]
 			}
 			writeStore(t, prevDir, keys, recs)
-			prev, err := openStore(prevDir, "things")
+			prev, err := openStore(prevDir, "things", false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkStore(t, prev, keys, want)
+			checkInMemory(t, prevDir, keys, want)
 			for step := range 4 {
+				if step%2 == 1 {
+					prev.Close()
+					if prev, err = openStore(prevDir, "things", true); err != nil {
+						t.Fatal(err)
+					}
+				}
 				// change 3%, delete 1%, add 2% (new keys in between the old ones)
 				next := map[int64][]byte{}
 				for k, v := range want {
@@ -136,17 +146,50 @@ func TestStoreRecordsReadBackAcrossDeltas(t *testing.T) {
 					t.Fatalf("step %d: kept %d, changed %d of %d", step, kept, changed, len(keys))
 				}
 				prev.Close()
-				if prev, err = openStore(dir, "things"); err != nil {
+				if prev, err = openStore(dir, "things", false); err != nil {
 					t.Fatal(err)
 				}
 				if prev.DeltaShare() == 0 {
 					t.Fatalf("step %d wrote no delta", step)
 				}
 				checkStore(t, prev, keys, next)
+				checkInMemory(t, dir, keys, next)
 				want, prevDir = next, dir
 			}
 			prev.Close()
 		})
+	}
+}
+
+// checkInMemory opens the store in dir held in memory and checks that it
+// reads as checkStore wants, from memory of its own: neither its data nor
+// the index parts a lookup reads lie in a mapping of its files.
+func checkInMemory(t *testing.T, dir string, keys []int64, want map[int64][]byte) {
+	t.Helper()
+	s, err := openStore(dir, "things", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	checkStore(t, s, keys, want)
+	held := map[string][]byte{"base": s.base, "delta": s.delta, "keys": asBytes(s.keys32)}
+	if s.keys != nil {
+		held["keys"] = asBytes(s.keys)
+	}
+	if s.blk != nil {
+		held["block starts"], held["block offsets"] = asBytes(s.blk.starts), asBytes(s.blk.offs32)
+		held["locations"] = asBytes(s.blk.locs)
+	}
+	for what, b := range held {
+		for _, m := range s.maps {
+			if len(b) > 0 && len(m) > 0 && uintptr(unsafe.Pointer(&b[0])) < uintptr(unsafe.Pointer(&m[0]))+uintptr(len(m)) &&
+				uintptr(unsafe.Pointer(&m[0])) < uintptr(unsafe.Pointer(&b[0]))+uintptr(len(b)) {
+				t.Fatalf("the store's %s lie in a mapped file, not in memory of its own", what)
+			}
+		}
+	}
+	if len(s.held) == 0 || len(s.base) == 0 || len(held["keys"]) == 0 {
+		t.Fatalf("a store opened in memory holds %d copies, %d bytes of base, %d of keys", len(s.held), len(s.base), len(held["keys"]))
 	}
 }
 
@@ -241,7 +284,7 @@ func TestStoreDamagedRecordReads(t *testing.T) {
 			if err := os.WriteFile(idxPath, raw, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s, err := openStore(dir, "things")
+			s, err := openStore(dir, "things", false)
 			if err != nil {
 				t.Fatalf("open: %v", err)
 			}
@@ -284,7 +327,7 @@ func TestStoreReadsV3(t *testing.T) {
 	if string(idx[:8]) != storeMagicV3 {
 		t.Fatalf("wrote %q", idx[:8])
 	}
-	s, err := openStore(dir, "things")
+	s, err := openStore(dir, "things", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +357,7 @@ func TestStoreReadsRawLineFormat(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s, err := openStore(dir, "things")
+	s, err := openStore(dir, "things", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +393,7 @@ func FuzzStoreParse(f *testing.F) {
 	idx3, _ := os.ReadFile(filepath.Join(v3, "things.idx"))
 	data3, _ := os.ReadFile(filepath.Join(v3, "things.data"))
 	f.Add(idx3, data3, []byte(nil))
-	prev, err := openStore(dir, "things")
+	prev, err := openStore(dir, "things", false)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -410,7 +453,7 @@ func BenchmarkStoreGet(b *testing.B) {
 	if err := sw.close(); err != nil {
 		b.Fatal(err)
 	}
-	s, err := openStore(dir, "things")
+	s, err := openStore(dir, "things", false)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -22,7 +22,8 @@ import (
 // the bench's lookup figure does (200,000 records, shuffled, each once, a
 // fresh open), and splits each into its steps. GDS_STORE_DIR names a
 // records directory (a copy: with GDS_STORE_COLD=1 its files' cached pages
-// are dropped first, so every touch reads the disk).
+// are dropped first, so every touch reads the disk); GDS_STORE_IN_MEMORY=1
+// opens it as gds serve does (Options.StoresInMemory).
 //
 //	GDS_STORE_DIR=/tmp/x/records go test -tags bench -run TestStoreFirstTouch -v ./indexer
 func TestStoreFirstTouch(t *testing.T) {
@@ -34,7 +35,7 @@ func TestStoreFirstTouch(t *testing.T) {
 	if k := os.Getenv("GDS_STORE_KIND"); k != "" {
 		kind = k
 	}
-	s, err := openStore(dir, kind)
+	s, err := openStore(dir, kind, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,9 +55,19 @@ func TestStoreFirstTouch(t *testing.T) {
 			dropCache(t, filepath.Join(dir, kind+ext))
 		}
 	}
-	s, err = openStore(dir, kind)
+	inMemory := os.Getenv("GDS_STORE_IN_MEMORY") == "1"
+	t0 := time.Now()
+	s, err = openStore(dir, kind, inMemory)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Logf("opened in %v (in memory: %v)", time.Since(t0), inMemory)
+	if r, err := os.ReadFile("/proc/self/smaps_rollup"); err == nil {
+		for _, l := range bytes.Split(r, []byte("\n")) {
+			if bytes.HasPrefix(l, []byte("AnonHugePages")) || bytes.HasPrefix(l, []byte("Rss")) || bytes.HasPrefix(l, []byte("FilePmd")) {
+				t.Logf("%s", l)
+			}
+		}
 	}
 	lat := make([]time.Duration, len(keys))
 	if os.Getenv("GDS_STORE_FAULTS") == "1" {
@@ -155,7 +166,7 @@ func TestStoreRewrite(t *testing.T) {
 		t.Skip("GDS_STORE_DIR or GDS_STORE_OUT not set")
 	}
 	kind := cmp.Or(os.Getenv("GDS_STORE_KIND"), "characters")
-	s, err := openStore(dir, kind)
+	s, err := openStore(dir, kind, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,7 @@ type serveConfig struct {
 	BleveBatch            int
 	AnalystIdle           time.Duration
 	TablesInMemory        bool
+	StoresInMemory        bool
 	RateLimits            rateLimitFlag
 	TrustedProxies        proxiesFlag
 	HTTP                  httpConfig
@@ -112,6 +113,8 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	addRateLimitFlags(fs, &c.RateLimits, &c.TrustedProxies)
 	fs.BoolVar(&c.TablesInMemory, "tables-in-memory", true, "read the live generation's name tables into memory, in huge pages where the system has them, "+
 		"instead of mapping their files (false: mapped); contains searches are faster, the memory the same")
+	fs.BoolVar(&c.StoresInMemory, "stores-in-memory", false, "read what record lookups read (the live generation's record stores but their hashes) into memory, "+
+		"in huge pages where the system has them, instead of mapping their files: a lookup never waits for the disk, for about 57 bytes a record of memory the kernel cannot reclaim")
 	fs.DurationVar(&c.AnalystIdle, "analyst-idle", 10*time.Minute, "close the bleve indexes analysts' queries opened after this long without one (negative: keep them open)")
 	fs.DurationVar(&c.HTTP.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
 	fs.DurationVar(&c.HTTP.ReadTimeout, "read-timeout", 10*time.Second, "time to read a whole request")

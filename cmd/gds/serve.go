@@ -77,6 +77,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		BatchSize:      cfg.BleveBatch,
 		AnalystIdle:    cfg.AnalystIdle,
 		TablesInMemory: cfg.TablesInMemory,
+		StoresInMemory: cfg.StoresInMemory,
 		FetchSnapshot:  fetchSnapshot(cfg.Data),
 	})
 	if err != nil {

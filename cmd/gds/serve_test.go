@@ -193,7 +193,7 @@ func TestServe(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	// Flags from the environment, as GDS_<FLAG>.
 	s := startServe(t, envMap("GDS_SNAPSHOT", opsSnapshot(t), "GDS_DATA", data, "GDS_ADMIN_ADDR", "127.0.0.1:0",
-		"GDS_SCHEDULE", "@every 1h", "GDS_BLEVE_BATCH", "3"))
+		"GDS_SCHEDULE", "@every 1h", "GDS_BLEVE_BATCH", "3", "GDS_STORES_IN_MEMORY", "true"))
 	if code, body := httpGet(t, "http://"+s.admin+"/readyz"); code != 200 {
 		t.Errorf("/readyz = %d %s", code, body)
 	}
@@ -217,6 +217,7 @@ func TestServe(t *testing.T) {
 	if code != 200 || !strings.Contains(string(body), "30000142") {
 		t.Errorf("public search = %d %s", code, body)
 	}
+	resolvesJita(t, s.public) // the record stores held in memory
 	code, body = httpGet(t, "http://"+s.admin+"/metrics")
 	if code != 200 || !strings.Contains(string(body), `gds_http_requests_total{route="/search/",status="200",version="v2"} 1`) ||
 		!strings.Contains(string(body), "gds_index_generation 1") {
@@ -250,6 +251,22 @@ func TestServe(t *testing.T) {
 	}
 	if strings.Contains(s.stderr.String(), "building one before serving") {
 		t.Error("restart rebuilt although a generation was live")
+	}
+	resolvesJita(t, s.public) // the record stores mapped
+}
+
+// resolvesJita checks that the server at addr resolves Jita's ID to its
+// name from the record store.
+func resolvesJita(t *testing.T, addr string) {
+	t.Helper()
+	resp, err := http.Post("http://"+addr+"/latest/universe/names/", "application/json", strings.NewReader("[30000142]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"name":"Jita"`) {
+		t.Errorf("POST /universe/names/ [30000142] = %d %s", resp.StatusCode, body)
 	}
 }
 

@@ -194,7 +194,7 @@ func Open(path string, n int) (*File, error) {
 		disk.Unmap(mm)
 		return nil, fmt.Errorf("value columns %s: %w", path, err)
 	}
-	release(mm)
+	disk.Release(mm) // checked whole; ranges are rare enough not to hold it resident
 	return f, nil
 }
 

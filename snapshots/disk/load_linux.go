@@ -111,7 +111,7 @@ func (c *loadedCopy) release() error {
 		return nil
 	}
 	delete(loads.m, c.id)
-	err := unix.MunmapPtr(c.mem, c.size)
+	err := c.unmap()
 	if cerr := c.f.Close(); err == nil {
 		err = cerr
 	}
@@ -119,11 +119,61 @@ func (c *loadedCopy) release() error {
 }
 
 // loadAnon reads f (size bytes, not 0) into a new anonymous mapping that
-// starts at a huge page boundary, so that every whole huge page of it can
-// be one; the rest (under one) is small pages.
+// starts at a huge page boundary (anonMemory).
 func loadAnon(f *os.File, size int64) (*loadedCopy, error) {
+	c, err := anonMemory(uintptr(size), func(data []byte) error {
+		for off := 0; off < len(data); off += HugeChunk {
+			end := min(off+HugeChunk, len(data))
+			if _, err := f.ReadAt(data[off:end], int64(off)); err != nil { // io.EOF too: the file shrank
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.f = f
+	return c, nil
+}
+
+// Copy holds parts in anonymous memory of the process's own, one after
+// the other, each starting at a multiple of 8 bytes, read-only and in huge
+// pages where the system has them; it returns the copies in order. What
+// it holds stays in memory however long nothing reads it, where the
+// kernel may drop a mapped file's pages (a record store's index, say)
+// and a later read waits for the disk. Close lets go of them all.
+func Copy(parts ...[]byte) (*Loaded, [][]byte, error) {
+	var size uintptr
+	for _, p := range parts {
+		size += (uintptr(len(p)) + 7) &^ 7
+	}
+	if size == 0 {
+		return &Loaded{close: func() error { return nil }}, make([][]byte, len(parts)), nil
+	}
+	out := make([][]byte, len(parts))
+	c, err := anonMemory(size, func(data []byte) error {
+		at := 0
+		for i, p := range parts {
+			out[i] = data[at : at+len(p) : at+len(p)]
+			copy(out[i], p)
+			at += (len(p) + 7) &^ 7
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return &Loaded{Bytes: c.data, close: c.unmap}, out, nil
+}
+
+// anonMemory maps size bytes (not 0) of anonymous memory that start at a
+// huge page boundary, so that every whole huge page of it can be one (the
+// rest, under one, is small pages), asks for huge pages, lets fill write
+// them and makes them read-only.
+func anonMemory(size uintptr, fill func(data []byte) error) (*loadedCopy, error) {
 	page := uintptr(os.Getpagesize())
-	rounded := (uintptr(size) + page - 1) &^ (page - 1)
+	rounded := (size + page - 1) &^ (page - 1)
 	// Map a huge page more than needed and unmap what lies before the
 	// first huge page boundary and after the rounded length.
 	p, err := mmapAnon(-1, 0, nil, rounded+HugeChunk, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
@@ -138,24 +188,26 @@ func loadAnon(f *os.File, size int64) (*loadedCopy, error) {
 	if tail := HugeChunk - head; tail > 0 {
 		_ = unix.MunmapPtr(unsafe.Add(mem, rounded), tail)
 	}
-	c := &loadedCopy{f: f, mem: mem, size: rounded, refs: 1}
+	c := &loadedCopy{mem: mem, size: rounded, refs: 1}
 	all := unsafe.Slice((*byte)(mem), rounded)
-	_ = unix.Madvise(all, unix.MADV_HUGEPAGE) // a hint: small pages work too
-	data := all[:size]
-	for off := 0; off < len(data); off += HugeChunk {
-		end := min(off+HugeChunk, len(data))
-		if _, err := f.ReadAt(data[off:end], int64(off)); err != nil { // io.EOF too: the file shrank
-			unix.MunmapPtr(mem, rounded)
-			return nil, err
-		}
+	if hugePagesOn() {
+		_ = unix.Madvise(all, unix.MADV_HUGEPAGE) // a hint: small pages work too
 	}
-	if err := unix.Mprotect(all, unix.PROT_READ); err != nil {
-		unix.MunmapPtr(mem, rounded)
+	data := all[:size:size]
+	if err := fill(data); err != nil {
+		c.unmap()
 		return nil, err
 	}
-	c.data = data[:size:size]
+	if err := unix.Mprotect(all, unix.PROT_READ); err != nil {
+		c.unmap()
+		return nil, err
+	}
+	c.data = data
 	return c, nil
 }
+
+// unmap lets go of a copy's memory.
+func (c *loadedCopy) unmap() error { return unix.MunmapPtr(c.mem, c.size) }
 
 // hugePagesOn reports whether transparent huge pages may back memory
 // that asks for them (the mode is "always" or "madvise").

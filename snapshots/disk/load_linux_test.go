@@ -197,3 +197,52 @@ func TestLoadWithoutMemoryMaps(t *testing.T) {
 		t.Fatalf("%d copies, %d bytes: want the file mapped whole", copies, len(l.Bytes))
 	}
 }
+
+// Copy holds slices in read-only anonymous memory that may be huge pages,
+// each copy 8-byte aligned, until Close.
+func TestCopy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	parts := [][]byte{make([]byte, 3<<20+5), nil, make([]byte, 13), make([]byte, 1<<20)}
+	for _, p := range parts {
+		for i := range p {
+			p[i] = byte(rng.Uint32())
+		}
+	}
+	l, copies, err := Copy(parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(copies) != len(parts) {
+		t.Fatalf("%d copies of %d parts", len(copies), len(parts))
+	}
+	for i, c := range copies {
+		if !bytes.Equal(c, parts[i]) || cap(c) != len(parts[i]) {
+			t.Fatalf("part %d: copy of %d bytes (cap %d), want %d equal bytes", i, len(c), cap(c), len(parts[i]))
+		}
+		if len(c) > 0 && uintptr(unsafe.Pointer(&c[0]))%8 != 0 {
+			t.Fatalf("part %d starts at %p, not 8-byte aligned", i, &c[0])
+		}
+		if len(c) > 0 && &c[0] == &parts[i][0] {
+			t.Fatalf("part %d is not a copy", i)
+		}
+	}
+	start := uintptr(unsafe.Pointer(&l.Bytes[0]))
+	vma := mappingOf(t, start)
+	if !strings.Contains(vma.perms, "r--") || vma.size < len(l.Bytes) {
+		t.Fatalf("the copies' mapping: %+v, want read-only, at least %d bytes", vma, len(l.Bytes))
+	}
+	if hugePagesOn() && start%HugeChunk != 0 {
+		t.Fatalf("copies at %#x, not at a huge page boundary", start)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil { // a second Close changes nothing
+		t.Fatal(err)
+	}
+
+	empty, none, err := Copy()
+	if err != nil || len(none) != 0 || empty.Close() != nil {
+		t.Fatalf("Copy of nothing: %v, %d copies", err, len(none))
+	}
+}
