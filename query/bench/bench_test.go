@@ -235,7 +235,7 @@ func TestBench(t *testing.T) {
 	// 5. gds in-process: checks the counts, then times (child process).
 	logStep(t, "gds search")
 	var gs searchOut
-	gs.MaxRSS = runHelper(t, "search", helperArgs{Data: data, Queries: qfile, MinTime: *flagMinTime,
+	runSearch(t, helperArgs{Data: data, Queries: qfile, MinTime: *flagMinTime,
 		MaxPasses: *flagMaxPasses, CPUProfile: *flagCPUProfile, Results: *flagGDSResults, Out: filepath.Join(work, "search.json")}, &gs)
 	if len(gs.Mismatches) > 0 {
 		for i, m := range gs.Mismatches {
