@@ -178,7 +178,7 @@ func checkInMemory(t *testing.T, dir string, keys []int64, want map[int64][]byte
 	}
 	if s.blk != nil {
 		held["block starts"], held["block offsets"] = asBytes(s.blk.starts), asBytes(s.blk.offs32)
-		held["locations"] = asBytes(s.blk.locs)
+		held["locations"], held["dictionary"] = asBytes(s.blk.locs), s.blk.dict
 	}
 	for what, b := range held {
 		for _, m := range s.maps {

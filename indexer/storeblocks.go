@@ -265,15 +265,25 @@ func (s *Store) parseBlocks(idx []byte, n int, v4 bool) error {
 	if end := br.off(br.baseBlocks); end != s.baseSize {
 		return fmt.Errorf("base ends at %d, index says %d", end, s.baseSize)
 	}
+	if err := br.newDecoder(); err != nil {
+		return err
+	}
+	s.blk = br
+	return nil
+}
+
+// newDecoder makes the decoder of the store's blocks, over its dictionary
+// (which the decoder reads in place).
+func (b *blockReader) newDecoder() error {
 	opts := []zstd.DOption{zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxDecoded)}
-	if dictLen > 0 {
-		opts = append(opts, zstd.WithDecoderDictRaw(dictID, br.dict))
+	if len(b.dict) > 0 {
+		opts = append(opts, zstd.WithDecoderDictRaw(dictID, b.dict))
 	}
 	dec, err := zstd.NewReader(nil, opts...)
 	if err != nil {
 		return err
 	}
-	br.dec = dec
-	s.blk = br
+	b.close()
+	b.dec = dec
 	return nil
 }
