@@ -24,13 +24,22 @@ func writeStore(t testing.TB, dir string, keys []int64, recs [][]byte) {
 // dictionary, whole frames) when v3 is set.
 func writeStoreFormat(t testing.TB, dir string, keys []int64, recs [][]byte, v3 bool) {
 	t.Helper()
+	writeStoreWith(t, dir, keys, recs, func(bw *blockWriter) {
+		if v3 {
+			bw.whole, bw.target, bw.dictWant = true, 2<<10, 32<<10
+		}
+	})
+}
+
+// writeStoreWith is writeStore with the block writer's settings changed
+// by set.
+func writeStoreWith(t testing.TB, dir string, keys []int64, recs [][]byte, set func(*blockWriter)) {
+	t.Helper()
 	sw, err := newStoreWriter(dir, "things", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v3 {
-		sw.bw.whole, sw.bw.target, sw.bw.dictWant = true, 2<<10, 32<<10
-	}
+	set(sw.bw)
 	for i, k := range keys {
 		if err := sw.add(k, recs[i]); err != nil {
 			t.Fatal(err)
@@ -66,7 +75,9 @@ func readAll(t *testing.T, s *Store) map[int64]string {
 // full store and from the chain of delta stores written over it (records
 // kept from the base, from the previous delta, changed and added), and the
 // hashes let the next writer tell kept from changed. Keys both narrow and
-// wide (past uint32 offsets) are covered. Each store reads alike mapped and
+// wide (past uint32 offsets) are covered; the wide store's base is written
+// with entropy coding, as stores before 2026-11-25 were, and its deltas
+// without. Each store reads alike mapped and
 // held in memory (as gds serve opens them), and every other step writes
 // its delta over a store held in memory.
 func TestStoreRecordsReadBackAcrossDeltas(t *testing.T) {
@@ -88,7 +99,7 @@ func TestStoreRecordsReadBackAcrossDeltas(t *testing.T) {
 			for i, k := range keys {
 				recs[i] = want[k]
 			}
-			writeStore(t, prevDir, keys, recs)
+			writeStoreWith(t, prevDir, keys, recs, func(bw *blockWriter) { bw.entropy = wide })
 			prev, err := openStore(prevDir, "things", false)
 			if err != nil {
 				t.Fatal(err)
@@ -486,4 +497,65 @@ func cpuTime() int64 {
 		return 0
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// A store's blocks are written without entropy coding: every block's
+// literals are raw (or one repeated byte), with no Huffman table to read
+// at lookup; with entropy set they are Huffman-coded.
+func TestStoreBlocksWithoutEntropy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var keys []int64
+	var recs [][]byte
+	for i := range 4000 {
+		k := int64(90000000 + i)
+		keys, recs = append(keys, k), append(recs, record(rng, k))
+	}
+	for _, entropy := range []bool{false, true} {
+		dir := t.TempDir()
+		writeStoreWith(t, dir, keys, recs, func(bw *blockWriter) { bw.entropy = entropy })
+		s, err := openStore(dir, "things", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		coded := 0
+		for b := range s.blk.blocks {
+			if literalsType(t, s.span(s.blk.off(b), s.blk.off(b+1))) >= 2 {
+				coded++
+			}
+		}
+		s.Close()
+		if entropy && coded == 0 || !entropy && coded > 0 {
+			t.Errorf("entropy %v: %d of %d blocks have Huffman-coded literals", entropy, coded, s.blk.blocks)
+		}
+	}
+}
+
+// literalsType is the literals section type (0 raw, 1 RLE, 2 Huffman, 3
+// Huffman with the previous table) of a frame stored without its magic
+// number, whose first block is compressed; RFC 8878 section 3.1.1.
+func literalsType(t *testing.T, frame []byte) byte {
+	t.Helper()
+	fhd := frame[0]
+	p := 1
+	single := fhd&0x20 != 0
+	if !single {
+		p++ // window descriptor
+	}
+	p += []int{0, 1, 2, 4}[fhd&3] // dictionary ID
+	switch fhd >> 6 {             // frame content size
+	case 0:
+		if single {
+			p++
+		}
+	case 1:
+		p += 2
+	case 2:
+		p += 4
+	case 3:
+		p += 8
+	}
+	if blockType := frame[p] >> 1 & 3; blockType != 2 {
+		t.Fatalf("first block of type %d, not compressed", blockType)
+	}
+	return frame[p+3] & 3
 }

@@ -16,10 +16,13 @@ import (
 // compressed with the store's dictionary. The dictionary is raw content,
 // the first dictSize bytes of records the full build wrote; small frames
 // gain most of their ratio from it. A lookup decodes one block into a
-// pooled buffer, and a block's cost is mostly fixed (its entropy tables)
-// plus its length: 1 KiB blocks with a 128 KiB dictionary take about two
-// thirds of the CPU of GDSSTO03's 2 KiB blocks with 32 KiB, in about the
-// same disk (figures in docs/performance.md). The encoder copies the
+// pooled buffer, and a block's cost is partly fixed plus its length: 1 KiB
+// blocks with a 128 KiB dictionary take about two thirds of the CPU of
+// GDSSTO03's 2 KiB blocks with 32 KiB, in about the same disk (figures in
+// docs/performance.md). The blocks are written without entropy coding
+// (zstd's raw literals and predefined sequence tables): reading a block's
+// own Huffman and FSE tables was a third of a lookup's CPU, for 8% of the
+// disk; stores written with entropy coding are read alike. The encoder copies the
 // dictionary into its history for every block, so a larger one costs
 // the build more than it saves on disk (256 KiB until 2026-11-25: 1.6%
 // less disk, 10% more of the first phase's CPU); stores written with it

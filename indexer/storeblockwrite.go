@@ -37,6 +37,10 @@ type blockWriter struct {
 	// (measurements of other block and dictionary sizes).
 	target, dictWant int
 	level            zstd.EncoderLevel
+	// entropy codes literals and sequences with tables of each block's
+	// own (Huffman, FSE), as stores written before 2026-11-25 are: for
+	// measuring the difference.
+	entropy bool
 	// whole keeps each frame's magic number (a GDSSTO03 store, written
 	// only by tests of reading one).
 	whole bool
@@ -106,7 +110,7 @@ func (bw *blockWriter) chooseDict() error {
 func (bw *blockWriter) useDict(dict []byte) error {
 	bw.dict, bw.haveDict = dict, true
 	opts := []zstd.EOption{zstd.WithEncoderLevel(cmp.Or(bw.level, zstd.SpeedFastest)), zstd.WithEncoderCRC(false),
-		zstd.WithEncoderConcurrency(blockWorkers)}
+		zstd.WithEncoderConcurrency(blockWorkers), zstd.WithNoEntropyCompression(!bw.entropy)}
 	if len(dict) > 0 {
 		opts = append(opts, zstd.WithEncoderDictRaw(dictID, dict))
 	}

@@ -157,7 +157,8 @@ func dropCache(t *testing.T, name string) {
 // GDS_STORE_KIND) again, whole, in the current format, into GDS_STORE_OUT,
 // keeping its records, order and hashes (its .by-<group> files stay valid).
 // GDS_STORE_BLOCK, GDS_STORE_DICT and GDS_STORE_LEVEL try other block and
-// dictionary sizes and encoder levels.
+// dictionary sizes and encoder levels; GDS_STORE_ENTROPY=1 codes blocks
+// with tables of their own, as stores written before 2026-11-25 are.
 //
 //	GDS_STORE_DIR=/tmp/x/records GDS_STORE_OUT=/tmp/y go test -tags bench -run TestStoreRewrite -v ./indexer
 func TestStoreRewrite(t *testing.T) {
@@ -182,6 +183,7 @@ func TestStoreRewrite(t *testing.T) {
 	sw.bw.dictWant, _ = strconv.Atoi(os.Getenv("GDS_STORE_DICT"))
 	lv, _ := strconv.Atoi(os.Getenv("GDS_STORE_LEVEL"))
 	sw.bw.level = zstd.EncoderLevel(lv)
+	sw.bw.entropy = os.Getenv("GDS_STORE_ENTROPY") == "1"
 	sw.reserve(s.Len())
 	t0, c0 := time.Now(), cpuTime()
 	// Block by block: each decoded once (positions follow the blocks in

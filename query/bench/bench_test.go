@@ -594,11 +594,9 @@ func renameOnePercent(snap *snapshots.Snapshot, dir string) error {
 }
 
 // settle has PostgreSQL write its dirty buffers (CHECKPOINT) and the kernel
-// write back every dirty page (sync) before the timed phases: the build's
-// files and PostgreSQL's load are gigabytes that the kernel would otherwise
-// write back while they run (in the 2026-11-25 run, the first timed phase
-// found lookups' p99 at 34 µs, against 13–21 µs in runs on a settled
-// machine).
+// write back every dirty page (sync) before the timed phases, so that they
+// never share the disk with the writes of the build and PostgreSQL's load
+// (a precaution: on 2026-11-25 it found little left to write, 14 ms).
 func settle(ctx context.Context, t *testing.T, conn *pgx.Conn) {
 	t0 := time.Now()
 	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
