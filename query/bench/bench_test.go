@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -591,17 +590,4 @@ func renameOnePercent(snap *snapshots.Snapshot, dir string) error {
 	}
 	_, err = w.Commit()
 	return err
-}
-
-// settle has PostgreSQL write its dirty buffers (CHECKPOINT) and the kernel
-// write back every dirty page (sync) before the timed phases, so that they
-// never share the disk with the writes of the build and PostgreSQL's load
-// (a precaution: on 2026-11-25 it found little left to write, 14 ms).
-func settle(ctx context.Context, t *testing.T, conn *pgx.Conn) {
-	t0 := time.Now()
-	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
-		t.Fatalf("CHECKPOINT: %v", err)
-	}
-	syscall.Sync()
-	logStep(t, "PostgreSQL checkpointed and dirty pages written back in %s", time.Since(t0).Round(time.Millisecond))
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -331,53 +330,6 @@ func watchSearchable(m *indexer.Manager, start time.Time, out chan<- time.Durati
 	}
 }
 
-// timeLookups fetches every character the query set found (at most
-// 200,000, in a shuffled order, each once: mostly first touches of the
-// store's pages) from the record store and times each lookup.
-func timeLookups(s *query.Searcher, results [][]int64) (Timing, error) {
-	seen := map[int64]bool{}
-	var ids []int64
-	for _, r := range results {
-		for _, id := range r {
-			if !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
-			}
-		}
-	}
-	rng := rand.New(rand.NewPCG(3, 5))
-	rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
-	ids = ids[:min(len(ids), 200_000)]
-	v, err := s.View()
-	if err != nil {
-		return Timing{}, err
-	}
-	defer v.Close()
-	lat := make([]time.Duration, 0, len(ids))
-	errs := 0
-	start := time.Now()
-	for _, id := range ids {
-		t0 := time.Now()
-		raw, err := v.Raw(snapshots.Characters, id)
-		lat = append(lat, time.Since(t0))
-		if err != nil || len(raw) == 0 {
-			errs++
-		}
-	}
-	return summarize(lat, time.Since(start), errs), nil
-}
-
-// timeLookupsInMemory is timeLookups on data opened again as gds serve
-// --stores-in-memory opens it.
-func timeLookupsInMemory(data string, results [][]int64) (Timing, error) {
-	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), TablesInMemory: true, StoresInMemory: true})
-	if err != nil {
-		return Timing{}, err
-	}
-	defer m.Close()
-	return timeLookups(query.New(m), results)
-}
-
 // minPasses is how many passes ContainsMin takes the fastest of.
 const minPasses = 5
 
@@ -616,16 +568,4 @@ func gdsOnly(t *testing.T) {
 		p("   %9s ms  %-7s %-22q candidates %6d verified %6d hits %3d\n", ms(q.Took), q.Query.Class, q.Query.Text, q.Candidates, q.Verified, q.Hits)
 	}
 	fmt.Print(b.String())
-}
-
-// runSearch runs the search child; the serving memory it reports is its
-// peak before the lookups on stores held in memory, which open the
-// generation a second time.
-func runSearch(t *testing.T, a helperArgs, gs *searchOut) {
-	t.Helper()
-	peak := runHelper(t, "search", a, gs)
-	gs.MaxRSS = gs.HWM
-	if gs.HWM == 0 {
-		gs.MaxRSS = peak
-	}
 }
