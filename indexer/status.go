@@ -1,6 +1,10 @@
 package indexer
 
-import "time"
+import (
+	"time"
+
+	"gds/snapshots/disk"
+)
 
 // BuildResult reports one build attempt.
 type BuildResult struct {
@@ -36,6 +40,10 @@ type Status struct {
 	Building  *Running     `json:"building"`
 	Schedule  *Schedule    `json:"schedule"`
 	Failures  int          `json:"failures"`
+	// HeldBytes is the memory the process holds generations' files in
+	// (Options.TablesInMemory, StoresInMemory: copies the kernel cannot
+	// reclaim; a copy generations share counted once).
+	HeldBytes int64 `json:"held_bytes"`
 }
 
 // Running describes a build in progress.
@@ -82,6 +90,7 @@ func (m *Manager) Status() Status {
 		st.Schedule = &s
 	}
 	st.Failures = m.failures
+	st.HeldBytes = disk.HeldBytes()
 	return st
 }
 

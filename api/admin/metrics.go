@@ -12,6 +12,7 @@ import (
 
 	"gds/indexer"
 	"gds/snapshots"
+	"gds/snapshots/disk"
 )
 
 // Metrics holds the service's Prometheus metrics in a registry of its own
@@ -55,6 +56,7 @@ const (
 	MetricGenerationBuilt = "gds_index_generation_created_timestamp_seconds"
 	MetricConnections     = "gds_http_connections_total"
 	MetricHandedOver      = "gds_http_connections_handed_over_total"
+	MetricHeld            = "gds_memory_held_bytes"
 )
 
 // NewMetrics returns the metrics, with Go runtime and process metrics
@@ -100,7 +102,10 @@ func NewMetrics() *Metrics {
 	m.reg.MustRegister(m.requests, m.latency, m.candidates, m.verified, m.cache, m.errorLimited, m.rateLimited,
 		m.builds, m.buildFailures, m.buildDuration, m.lastBuild,
 		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: MetricHeld, Help: "Memory the process holds generations' files in (--tables-in-memory, --stores-in-memory), which the kernel cannot reclaim.",
+		}, func() float64 { return float64(disk.HeldBytes()) }))
 	// Zero series, so dashboards and alerts see 0 rather than nothing.
 	m.cacheHit = m.cache.WithLabelValues("hit")
 	m.cacheMiss = m.cache.WithLabelValues("miss")

@@ -203,9 +203,12 @@ func TestServe(t *testing.T) {
 			ID         uint64
 			BleveBatch int `json:"bleve_batch"`
 		}
-		Schedule struct{ Spec string }
+		Schedule  struct{ Spec string }
+		HeldBytes int64 `json:"held_bytes"`
 	}
-	if code != 200 || json.Unmarshal(body, &st) != nil || st.Live.ID != 1 || st.Live.BleveBatch != 3 || st.Schedule.Spec != "@every 1h" {
+	// Tables (by default) and record stores (from the environment) held in memory.
+	if code != 200 || json.Unmarshal(body, &st) != nil || st.Live.ID != 1 || st.Live.BleveBatch != 3 || st.Schedule.Spec != "@every 1h" ||
+		st.HeldBytes <= 0 {
 		t.Errorf("/admin/status = %d %s", code, body)
 	}
 	code, body = httpGet(t, "http://"+s.admin+"/admin/query?q=name:jita")
@@ -220,7 +223,7 @@ func TestServe(t *testing.T) {
 	resolvesJita(t, s.public) // the record stores held in memory
 	code, body = httpGet(t, "http://"+s.admin+"/metrics")
 	if code != 200 || !strings.Contains(string(body), `gds_http_requests_total{route="/search/",status="200",version="v2"} 1`) ||
-		!strings.Contains(string(body), "gds_index_generation 1") {
+		!strings.Contains(string(body), "gds_index_generation 1") || !strings.Contains(string(body), "\ngds_memory_held_bytes ") {
 		t.Errorf("/metrics after one search = %d\n%s", code, body)
 	}
 	if err := s.stop(t); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -189,6 +190,7 @@ func anonMemory(size uintptr, fill func(data []byte) error) (*loadedCopy, error)
 		_ = unix.MunmapPtr(unsafe.Add(mem, rounded), tail)
 	}
 	c := &loadedCopy{mem: mem, size: rounded, refs: 1}
+	held.Add(int64(rounded))
 	all := unsafe.Slice((*byte)(mem), rounded)
 	if hugePagesOn() {
 		_ = unix.Madvise(all, unix.MADV_HUGEPAGE) // a hint: small pages work too
@@ -207,7 +209,17 @@ func anonMemory(size uintptr, fill func(data []byte) error) (*loadedCopy, error)
 }
 
 // unmap lets go of a copy's memory.
-func (c *loadedCopy) unmap() error { return unix.MunmapPtr(c.mem, c.size) }
+func (c *loadedCopy) unmap() error {
+	held.Add(-int64(c.size))
+	return unix.MunmapPtr(c.mem, c.size)
+}
+
+// held counts the bytes of the copies Load and Copy hold.
+var held atomic.Int64
+
+// HeldBytes is the memory the process holds in copies made by Load and
+// Copy (a copy shared by several loads counted once), in whole pages.
+func HeldBytes() int64 { return held.Load() }
 
 // hugePagesOn reports whether transparent huge pages may back memory
 // that asks for them (the mode is "always" or "madvise").

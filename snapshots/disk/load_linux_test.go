@@ -39,6 +39,7 @@ func TestLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	before := HeldBytes()
 	first := mustLoad(t, a)
 	if !bytes.Equal(first.Bytes, content) {
 		t.Fatal("loaded content differs from the file")
@@ -65,6 +66,10 @@ func TestLoad(t *testing.T) {
 	if &separate.Bytes[0] == &first.Bytes[0] || !bytes.Equal(separate.Bytes, content) {
 		t.Fatal("a different file with the same content shares the copy")
 	}
+	page := os.Getpagesize()
+	if got, want := HeldBytes()-before, 2*int64((len(content)+page-1)/page*page); got != want {
+		t.Fatalf("HeldBytes grew by %d for two copies of %d bytes (four loads), want %d", got, len(content), want)
+	}
 
 	// Every load but one let go: the copy stays, whole.
 	for _, l := range []*Loaded{first, again, separate} {
@@ -84,8 +89,8 @@ func TestLoad(t *testing.T) {
 	loads.Lock()
 	held := len(loads.m)
 	loads.Unlock()
-	if held != 0 {
-		t.Fatalf("%d copies still held after every load closed", held)
+	if held != 0 || HeldBytes() != before {
+		t.Fatalf("%d copies, %d bytes still held after every load closed (%d before)", held, HeldBytes(), before)
 	}
 
 	// The file rewritten under the same name is a new file: a new copy.
@@ -208,9 +213,14 @@ func TestCopy(t *testing.T) {
 			p[i] = byte(rng.Uint32())
 		}
 	}
+	before := HeldBytes()
 	l, copies, err := Copy(parts...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	page := os.Getpagesize()
+	if got, want := HeldBytes()-before, int64((len(l.Bytes)+page-1)/page*page); got != want {
+		t.Fatalf("HeldBytes grew by %d for a copy of %d bytes, want %d", got, len(l.Bytes), want)
 	}
 	if len(copies) != len(parts) {
 		t.Fatalf("%d copies of %d parts", len(copies), len(parts))
@@ -239,6 +249,9 @@ func TestCopy(t *testing.T) {
 	}
 	if err := l.Close(); err != nil { // a second Close changes nothing
 		t.Fatal(err)
+	}
+	if HeldBytes() != before {
+		t.Fatalf("HeldBytes %d after Close, %d before the copy", HeldBytes(), before)
 	}
 
 	empty, none, err := Copy()

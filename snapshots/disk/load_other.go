@@ -30,3 +30,7 @@ func Copy(parts ...[]byte) (*Loaded, [][]byte, error) {
 	}
 	return &Loaded{Bytes: data, close: func() error { return nil }}, out, nil
 }
+
+// HeldBytes is the memory held in copies on Linux; here copies are the
+// heap's, counted by the Go runtime, and this is 0.
+func HeldBytes() int64 { return 0 }
