@@ -23,15 +23,7 @@ func TestExactFindsEveryDuplicate(t *testing.T) {
 		}
 		entries = append(entries, nametable.Entry{ID: int64(90000000 + i), Folded: name})
 	}
-	path := filepath.Join(t.TempDir(), "t.tbl")
-	if err := nametable.Write(path, entries, nil); err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := nametable.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Close()
+	tbl := openTable(t, writeTable(t, entries))
 	texts := append(slices.Clone(names), "name 7", "name 1999", "missing", "name")
 	for _, text := range texts {
 		var want []uint32
@@ -70,15 +62,8 @@ func TestLoadAnswersAsOpen(t *testing.T) {
 		}
 		entries = append(entries, nametable.Entry{ID: int64(90000000 + i), Folded: name + " " + syl[rng.IntN(len(syl))]})
 	}
-	path := filepath.Join(t.TempDir(), "t.tbl")
-	if err := nametable.Write(path, entries, nil); err != nil {
-		t.Fatal(err)
-	}
-	mapped, err := nametable.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mapped.Close()
+	path := writeTable(t, entries)
+	mapped := openTable(t, path)
 	loaded, err := nametable.Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -115,4 +100,26 @@ func TestLoadAnswersAsOpen(t *testing.T) {
 	if _, err := nametable.Load(filepath.Join(t.TempDir(), "missing.tbl")); err == nil {
 		t.Error("Load of a missing file succeeded")
 	}
+}
+
+// writeTable writes entries to a table file of the test's and returns its
+// path.
+func writeTable(t *testing.T, entries []nametable.Entry) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "t.tbl")
+	if err := nametable.Write(path, entries, nil); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// openTable maps the table at path until the test ends.
+func openTable(t *testing.T, path string) *nametable.Table {
+	t.Helper()
+	tbl, err := nametable.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tbl.Close() })
+	return tbl
 }

@@ -3,7 +3,6 @@ package nametable_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -31,15 +30,7 @@ func TestWalkFilters(t *testing.T) {
 		}
 		entries = append(entries, nametable.Entry{ID: int64(1_000_000 + i), Folded: name, Access: access})
 	}
-	path := filepath.Join(t.TempDir(), "t.tbl")
-	if err := nametable.Write(path, entries, nil); err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := nametable.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Close()
+	tbl := openTable(t, writeTable(t, entries))
 	// Write left entries in ordinal order.
 	hide := roaring.New()
 	for o := range uint32(tbl.Len()) {

@@ -13,9 +13,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Load reads a file gds reads at random all over (a name table) into
-// anonymous memory it asks the kernel to back with transparent huge pages
-// (MADV_HUGEPAGE), then makes that memory read-only.
+// Load reads a file gds reads at random all over (a name table, a record
+// store's data) into anonymous memory it asks the kernel to back with
+// transparent huge pages (MADV_HUGEPAGE), then makes that memory
+// read-only.
 //
 // A mapping of the file itself is in huge pages only where the page cache
 // happens to hold the file in huge folios, which depends on how it was
