@@ -1,7 +1,6 @@
 package indexer
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"time"
@@ -70,7 +69,7 @@ func (g *Generation) universe() *universe {
 			}
 			for i := range s.Len() {
 				rec := k.New()
-				if s.Read(i, func(raw []byte) error { return json.Unmarshal(raw, rec) }) == nil {
+				if s.Read(i, func(raw []byte) error { return snapshots.DecodeRecord(raw, rec) }) == nil {
 					fn(rec)
 				}
 			}

@@ -146,3 +146,37 @@ func BenchmarkSample(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNames resolves IDs to names as POST /universe/names does: 20
+// characters an operation, each a record-store lookup and a decode.
+func BenchmarkNames(b *testing.B) {
+	s, names := benchSearcher(b)
+	ctx := context.Background()
+	var ids []int64
+	for _, n := range names {
+		res, err := s.Search(ctx, query.Request{Text: n, Strict: true, Categories: []snapshots.Category{snapshots.CategoryCharacter}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, res.IDs[snapshots.CategoryCharacter]...)
+	}
+	if len(ids) < 20 {
+		b.Fatalf("only %d character IDs", len(ids))
+	}
+	v, err := s.View()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	i := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		at := i % (len(ids) - 20)
+		found, missing := v.Names(ids[at:at+20], "en")
+		if len(found) != 20 || len(missing) != 0 {
+			b.Fatalf("resolved %d of 20 (missing %v)", len(found), missing)
+		}
+		i += 20
+	}
+}

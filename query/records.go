@@ -20,7 +20,7 @@ func (v *View) Record(kind snapshots.Kind, id int64) (snapshots.Record, error) {
 		return nil, ErrNotFound
 	}
 	rec := kind.New()
-	ok, err := s.Get(id, func(raw []byte) error { return json.Unmarshal(raw, rec) })
+	ok, err := s.Get(id, func(raw []byte) error { return snapshots.DecodeRecord(raw, rec) })
 	if err := recordErr(kind, id, ok, err); err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (v *View) Each(kind snapshots.Kind, fn func(snapshots.Record) error) error 
 	}
 	for i := 0; i < s.Len(); i++ {
 		rec := kind.New()
-		if err := s.Read(i, func(raw []byte) error { return json.Unmarshal(raw, rec) }); err != nil {
+		if err := s.Read(i, func(raw []byte) error { return snapshots.DecodeRecord(raw, rec) }); err != nil {
 			return fmt.Errorf("%s %d: %w", kind, s.Key(i), err)
 		}
 		if err := fn(rec); err != nil {
@@ -87,7 +87,7 @@ func (v *View) StructuresOf(corporation int64) ([]*snapshots.Structure, error) {
 	out := make([]*snapshots.Structure, 0, len(pos))
 	for _, p := range pos {
 		var st snapshots.Structure
-		if err := s.Read(p, func(raw []byte) error { return json.Unmarshal(raw, &st) }); err != nil {
+		if err := s.Read(p, func(raw []byte) error { return snapshots.DecodeRecord(raw, &st) }); err != nil {
 			return nil, fmt.Errorf("structure %d: %w", s.Key(p), err)
 		}
 		out = append(out, &st)
@@ -113,7 +113,7 @@ func (v *View) Document(path string) (json.RawMessage, error) {
 	}
 	for _, p := range s.Group("path", indexer.HashPath(path)) {
 		var d snapshots.Document
-		if err := s.Read(p, func(raw []byte) error { return json.Unmarshal(raw, &d) }); err != nil {
+		if err := s.Read(p, func(raw []byte) error { return snapshots.DecodeRecord(raw, &d) }); err != nil {
 			return nil, err
 		}
 		if d.Path == path {

@@ -270,6 +270,19 @@ func decodeCharacter(line []byte, c *Character) bool {
 	}
 }
 
+// DecodeRecord decodes a record line of a snapshot (as a generation's
+// record store holds it) into rec, a zero record of its kind: by a fast
+// decoder when one knows the kind and the line's shape, by encoding/json
+// otherwise. A lookup that resolves a character's name pays for the
+// decoding of its whole record: the fast decoders take about a tenth of
+// encoding/json's time.
+func DecodeRecord(line []byte, rec Record) error {
+	if decodeFast(line, rec) {
+		return nil
+	}
+	return json.Unmarshal(line, rec)
+}
+
 // decodeFast decodes line into rec when a fast decoder knows rec's kind
 // and the line's shape; false means rec must be decoded by encoding/json.
 func decodeFast(line []byte, rec Record) bool {

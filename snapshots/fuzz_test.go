@@ -185,3 +185,28 @@ func FuzzOpenManifest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeRecord checks that DecodeRecord, which reads a generation's
+// stored records, answers what encoding/json answers for the same line:
+// the same error or none, and the same record, for the kinds with a fast
+// decoder and one without.
+func FuzzDecodeRecord(f *testing.F) {
+	f.Add([]byte(`{"id":90000001,"name":"Ka-Ren Kitoda","corporation_id":98605282,"birthday":"2003-05-06T00:00:33Z","security_status":-0.39}`))
+	f.Add([]byte(`{"id":90000001, "name":"spaced"}`))
+	f.Add([]byte(`{"id":1,"name":"x","names":{"de":"y"}}`))
+	f.Add([]byte(`{"character_id":1,"corporation_id":2,"roles":["Director"]}`))
+	f.Add([]byte(`{"id":"1"}`))
+	f.Add([]byte(`{"id":1`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		for _, k := range []Kind{Characters, Roles, Corporations} {
+			got, want := k.New(), k.New()
+			err, wantErr := DecodeRecord(line, got), json.Unmarshal(line, want)
+			if (err == nil) != (wantErr == nil) {
+				t.Fatalf("%s: DecodeRecord: %v, encoding/json: %v; line: %s", k, err, wantErr, line)
+			}
+			if err == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: DecodeRecord: %+v\nencoding/json: %+v\nline: %s", k, got, want, line)
+			}
+		}
+	})
+}
