@@ -20,7 +20,7 @@ import (
 
 // The ceiling: a minimal net/http server, in a process of its own (this
 // test binary re-executed in the "ceiling" role) as gds serve is, that
-// answers every request path from memory with the answer gds gave for it
+// answers every request (path, and a POST's body) from memory with the answer gds gave for it
 // (status, every header with values of the same size, the body). Driven by
 // the same wrk script as gds, it is what the machine, the kernel's loopback,
 // net/http and the client cost with no work at all; gds's HTTP rows are
@@ -47,8 +47,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// capture asks addr for every path over one keep-alive connection, with
-// the request wrk sends (request line and Host only, so no gzip), and
+// capture asks addr for every request (see splitRequest) over one
+// keep-alive connection, as wrk sends it (request line and Host, and a
+// POST's body with its type and length; no gzip asked for), and
 // returns the answers as they came, with their size on the wire.
 func capture(addr string, paths []string) ([]answer, error) {
 	conn, err := net.DialTimeout("tcp", addr, 10*time.Second)
@@ -62,7 +63,14 @@ func capture(addr string, paths []string) ([]answer, error) {
 	used := 0
 	for _, p := range paths {
 		conn.SetDeadline(time.Now().Add(time.Minute))
-		if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", p, addr); err != nil {
+		method, path, reqBody := splitRequest(p)
+		var err error
+		if method == http.MethodPost {
+			_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", path, addr, len(reqBody), reqBody)
+		} else {
+			_, err = fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, addr)
+		}
+		if err != nil {
 			return nil, err
 		}
 		resp, err := http.ReadResponse(br, nil)
@@ -160,7 +168,12 @@ func helperCeiling(a helperArgs) error {
 		return err
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		an := byURI[r.RequestURI]
+		key := r.RequestURI
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			key = postRequest(r.RequestURI, string(body))
+		}
+		an := byURI[key]
 		if an == nil {
 			http.NotFound(w, r)
 			return

@@ -21,10 +21,11 @@
 // with 1 and 2 sequential Go clients and with 16 concurrent keep-alive
 // connections, with the response cache on and off, and with wrk against a
 // ceiling: a minimal net/http server in a process of its own that answers
-// each request path from memory with the answer gds gave for it (captured
-// first: status, every header with a value of the same size, the body),
-// driven by the same wrk scripts; gds's rows are reported as a fraction of
-// it. The build child also reports when a search first answered (time to
+// each request (its path, and a POST's body) from memory with the answer
+// gds gave for it (captured first: status, every header with a value of
+// the same size, the body), driven by the same wrk scripts; gds's rows are
+// reported as a fraction of it. Besides searches, wrk resolves the
+// characters the contains texts found, 20 to a POST /universe/names/. The build child also reports when a search first answered (time to
 // searchable), the search child times record-store lookups, and the last
 // table lists every target with what the run measured and whether it was
 // met. Flags (after -args):

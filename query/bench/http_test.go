@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -54,6 +55,7 @@ const (
 	scenStrict   = "strict, cache off"
 	scenCached   = "cached, Zipf mix"
 	scenContains = "contains, cache off"
+	scenNames    = "names, 20 IDs"
 )
 
 // wrkPlan lists, per phase, the scenarios and connection counts.
@@ -62,7 +64,7 @@ var wrkPlan = map[string][]struct {
 	conns    []int
 }{
 	"cached":   {{scenCached, []int{16, 32}}},
-	"uncached": {{scenStrict, []int{16, 32}}, {scenContains, []int{1, 16, 32}}},
+	"uncached": {{scenStrict, []int{16, 32}}, {scenContains, []int{1, 16, 32}}, {scenNames, []int{1, 16}}},
 }
 
 // row returns the measured row of scenario at conns.
@@ -297,7 +299,8 @@ func measureHTTP(ctx context.Context, bin, snapshot, data, work string, qs []Que
 // against gds and then the ceiling. The cached phase asks for the first
 // 200 contains texts in a Zipf-like mix (the cache holds them from the
 // checking pass); the uncached one for every strict text and every
-// contains text round robin.
+// contains text round robin, and resolves the characters the contains
+// texts found, 20 a request (namesRequests).
 func (r *httpResult) wrkPhase(phase, addr, work string, qs []Query, d time.Duration) {
 	contains, strict := split(qs)
 	paths := map[string][]string{}
@@ -328,6 +331,15 @@ func (r *httpResult) wrkPhase(phase, addr, work string, qs []Query, d time.Durat
 		fail(fmt.Errorf("capturing gds's answers: %w", err))
 		return
 	}
+	if phase != "cached" {
+		paths[scenNames] = namesRequests(gdsAnswers[len(paths[scenStrict]):], 20, 200)
+		names, err := capture(addr, paths[scenNames])
+		if err != nil {
+			fail(fmt.Errorf("capturing gds's answers: %w", err))
+			return
+		}
+		all, gdsAnswers = append(all, paths[scenNames]...), append(gdsAnswers, names...)
+	}
 	c, err := startCeiling(work, phase, gdsAnswers)
 	if err != nil {
 		fail(err)
@@ -352,6 +364,9 @@ func (r *httpResult) wrkPhase(phase, addr, work string, qs []Query, d time.Durat
 	r.Ceiling = append(r.Ceiling, note)
 	for _, p := range wrkPlan[phase] {
 		script, err := writeScript(work, strings.NewReplacer(", ", "-", " ", "-").Replace(p.scenario), paths[p.scenario], p.scenario == scenCached)
+		if err == nil && len(paths[p.scenario]) == 0 {
+			err = fmt.Errorf("%s: no requests to make", p.scenario)
+		}
 		if err != nil {
 			fail(err)
 			return
@@ -371,4 +386,43 @@ func (r *httpResult) wrkPhase(phase, addr, work string, qs []Query, d time.Durat
 			r.Rows = append(r.Rows, row)
 		}
 	}
+}
+
+// namesRequests makes up to n POST /universe/names/ requests, each of per
+// distinct characters that the answers (to contains searches) found, in
+// the order found: the lookups a client makes after searching.
+func namesRequests(answers []answer, per, n int) []string {
+	seen := map[int64]bool{}
+	var ids []string
+	for _, a := range answers {
+		var got map[string][]int64
+		if a.Status != http.StatusOK || json.Unmarshal(a.Body, &got) != nil {
+			continue
+		}
+		for _, id := range got["character"] {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, strconv.FormatInt(id, 10))
+			}
+		}
+	}
+	var out []string
+	for len(out) < n && len(ids) >= per {
+		out = append(out, postRequest("/latest/universe/names/", "["+strings.Join(ids[:per], ",")+"]"))
+		ids = ids[per:]
+	}
+	return out
+}
+
+// A request of a wrk script, a capture or the ceiling is its path (a GET),
+// or "POST path", a newline and the JSON body.
+func postRequest(path, body string) string { return "POST " + path + "\n" + body }
+
+// splitRequest returns a request's method, path and body.
+func splitRequest(req string) (method, path, body string) {
+	if rest, ok := strings.CutPrefix(req, "POST "); ok {
+		path, body, _ = strings.Cut(rest, "\n")
+		return http.MethodPost, path, body
+	}
+	return http.MethodGet, req, ""
 }

@@ -26,13 +26,14 @@ var wrkRows = []struct {
 	{scenStrict, 16}, {scenStrict, 32},
 	{scenCached, 16}, {scenCached, 32},
 	{scenContains, 1}, {scenContains, 16}, {scenContains, 32},
+	{scenNames, 1}, {scenNames, 16},
 }
 
 func wrkTable(p func(string, ...any), hr httpResult, d time.Duration) {
 	p("\n== gds over HTTP against its ceiling: wrk -t%d --latency, loopback, no gzip asked for; per row %d rounds of %s against gds and then\n", wrkThreads, wrkRounds, d)
 	p("   %s against the ceiling, each side's best round shown (p50/p99/max are that round's)\n", d)
 	p("   wrk shares the machine's cores with the server it drives; gds serve runs with --rate-limit off (one client address)\n")
-	p("   ceiling: a minimal net/http server in its own process answering each request path from memory with gds's answer\n")
+	p("   ceiling: a minimal net/http server in its own process answering each request (path, and a POST's body) from memory with gds's answer\n")
 	p("   (status, every header with a value of the same size, the body), driven by the same wrk script\n")
 	if !hr.Available {
 		p("   not measured: %s\n", hr.Why)
@@ -41,7 +42,8 @@ func wrkTable(p func(string, ...any), hr httpResult, d time.Duration) {
 	for _, c := range hr.Ceiling {
 		p("   %s\n", c)
 	}
-	p("   strict: every strict text; cached: 200 contains texts in a Zipf-like mix, response cache on; contains: every contains text\n")
+	p("   strict: every strict text; cached: 200 contains texts in a Zipf-like mix, response cache on; contains: every contains text;\n")
+	p("   names: POST /universe/names/ of 20 characters the contains texts found, 200 bodies round robin (record-store lookups)\n")
 	p("\n%-20s %5s | %10s %8s %8s %8s | %10s %8s %8s | %s\n", "scenario", "conns", "gds req/s", "p50 ms", "p99 ms", "max ms", "ceil req/s", "p50 ms", "p99 ms", "gds/ceiling")
 	for _, w := range wrkRows {
 		r, ok := hr.row(w.scenario, w.conns)

@@ -24,25 +24,42 @@ var wrkThreads = 1
 // ceiling, alternately; each side's best round is reported.
 var wrkRounds = 2
 
-// wrkScript is a wrk Lua script that asks for paths: round robin from a
+// wrkScript is a wrk Lua script that makes requests (see splitRequest):
+// round robin from a
 // different start in each thread, or a Zipf-like mix (rank r drawn with
 // probability falling as r^-1, by cubing a uniform draw), the shape of
 // real search traffic: a few texts very often, most rarely.
 func wrkScript(paths []string, zipf bool) string {
 	var b strings.Builder
-	b.WriteString("paths = {")
-	for i, p := range paths {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, "%q", p)
+	post := false
+	for _, p := range paths {
+		post = post || strings.HasPrefix(p, "POST ")
 	}
-	b.WriteString("}\n")
+	list := func(name string, each func(string) string) {
+		b.WriteString(name + " = {")
+		for i, p := range paths {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%q", each(p))
+		}
+		b.WriteString("}\n")
+	}
+	list("paths", func(p string) string { _, path, _ := splitRequest(p); return path })
+	if post {
+		// Requests with a body are POSTs of JSON (the body is "" for a GET).
+		list("bodies", func(p string) string { _, _, body := splitRequest(p); return body })
+		b.WriteString("local json = {[\"Content-Type\"] = \"application/json\"}\n")
+		b.WriteString("request = function()\n  i = i % #paths + 1\n  if bodies[i] == \"\" then return wrk.format(\"GET\", paths[i]) end\n" +
+			"  return wrk.format(\"POST\", paths[i], json, bodies[i])\nend\n")
+	}
 	b.WriteString("local threads = 0\nfunction setup(thread)\n  thread:set(\"id\", threads)\n  threads = threads + 1\nend\n")
 	b.WriteString("function init(args)\n  local me = id or 0\n  math.randomseed(7 + me)\n  i = (me * 7919) % #paths\nend\n")
-	if zipf {
+	switch {
+	case post:
+	case zipf:
 		b.WriteString("request = function()\n  local r = math.random()\n  return wrk.format(\"GET\", paths[math.floor(#paths * r * r * r) + 1])\nend\n")
-	} else {
+	default:
 		b.WriteString("request = function()\n  i = i % #paths + 1\n  return wrk.format(\"GET\", paths[i])\nend\n")
 	}
 	return b.String()
