@@ -146,14 +146,9 @@ func (v *View) Names(ids []int64, lang string) (found []Named, missing []int64) 
 	for _, id := range ids {
 		ok := false
 		for _, cat := range resolveOrder {
-			rec, err := v.Record(cat.Kind(), id)
+			name, err := v.name(cat.Kind(), id, lang)
 			if err != nil {
 				continue
-			}
-			named := rec.(snapshots.Named)
-			name := named.DisplayName()
-			if n, ok := named.LocalizedNames()[lang]; ok {
-				name = n
 			}
 			// Agents are characters to ESI.
 			c := cat
@@ -169,6 +164,34 @@ func (v *View) Names(ids []int64, lang string) (found []Named, missing []int64) 
 		}
 	}
 	return found, missing
+}
+
+// name returns the name in lang of the record of kind with key id: from
+// the record's name alone when that is all it has (snapshots.DecodeName),
+// else from the record decoded.
+func (v *View) name(kind snapshots.Kind, id int64, lang string) (string, error) {
+	s := v.g.Store(kind)
+	if s == nil {
+		return "", ErrNotFound
+	}
+	var name string
+	ok, err := s.Get(id, func(raw []byte) error {
+		var fast bool
+		if name, fast = snapshots.DecodeName(raw); fast {
+			return nil
+		}
+		rec := kind.New()
+		if err := snapshots.DecodeRecord(raw, rec); err != nil {
+			return err
+		}
+		named := rec.(snapshots.Named)
+		name = named.DisplayName()
+		if n, ok := named.LocalizedNames()[lang]; ok {
+			name = n
+		}
+		return nil
+	})
+	return name, recordErr(kind, id, ok, err)
 }
 
 // IDs resolves names to IDs by exact, case-insensitive match, per

@@ -1,7 +1,9 @@
 package snapshots
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -281,6 +283,66 @@ func DecodeRecord(line []byte, rec Record) error {
 		return nil
 	}
 	return json.Unmarshal(line, rec)
+}
+
+// DecodeName returns the name of a named record's line (Named's
+// DisplayName) without decoding the rest, when the line has the flat
+// shape and no localized names (which only encoding/json reads):
+// resolving IDs to names needs nothing else. false means the line must
+// be decoded whole (DecodeRecord). FuzzDecodeName checks it against
+// encoding/json.
+func DecodeName(line []byte) (string, bool) {
+	s, empty, ok := object(line)
+	if !ok || empty {
+		return "", false
+	}
+	var name string
+	var seen uint32
+	for {
+		key, ok := s.key()
+		if !ok {
+			return "", false
+		}
+		bit := uint32(2)
+		switch {
+		case string(key) == "name":
+			bit = 1
+			name, ok = s.str()
+		case bytes.EqualFold(key, []byte("name")) || bytes.EqualFold(key, []byte("names")):
+			return "", false // what encoding/json matches to a field whatever its case
+		default:
+			// Other keys may repeat; they must be valid JSON strings (key
+			// stops at quotes and backslashes only).
+			ok = !slices.ContainsFunc(key, func(c byte) bool { return c < 0x20 }) && s.skipFlat()
+			seen &^= bit
+		}
+		if more, ok := s.field(&seen, bit, ok); !more {
+			return name, ok && seen&1 != 0
+		}
+	}
+}
+
+// skipFlat passes over a value that is a string, a number, true, false or
+// null; it reports false on anything else (an object, a list).
+func (s *fieldScanner) skipFlat() bool {
+	if s.i >= len(s.b) {
+		return false
+	}
+	switch c := s.b[s.i]; {
+	case c == '"':
+		_, _, ok := s.quoted()
+		return ok
+	case c == '-' || '0' <= c && c <= '9':
+		_, _, ok := s.number()
+		return ok
+	}
+	for _, lit := range []string{"true", "false", "null"} {
+		if bytes.HasPrefix(s.b[s.i:], []byte(lit)) {
+			s.i += len(lit)
+			return true
+		}
+	}
+	return false
 }
 
 // decodeFast decodes line into rec when a fast decoder knows rec's kind

@@ -210,3 +210,35 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeName checks DecodeName against encoding/json: what it reads is
+// valid JSON without localized names, whose name encoding/json reads
+// alike wherever it decodes the line.
+func FuzzDecodeName(f *testing.F) {
+	f.Add([]byte(`{"id":90000001,"name":"Ka-Ren Kitoda","corporation_id":98605282,"birthday":"2003-05-06T00:00:33Z","security_status":-0.39,"x":null,"y":true}`))
+	f.Add([]byte(`{"id":30000142,"name":"Jita","names":{"de":"Jita"}}`))
+	f.Add([]byte(`{"id":1,"NAME":"x","name":"y"}`))
+	f.Add([]byte(`{"id":1,"name":"a","name":"b"}`))
+	f.Add([]byte(`{"id":1,"name":"\u00e9\n"}`))
+	f.Add([]byte(`{"id":1,"name":null}`))
+	f.Add([]byte(`{"id":1,"flag":false,"n":-1.5e3,"name":"z"}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		name, ok := DecodeName(line)
+		if !ok {
+			return
+		}
+		if !json.Valid(line) {
+			t.Fatalf("DecodeName read %q from invalid JSON: %s", name, line)
+		}
+		var e struct {
+			Name  string          `json:"name"`
+			Names json.RawMessage `json:"names"`
+		}
+		if err := json.Unmarshal(line, &e); err != nil {
+			t.Fatalf("encoding/json: %v; line: %s", err, line)
+		}
+		if e.Name != name || e.Names != nil {
+			t.Fatalf("DecodeName: %q, encoding/json: %q (names %s); line: %s", name, e.Name, e.Names, line)
+		}
+	})
+}
