@@ -166,7 +166,8 @@ func (v *View) Names(ids []int64, lang string) (found []Named, missing []int64) 
 	return found, missing
 }
 
-// name returns the name in lang of the record of kind with key id: from
+// name returns the name in lang ("": its own name) of the record of kind
+// with key id: from
 // the record's name alone when that is all it has (snapshots.DecodeName),
 // else from the record decoded.
 func (v *View) name(kind snapshots.Kind, id int64, lang string) (string, error) {
@@ -237,8 +238,8 @@ func (v *View) IDs(names []string, lang string) map[snapshots.Category][]Named {
 	for cat, list := range out {
 		// Report each ID with its name as the record spells it.
 		for i := range list {
-			if rec, err := v.Record(cat.Kind(), list[i].ID); err == nil {
-				list[i].Name = rec.(snapshots.Named).DisplayName()
+			if name, err := v.name(cat.Kind(), list[i].ID, ""); err == nil {
+				list[i].Name = name
 			}
 		}
 	}
