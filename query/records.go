@@ -167,9 +167,8 @@ func (v *View) Names(ids []int64, lang string) (found []Named, missing []int64) 
 }
 
 // name returns the name in lang ("": its own name) of the record of kind
-// with key id: from
-// the record's name alone when that is all it has (snapshots.DecodeName),
-// else from the record decoded.
+// with key id: from the record's name alone when that is all it has
+// (snapshots.DecodeName), else from the record decoded.
 func (v *View) name(kind snapshots.Kind, id int64, lang string) (string, error) {
 	s := v.g.Store(kind)
 	if s == nil {
