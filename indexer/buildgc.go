@@ -1,11 +1,6 @@
 package indexer
 
-import (
-	"fmt"
-	"os"
-	"runtime/debug"
-	"strings"
-)
+import "runtime/debug"
 
 // DefaultBuildGCPercent is the GOGC a process whose job is one build (gds
 // index) runs it with: a build's heap is mostly short-lived garbage of
@@ -23,16 +18,16 @@ const DefaultBuildMemoryLimit = 2560 << 20
 
 // TuneGCForBuild sets the process's GOGC to percent and, when capMemory
 // and percent is above Go's default, a soft memory limit of
-// DefaultBuildMemoryLimit (at most half the machine's memory), so the
-// collector runs sooner rather than outgrow a small machine. It returns
-// what restores both settings. Both are process-wide: call it only where
-// nothing else shares the process.
+// DefaultBuildMemoryLimit (at most half the memory the process may use,
+// memoryBudget), so the collector runs sooner rather than outgrow a small
+// machine. It returns what restores both settings. Both are process-wide:
+// call it only where nothing else shares the process.
 func TuneGCForBuild(percent int, capMemory bool) (restore func()) {
 	oldPercent := debug.SetGCPercent(percent)
 	oldLimit := debug.SetMemoryLimit(-1)
 	if capMemory && percent > 100 {
 		limit := int64(DefaultBuildMemoryLimit)
-		if total := totalMemory(); total > 0 {
+		if total := memoryBudget(); total > 0 {
 			limit = min(limit, total/2)
 		}
 		debug.SetMemoryLimit(limit)
@@ -43,19 +38,3 @@ func TuneGCForBuild(percent int, capMemory bool) (restore func()) {
 	}
 }
 
-// totalMemory is the machine's memory in bytes from /proc/meminfo, or 0.
-func totalMemory() int64 {
-	raw, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(raw)) {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			var kb int64
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
-}

@@ -15,7 +15,7 @@ func TestTuneGCForBuildRestores(t *testing.T) {
 	}
 	debug.SetGCPercent(400)
 	want := int64(DefaultBuildMemoryLimit)
-	if total := totalMemory(); total > 0 {
+	if total := memoryBudget(); total > 0 {
 		want = min(want, total/2)
 	}
 	if got := debug.SetMemoryLimit(-1); got != want {

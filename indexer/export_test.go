@@ -8,3 +8,11 @@ func WithBeforeBleve(o Options, f func(ctx context.Context, generation uint64) e
 	o.beforeBleve = f
 	return o
 }
+
+// SetMemoryBudget makes the memory the process may use look like n bytes
+// until restore.
+func SetMemoryBudget(n int64) (restore func()) {
+	old := memoryBudget
+	memoryBudget = func() int64 { return n }
+	return func() { memoryBudget = old }
+}

@@ -123,6 +123,8 @@ type Generation struct {
 
 	tables map[snapshots.Category]*CategoryTables
 	stores map[snapshots.Kind]*Store
+	// storesHeld: the stores are held in memory rather than mapped.
+	storesHeld bool
 
 	univOnce sync.Once
 	univ     *universe // systems to regions, for FieldValues
@@ -245,11 +247,12 @@ func readMeta(dir string) (Meta, error) {
 
 // inMemory says what of a generation is read into memory of the process's
 // own instead of mapped: its name tables (nametable.Load) and what its
-// record stores' lookups read (openStore).
-type inMemory struct{ tables, stores bool }
+// record stores' lookups read (openStore), always or when they fit
+// (storesFit).
+type inMemory struct{ tables, stores, storesWhenFit bool }
 
 func (o Options) inMemory() inMemory {
-	return inMemory{tables: o.TablesInMemory, stores: o.StoresInMemory}
+	return inMemory{tables: o.TablesInMemory, stores: o.StoresInMemory, storesWhenFit: o.StoresInMemoryAuto}
 }
 
 // openGeneration opens a complete generation directory read-only, checking
@@ -269,8 +272,13 @@ func openGeneration(dir string, idle time.Duration, held inMemory) (*Generation,
 		g.close()
 		return nil, fmt.Errorf("generation %s: %w", dir, err)
 	}
+	holdStores := held.stores
+	if !holdStores && held.storesWhenFit {
+		holdStores, _ = storesFit(filepath.Join(dir, recordsDir))
+	}
+	g.storesHeld = holdStores
 	for kind := range meta.Records {
-		s, err := openStore(filepath.Join(dir, recordsDir), string(kind), held.stores, storeGroups(kind)...)
+		s, err := openStore(filepath.Join(dir, recordsDir), string(kind), holdStores, storeGroups(kind)...)
 		if err != nil {
 			return fail(err)
 		}

@@ -70,6 +70,12 @@ type Options struct {
 	// server's choice, so that resolving a record never waits for the
 	// disk.
 	StoresInMemory bool
+	// StoresInMemoryAuto holds them so (when StoresInMemory is false) in
+	// each generation whose record stores' files take at most
+	// 1/AutoHoldShare of the memory the process may use: the machine's, or
+	// its cgroup's limit when lower. Where they take more, they stay
+	// mapped, for the kernel to reclaim under pressure.
+	StoresInMemoryAuto bool
 	// MaxIncrementalShare is the largest share of a category's records that
 	// may change for its bleve index to be patched rather than rebuilt.
 	// Default 0.1.
@@ -203,7 +209,7 @@ func Open(opts Options) (*Manager, error) {
 			m.log.Error().Err(err).Uint64("generation", current).Msg("cannot open the current generation")
 		} else {
 			m.live.Store(g)
-			m.log.Info().Uint64("generation", current).Str("snapshot", g.Meta.Snapshot).Msg("opened the live generation")
+			m.log.Info().Uint64("generation", current).Str("snapshot", g.Meta.Snapshot).Bool("stores_held", g.storesHeld).Msg("opened the live generation")
 			m.openAnalysts(g, analystsID, idle)
 		}
 	}
@@ -327,7 +333,7 @@ func (m *Manager) run(j *job, req BuildRequest) {
 			res.Searchable = Duration(m.now().Sub(res.Started))
 			m.swap(ph.gen)
 			log.Info().Uint64("generation", meta.ID).Bool("incremental", meta.Incremental).Int("changed", meta.Changed).
-				Dur("searchable_after", time.Duration(res.Searchable)).Bool("bleve_pending", ph.b != nil).
+				Dur("searchable_after", time.Duration(res.Searchable)).Bool("bleve_pending", ph.b != nil).Bool("stores_held", ph.gen.storesHeld).
 				Msg("generation live: searches, lookups and structures answer from it")
 		}
 		if ph.b != nil {

@@ -44,6 +44,10 @@ type Status struct {
 	// (Options.TablesInMemory, StoresInMemory: copies the kernel cannot
 	// reclaim; a copy generations share counted once).
 	HeldBytes int64 `json:"held_bytes"`
+	// StoresHeld says whether the live generation's record stores are
+	// held in memory (Options.StoresInMemory, or StoresInMemoryAuto and
+	// they fit) rather than mapped.
+	StoresHeld bool `json:"stores_held"`
 }
 
 // Running describes a build in progress.
@@ -68,6 +72,10 @@ type Progress struct {
 func (m *Manager) Status() Status {
 	var st Status
 	st.Live = m.Live()
+	if g := m.Acquire(); g != nil {
+		st.StoresHeld = g.storesHeld
+		g.Release()
+	}
 	st.Parts = m.Parts()
 	m.mu.Lock()
 	defer m.mu.Unlock()

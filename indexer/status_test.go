@@ -48,3 +48,62 @@ func TestStatusCountsHeldMemory(t *testing.T) {
 		t.Errorf("held %d bytes after the manager closed, %d before", got, before)
 	}
 }
+
+// StoresInMemoryAuto holds a generation's record stores when their files
+// take at most 1/AutoHoldShare of the memory the process may use, and
+// maps them otherwise; the status says which.
+func TestStoresHeldWhenTheyFit(t *testing.T) {
+	w := newWorld(5, 2000)
+	data := t.TempDir()
+	m := open(t, data)
+	build(t, m, w.snapshot(t), true)
+	g := m.Acquire()
+	var storeBytes, dataBytes int64
+	for _, ext := range []string{"*.data", "*.idx"} {
+		files, err := filepath.Glob(filepath.Join(g.Dir(), "records", ext))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s files: %v %v", ext, files, err)
+		}
+		for _, f := range files {
+			st, err := os.Stat(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			storeBytes += st.Size()
+			if ext == "*.data" {
+				dataBytes += st.Size()
+			}
+		}
+	}
+	g.Release()
+	if m.Status().StoresHeld {
+		t.Error("a manager without StoresInMemory or StoresInMemoryAuto holds its stores")
+	}
+	m.Close()
+
+	opts := indexer.Options{DataDir: data, StoresInMemoryAuto: true}
+	for _, c := range []struct {
+		budget int64
+		held   bool
+	}{
+		{storeBytes * indexer.AutoHoldShare, true},
+		{storeBytes*indexer.AutoHoldShare - 1, false},
+	} {
+		restore := indexer.SetMemoryBudget(c.budget)
+		before := disk.HeldBytes()
+		m := openWith(t, opts)
+		st := m.Status()
+		held := st.HeldBytes - before
+		m.Close()
+		restore()
+		if st.StoresHeld != c.held {
+			t.Errorf("stores of %d bytes, memory %d: held %v, want %v", storeBytes, c.budget, st.StoresHeld, c.held)
+		}
+		if c.held && held < dataBytes {
+			t.Errorf("stores held: %d bytes held, less than the %d bytes of record data", held, dataBytes)
+		}
+		if !c.held && held != 0 {
+			t.Errorf("stores mapped: %d bytes held", held)
+		}
+	}
+}

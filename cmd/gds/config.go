@@ -8,6 +8,7 @@ import (
 	stdlog "log"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,7 +46,7 @@ type serveConfig struct {
 	BleveBatch            int
 	AnalystIdle           time.Duration
 	TablesInMemory        bool
-	StoresInMemory        bool
+	StoresInMemory        holdFlag
 	RateLimits            rateLimitFlag
 	TrustedProxies        proxiesFlag
 	HTTP                  httpConfig
@@ -113,8 +114,10 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	addRateLimitFlags(fs, &c.RateLimits, &c.TrustedProxies)
 	fs.BoolVar(&c.TablesInMemory, "tables-in-memory", true, "read the live generation's name tables into memory, in huge pages where the system has them, "+
 		"instead of mapping their files (false: mapped); contains searches are faster, the memory the same")
-	fs.BoolVar(&c.StoresInMemory, "stores-in-memory", false, "read what record lookups read (the live generation's record stores but their hashes) into memory, "+
-		"in huge pages where the system has them, instead of mapping their files: a lookup never waits for the disk, for about 57 bytes a record of memory the kernel cannot reclaim")
+	c.StoresInMemory = holdAuto
+	fs.Var(&c.StoresInMemory, "stores-in-memory", "true, false or auto: read what record lookups read (the live generation's record stores but their hashes) into memory, "+
+		"in huge pages where the system has them, instead of mapping their files: a lookup never waits for the disk, for about 57 bytes a record of memory the kernel cannot reclaim; "+
+		"auto: when the stores take at most an eighth of the memory the process may use (the machine's, or its cgroup's limit)")
 	fs.DurationVar(&c.AnalystIdle, "analyst-idle", 10*time.Minute, "close the bleve indexes analysts' queries opened after this long without one (negative: keep them open)")
 	fs.DurationVar(&c.HTTP.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
 	fs.DurationVar(&c.HTTP.ReadTimeout, "read-timeout", 10*time.Second, "time to read a whole request")
@@ -270,3 +273,34 @@ func newHTTPServer(h http.Handler, c httpConfig, log zerolog.Logger) *http.Serve
 		ErrorLog:       stdlog.New(log.With().Str("level", "warn").Logger(), "", 0),
 	}
 }
+
+// holdFlag is --stores-in-memory: true, false or auto. Given alone, as the
+// boolean flag it was before auto, it means true.
+type holdFlag string
+
+const (
+	holdAlways holdFlag = "true"
+	holdNever  holdFlag = "false"
+	holdAuto   holdFlag = "auto"
+)
+
+func (h *holdFlag) String() string { return string(*h) }
+
+func (h *holdFlag) Set(v string) error {
+	switch v = strings.ToLower(strings.TrimSpace(v)); v {
+	case "auto":
+		*h = holdAuto
+		return nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("%q: want true, false or auto", v)
+	}
+	*h = holdNever
+	if b {
+		*h = holdAlways
+	}
+	return nil
+}
+
+func (h *holdFlag) IsBoolFlag() bool { return true }

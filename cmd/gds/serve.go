@@ -71,14 +71,15 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	mgr, err := indexer.Open(indexer.Options{
-		DataDir:        cfg.Data,
-		Logger:         log.With().Str("component", "indexer").Logger(),
-		OnBuild:        fr.onBuild(metrics.ObserveBuild),
-		BatchSize:      cfg.BleveBatch,
-		AnalystIdle:    cfg.AnalystIdle,
-		TablesInMemory: cfg.TablesInMemory,
-		StoresInMemory: cfg.StoresInMemory,
-		FetchSnapshot:  fetchSnapshot(cfg.Data),
+		DataDir:            cfg.Data,
+		Logger:             log.With().Str("component", "indexer").Logger(),
+		OnBuild:            fr.onBuild(metrics.ObserveBuild),
+		BatchSize:          cfg.BleveBatch,
+		AnalystIdle:        cfg.AnalystIdle,
+		TablesInMemory:     cfg.TablesInMemory,
+		StoresInMemory:     cfg.StoresInMemory == holdAlways,
+		StoresInMemoryAuto: cfg.StoresInMemory == holdAuto,
+		FetchSnapshot:      fetchSnapshot(cfg.Data),
 	})
 	if err != nil {
 		fr.stop()

@@ -203,12 +203,13 @@ func TestServe(t *testing.T) {
 			ID         uint64
 			BleveBatch int `json:"bleve_batch"`
 		}
-		Schedule  struct{ Spec string }
-		HeldBytes int64 `json:"held_bytes"`
+		Schedule   struct{ Spec string }
+		HeldBytes  int64 `json:"held_bytes"`
+		StoresHeld bool  `json:"stores_held"`
 	}
 	// Tables (by default) and record stores (from the environment) held in memory.
 	if code != 200 || json.Unmarshal(body, &st) != nil || st.Live.ID != 1 || st.Live.BleveBatch != 3 || st.Schedule.Spec != "@every 1h" ||
-		st.HeldBytes <= 0 {
+		st.HeldBytes <= 0 || !st.StoresHeld {
 		t.Errorf("/admin/status = %d %s", code, body)
 	}
 	code, body = httpGet(t, "http://"+s.admin+"/admin/query?q=name:jita")

@@ -16,8 +16,7 @@ import (
 )
 
 // runSearch runs the search child; the serving memory it reports is its
-// peak before the lookups on stores held in memory, which open the
-// generation a second time.
+// peak before the lookups on the generation opened a second time.
 func runSearch(t *testing.T, a helperArgs, gs *searchOut) {
 	t.Helper()
 	peak := runHelper(t, "search", a, gs)
@@ -63,10 +62,11 @@ func timeLookups(s *query.Searcher, results [][]int64) (Timing, error) {
 	return summarize(lat, time.Since(start), errs), nil
 }
 
-// timeLookupsInMemory is timeLookups on data opened again as gds serve
-// --stores-in-memory opens it.
-func timeLookupsInMemory(data string, results [][]int64) (Timing, error) {
-	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), TablesInMemory: true, StoresInMemory: true})
+// timeLookupsOpened is timeLookups on data opened again with its record
+// stores held in memory (gds serve --stores-in-memory=true) or mapped
+// (=false).
+func timeLookupsOpened(data string, held bool, results [][]int64) (Timing, error) {
+	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), TablesInMemory: true, StoresInMemory: held})
 	if err != nil {
 		return Timing{}, err
 	}
