@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// AutoHoldShare is the largest share of the memory the process may use
-// (memoryBudget) that a generation's record stores may take for
-// Options.StoresInMemoryAuto to hold them in memory: at 10M characters
-// their files take about 640 MB, an eighth of a 5 GiB machine.
+// Options.StoresInMemoryAuto holds a generation's record stores in
+// memory when their files take at most 1/AutoHoldShare of the memory the
+// process may use (memoryBudget): at 10M characters they take about 640
+// MB, an eighth of a 5 GiB machine.
 const AutoHoldShare = 8
 
 // memoryBudget is the memory the process may use, in bytes: the
@@ -42,9 +42,10 @@ func totalMemory() int64 {
 	return 0
 }
 
-// cgroupMemoryLimit is the memory limit of the process's cgroup (v2's
-// memory.max, or v1's memory.limit_in_bytes) in bytes, or 0 when there is
-// none or it cannot be read.
+// cgroupMemoryLimit is the memory limit of the cgroup the process sees
+// at /sys/fs/cgroup (a container's own: v2's memory.max, or v1's
+// memory.limit_in_bytes) in bytes, or 0 when there is none or it cannot
+// be read.
 func cgroupMemoryLimit() int64 {
 	for _, f := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
 		raw, err := os.ReadFile(f)

@@ -92,8 +92,7 @@ type searchOut struct {
 	// Lookup: record-store lookups of characters through query.View.Raw,
 	// each timed on its own (the record as the snapshot had it), on the
 	// generation opened as gds serve opens it by default; LookupHeld says
-	// whether that held its record stores in memory (--stores-in-memory
-	// auto).
+	// whether that held its record stores in memory (--stores-in-memory).
 	Lookup     Timing `json:"lookup"`
 	LookupHeld bool   `json:"lookup_held"`
 	// LookupOther: the same lookups on the generation opened again with
@@ -153,9 +152,9 @@ func openManager(data string) (*indexer.Manager, error) {
 }
 
 // openServing opens data as gds serve does by default: name tables read
-// into memory, record stores too when they fit (--stores-in-memory auto).
+// into memory, record stores mapped.
 func openServing(data string) (*indexer.Manager, error) {
-	return indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), TablesInMemory: true, StoresInMemoryAuto: true})
+	return indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), TablesInMemory: true})
 }
 
 func helperBuild(a helperArgs) (buildOut, error) {

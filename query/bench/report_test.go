@@ -125,7 +125,7 @@ func targetsTable(p func(string, ...any), t targets) {
 		if m := t.gs.LookupOther; m.Measured && m.Queries > 0 {
 			also = fmt.Sprintf("; stores %s (--stores-in-memory=%s): p99 %.1f us, p50 %.1f us, %d errors", other, otherFlag, us(m.P99), us(m.P50), m.Errors)
 		}
-		row("record-store lookup < 20 us in-process (p99)", fmt.Sprintf("p99 %.1f us, p50 %.1f us, mean %.1f us (%d characters, %d errors; as gds serve opens them by default, auto: %s)%s",
+		row("record-store lookup < 20 us in-process (p99)", fmt.Sprintf("p99 %.1f us, p50 %.1f us, mean %.1f us (%d characters, %d errors; stores %s, as gds serve opens them by default)%s",
 			us(l.P99), us(l.P50), us(l.Mean), l.Queries, l.Errors, how, also), l.P99 < 20*time.Microsecond && l.Errors == 0)
 	} else {
 		none("record-store lookup < 20 us in-process (p99)", "no lookups")

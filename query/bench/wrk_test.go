@@ -25,10 +25,10 @@ var wrkThreads = 1
 var wrkRounds = 2
 
 // wrkScript is a wrk Lua script that makes requests (see splitRequest):
-// round robin from a
-// different start in each thread, or a Zipf-like mix (rank r drawn with
-// probability falling as r^-1, by cubing a uniform draw), the shape of
-// real search traffic: a few texts very often, most rarely.
+// round robin from a different start in each thread, or a Zipf-like mix
+// (rank r drawn with probability falling as r^-1, by cubing a uniform
+// draw), the shape of real search traffic: a few texts very often, most
+// rarely. Scripts with POSTs go round robin.
 func wrkScript(paths []string, zipf bool) string {
 	var b strings.Builder
 	post := false
