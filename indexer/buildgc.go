@@ -37,4 +37,3 @@ func TuneGCForBuild(percent int, capMemory bool) (restore func()) {
 		debug.SetMemoryLimit(oldLimit)
 	}
 }
-
