@@ -9,39 +9,50 @@ import (
 	"gds/snapshots/disk"
 )
 
+// builtRecords builds a small generation in a new data directory and
+// returns the directory and the bytes of the generation's record files
+// matching each pattern (*.data, *.idx).
+func builtRecords(t *testing.T, patterns ...string) (string, []int64) {
+	t.Helper()
+	data := t.TempDir()
+	m := open(t, data)
+	defer m.Close()
+	build(t, m, newWorld(5, 2000).snapshot(t), true)
+	g := m.Acquire()
+	defer g.Release()
+	sizes := make([]int64, len(patterns))
+	for i, p := range patterns {
+		files, err := filepath.Glob(filepath.Join(g.Dir(), "records", p))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("record files %s: %v %v", p, files, err)
+		}
+		for _, f := range files {
+			st, err := os.Stat(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sizes[i] += st.Size()
+		}
+	}
+	return data, sizes
+}
+
 // The status says how much memory the process holds generations' files
 // in: at least the live generation's record data with StoresInMemory, and
 // that memory is let go when the manager closes.
 func TestStatusCountsHeldMemory(t *testing.T) {
-	w := newWorld(5, 2000)
-	data := t.TempDir()
-	m := open(t, data)
-	build(t, m, w.snapshot(t), true)
-	g := m.Acquire()
-	records, err := filepath.Glob(filepath.Join(g.Dir(), "records", "*.data"))
-	g.Release()
-	m.Close()
-	if err != nil || len(records) == 0 {
-		t.Fatalf("record data files: %v %v", records, err)
-	}
-	var dataBytes int64
-	for _, r := range records {
-		st, err := os.Stat(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dataBytes += st.Size()
-	}
+	data, sizes := builtRecords(t, "*.data")
+	dataBytes := sizes[0]
 
 	before := disk.HeldBytes()
 	mapped := open(t, data)
-	if got := mapped.Status().HeldBytes; got != before {
-		t.Errorf("a manager that maps its generation: held %d bytes, %d before it opened", got, before)
+	if st := mapped.Status(); st.HeldBytes != before || st.StoresHeld {
+		t.Errorf("a manager that maps its generation: held %d bytes, %d before it opened (stores held: %v)", st.HeldBytes, before, st.StoresHeld)
 	}
 	mapped.Close()
 	held := openWith(t, indexer.Options{DataDir: data, TablesInMemory: true, StoresInMemory: true})
-	if got := held.Status().HeldBytes; got-before < dataBytes {
-		t.Errorf("stores and tables held in memory: held %d bytes more, less than the %d bytes of record data", got-before, dataBytes)
+	if st := held.Status(); st.HeldBytes-before < dataBytes || !st.StoresHeld {
+		t.Errorf("stores and tables held in memory: held %d bytes more, less than the %d bytes of record data (stores held: %v)", st.HeldBytes-before, dataBytes, st.StoresHeld)
 	}
 	held.Close()
 	if got := disk.HeldBytes(); got != before {
@@ -53,34 +64,8 @@ func TestStatusCountsHeldMemory(t *testing.T) {
 // take at most 1/AutoHoldShare of the memory the process may use, and
 // maps them otherwise; the status says which.
 func TestStoresHeldWhenTheyFit(t *testing.T) {
-	w := newWorld(5, 2000)
-	data := t.TempDir()
-	m := open(t, data)
-	build(t, m, w.snapshot(t), true)
-	g := m.Acquire()
-	var storeBytes, dataBytes int64
-	for _, ext := range []string{"*.data", "*.idx"} {
-		files, err := filepath.Glob(filepath.Join(g.Dir(), "records", ext))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("%s files: %v %v", ext, files, err)
-		}
-		for _, f := range files {
-			st, err := os.Stat(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			storeBytes += st.Size()
-			if ext == "*.data" {
-				dataBytes += st.Size()
-			}
-		}
-	}
-	g.Release()
-	if m.Status().StoresHeld {
-		t.Error("a manager without StoresInMemory or StoresInMemoryAuto holds its stores")
-	}
-	m.Close()
-
+	data, sizes := builtRecords(t, "*.data", "*.idx")
+	dataBytes, storeBytes := sizes[0], sizes[0]+sizes[1]
 	opts := indexer.Options{DataDir: data, StoresInMemoryAuto: true}
 	for _, c := range []struct {
 		budget int64
