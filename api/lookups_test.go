@@ -1,6 +1,8 @@
 package api
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -371,5 +373,47 @@ func TestNotFoundIsNotCached(t *testing.T) {
 	if rec := ts.do(http.MethodGet, "/v3/universe/types/587/", nil); rec.Header().Get("Cache-Control") != "public, max-age=3600" ||
 		rec.Header().Get("ETag") == "" {
 		t.Errorf("found: %v", rec.Header())
+	}
+}
+
+// FuzzSplitIntArray checks the ID lists' fast path against encoding/json:
+// whatever it splits, encoding/json reads as the same raw elements.
+func FuzzSplitIntArray(f *testing.F) {
+	for _, s := range []string{`[1,2,3]`, ` [ 30000142 , 34 ]` + "\n", `[]`, `[-0,01]`, `[1.5]`, `[1,]`, `[1 2]`, `[1]x`, `["1"]`, `[9223372036854775808]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fast, ok := splitIntArray(body)
+		if !ok {
+			return
+		}
+		var want []json.RawMessage
+		if err := json.Unmarshal(body, &want); err != nil {
+			t.Fatalf("split %q, which encoding/json refuses: %v", body, err)
+		}
+		if len(fast) != len(want) {
+			t.Fatalf("%q: %d elements, encoding/json %d", body, len(fast), len(want))
+		}
+		for i := range want {
+			if !bytes.Equal(fast[i], want[i]) {
+				t.Fatalf("%q: element %d is %q, encoding/json %q", body, i, fast[i], want[i])
+			}
+		}
+	})
+}
+
+// BenchmarkParseIDList reads the body of a POST /universe/names/ of 20
+// character IDs.
+func BenchmarkParseIDList(b *testing.B) {
+	ids := make([]string, 20)
+	for i := range ids {
+		ids[i] = fmt.Sprint(2112000001 + 2*i)
+	}
+	body := "[" + strings.Join(ids, ",") + "]"
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseIDList(strings.NewReader(body), maxBulkIDs, true, math.MaxInt32); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
