@@ -258,7 +258,7 @@ func (c ctr) runs() []uint16 { return unsafe.Slice((*uint16)(c.p), 2*c.n) }
 // blockScratch is a walk's working memory, pooled so walks allocate
 // nothing.
 type blockScratch struct {
-	arr   [2][arrayMax]uint16
+	arr   [2][arrayMax + vecSlack]uint16
 	bits  [bitmapWords]uint64
 	marks [bitmapWords]uint64 // all zero between uses
 	grams [maxLists]rlist
@@ -288,7 +288,7 @@ type blockSet struct {
 func newBlockSet(s *blockScratch) blockSet { return blockSet{s: s} }
 
 // spare returns a scratch array the set is not in.
-func (r *blockSet) spare() *[arrayMax]uint16 {
+func (r *blockSet) spare() *[arrayMax + vecSlack]uint16 {
 	if len(r.a) > 0 && unsafe.SliceData(r.a) == &r.s.arr[0][0] {
 		return &r.s.arr[1]
 	}
@@ -410,15 +410,7 @@ func (r *blockSet) and(c ctr) {
 			}
 			break
 		}
-		// Mark the set's values in a bitmap and keep c's marked values.
-		m := &r.s.marks
-		for _, v := range a {
-			m[v>>6] |= 1 << (v & 63)
-		}
-		k = keepMarked(m, b, out)
-		for _, v := range a {
-			m[v>>6] = 0
-		}
+		k = intersectArrays(a, b, out, &r.s.marks)
 	default:
 		runs := c.runs()
 		j := 0
@@ -441,7 +433,7 @@ func (r *blockSet) and(c ctr) {
 // keepMarked writes to out the values of b marked in m, in order, and
 // returns how many. Four at a time: the loop's own instructions are a
 // good part of its cost.
-func keepMarked(m *[bitmapWords]uint64, b []uint16, out *[arrayMax]uint16) int {
+func keepMarked(m *[bitmapWords]uint64, b []uint16, out *[arrayMax + vecSlack]uint16) int {
 	k := 0
 	i := 0
 	for ; i+4 <= len(b); i += 4 {

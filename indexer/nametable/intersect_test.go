@@ -1,0 +1,103 @@
+package nametable
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// mergeIntersect is the plain two-finger intersection the others must
+// agree with.
+func mergeIntersect(a, b []uint16) []uint16 {
+	var out []uint16
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
+// sortedSet returns n distinct values of 0..span-1, ascending.
+func sortedSet(rng *rand.Rand, n, span int) []uint16 {
+	n = min(n, span)
+	return slices.Sorted(func(yield func(uint16) bool) {
+		for _, v := range rng.Perm(span)[:n] {
+			if !yield(uint16(v)) {
+				return
+			}
+		}
+	})
+}
+
+// checkIntersect checks intersectArrays and each of its ways (the vector
+// loop where the machine has it, marks) against mergeIntersect, and that
+// marks are left clear.
+func checkIntersect(t testing.TB, a, b []uint16) {
+	t.Helper()
+	want := mergeIntersect(a, b)
+	var s blockScratch
+	ways := map[string]func() int{
+		"marks":       func() int { return intersectMarked(a, b, &s.arr[0], &s.marks) },
+		"as walks do": func() int { return intersectArrays(a, b, &s.arr[0], &s.marks) },
+	}
+	if haveVec {
+		ways["vector loop"] = func() int { return intersectVectors(a, b, &s.arr[0]) }
+	}
+	for way, intersect := range ways {
+		if way == "marks" && (len(a) == 0 || len(b) == 0) {
+			continue // callers do not mark nothing
+		}
+		if k := intersect(); !slices.Equal(s.arr[0][:k], want) {
+			t.Fatalf("%s: %d values %v…, want %d %v… (a %d values, b %d)", way, k, s.arr[0][:min(k, 8)], len(want), want[:min(len(want), 8)], len(a), len(b))
+		}
+		if s.marks != ([bitmapWords]uint64{}) {
+			t.Fatalf("%s: marks left set", way)
+		}
+	}
+}
+
+func TestIntersectArrays(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	sizes := []int{0, 1, 7, 8, 9, 15, 16, 17, 63, 100, 1000, 1300, 4095, 4096}
+	for _, na := range sizes {
+		for _, nb := range sizes {
+			// Spans from dense (most values shared) to sparse (few).
+			for _, span := range []int{max(na, nb, 1), 2 * max(na, nb, 1), 65536} {
+				checkIntersect(t, sortedSet(rng, na, span), sortedSet(rng, nb, span))
+			}
+		}
+	}
+	all := sortedSet(rng, 4096, 4096) // 0..4095, zero included
+	checkIntersect(t, all, all)
+	checkIntersect(t, []uint16{0, 65535}, []uint16{0, 1, 2, 3, 4, 5, 6, 7, 65535})
+	high := []uint16{65528, 65529, 65530, 65531, 65532, 65533, 65534, 65535}
+	checkIntersect(t, high, high)
+}
+
+// FuzzIntersectArrays reads two sorted sets from the input: each byte pair
+// a gap to the next value, the first byte choosing the set.
+func FuzzIntersectArrays(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 0, 1, 1, 1, 2, 0, 1, 3})
+	f.Add(slices.Repeat([]byte{0, 1, 1, 1}, 40))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var sets [2][]uint16
+		var next [2]int
+		for i := 0; i+2 <= len(in); i += 2 {
+			s := int(in[i] & 1)
+			v := next[s] + int(in[i+1]&0x3f)
+			if v > 65535 || len(sets[s]) == arrayMax {
+				continue
+			}
+			sets[s] = append(sets[s], uint16(v))
+			next[s] = v + 1
+		}
+		checkIntersect(t, sets[0], sets[1])
+	})
+}
