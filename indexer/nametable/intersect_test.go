@@ -1,6 +1,7 @@
 package nametable
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -100,4 +101,39 @@ func FuzzIntersectArrays(f *testing.F) {
 		}
 		checkIntersect(t, sets[0], sets[1])
 	})
+}
+
+// BenchmarkIntersectArrays times each way of intersecting two array
+// containers of random values spread over a block, 64 pairs in turn:
+//
+//	go test -run '^$' -bench IntersectArrays ./indexer/nametable
+func BenchmarkIntersectArrays(b *testing.B) {
+	for _, sz := range [][2]int{{1300, 1300}, {300, 3000}, {3000, 3000}, {100, 2000}} {
+		rng := rand.New(rand.NewPCG(uint64(sz[0]), uint64(sz[1])))
+		var pairs [64][2][]uint16
+		for i := range pairs {
+			pairs[i] = [2][]uint16{sortedSet(rng, sz[0], 65536), sortedSet(rng, sz[1], 65536)}
+		}
+		var s blockScratch
+		ways := []struct {
+			name string
+			f    func(a, b []uint16) int
+		}{{"marks", func(a, b []uint16) int { return intersectMarked(a, b, &s.arr[0], &s.marks) }}}
+		if haveVec {
+			ways = append(ways, struct {
+				name string
+				f    func(a, b []uint16) int
+			}{"vector", func(a, b []uint16) int { return intersectVectors(a, b, &s.arr[0]) }})
+		}
+		for _, w := range ways {
+			b.Run(fmt.Sprintf("%s/%dx%d", w.name, sz[0], sz[1]), func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					p := &pairs[i%len(pairs)]
+					w.f(p[0], p[1])
+					i++
+				}
+			})
+		}
+	}
 }
