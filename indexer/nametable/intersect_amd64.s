@@ -19,7 +19,7 @@ TEXT ·intersect16(SB), NOSPLIT, $0-88
 	ANDQ $-8, R9
 	XORQ R12, R12        // i
 	XORQ R13, R13        // j
-	XORQ R14, R14        // k
+	XORQ R15, R15        // k
 
 loop:
 	CMPQ R12, R8
@@ -36,9 +36,9 @@ loop:
 	SHLQ  $4, CX
 	MOVOU (R11)(CX*1), X3
 	PSHUFB X3, X1
-	MOVOU X1, (R10)(R14*2)
+	MOVOU X1, (R10)(R15*2)
 	POPCNTL BX, BX
-	ADDQ  BX, R14
+	ADDQ  BX, R15
 	MOVWLZX 14(SI)(R12*2), BX // a[i+7]
 	MOVWLZX 14(DI)(R13*2), CX // b[j+7]
 	LEAQ  8(R12), AX
@@ -50,7 +50,7 @@ loop:
 	JMP   loop
 
 done:
-	MOVQ R14, k+64(FP)
+	MOVQ R15, k+64(FP)
 	MOVQ R12, i+72(FP)
 	MOVQ R13, j+80(FP)
 	RET

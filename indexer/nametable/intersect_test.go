@@ -28,13 +28,17 @@ func mergeIntersect(a, b []uint16) []uint16 {
 // sortedSet returns n distinct values of 0..span-1, ascending.
 func sortedSet(rng *rand.Rand, n, span int) []uint16 {
 	n = min(n, span)
-	return slices.Sorted(func(yield func(uint16) bool) {
-		for _, v := range rng.Perm(span)[:n] {
-			if !yield(uint16(v)) {
-				return
-			}
+	var seen [bitmapWords]uint64
+	out := make([]uint16, 0, n)
+	for len(out) < n {
+		v := uint16(rng.IntN(span))
+		if seen[v>>6]&(1<<(v&63)) == 0 {
+			seen[v>>6] |= 1 << (v & 63)
+			out = append(out, v)
 		}
-	})
+	}
+	slices.Sort(out)
+	return out
 }
 
 // checkIntersect checks intersectArrays and each of its ways (the vector
