@@ -248,12 +248,11 @@ func readMeta(dir string) (Meta, error) {
 // inMemory says what of a generation is read into memory of the process's
 // own instead of mapped: its name tables (nametable.Load) and what its
 // record stores' lookups read (openStore), always or when they fit
-// (storesFit), or else the stores' indexes alone.
-type inMemory struct{ tables, stores, storesWhenFit, storeIndexes bool }
+// (storesFit).
+type inMemory struct{ tables, stores, storesWhenFit bool }
 
 func (o Options) inMemory() inMemory {
-	return inMemory{tables: o.TablesInMemory, stores: o.StoresInMemory, storesWhenFit: o.StoresInMemoryAuto,
-		storeIndexes: o.StoreIndexesInMemory}
+	return inMemory{tables: o.TablesInMemory, stores: o.StoresInMemory, storesWhenFit: o.StoresInMemoryAuto}
 }
 
 // openGeneration opens a complete generation directory read-only, checking
@@ -278,15 +277,8 @@ func openGeneration(dir string, idle time.Duration, held inMemory) (*Generation,
 		holdStores, _ = storesFit(filepath.Join(dir, recordsDir))
 	}
 	g.storesHeld = holdStores
-	hold := holdNothing
-	switch {
-	case holdStores:
-		hold = holdAll
-	case held.storeIndexes:
-		hold = holdIndex
-	}
 	for kind := range meta.Records {
-		s, err := openStoreHeld(filepath.Join(dir, recordsDir), string(kind), hold, storeGroups(kind)...)
+		s, err := openStore(filepath.Join(dir, recordsDir), string(kind), holdStores, storeGroups(kind)...)
 		if err != nil {
 			return fail(err)
 		}

@@ -76,12 +76,6 @@ type Options struct {
 	// its cgroup's limit when lower. Where they take more, they stay
 	// mapped, for the kernel to reclaim under pressure.
 	StoresInMemoryAuto bool
-	// StoreIndexesInMemory holds the parts of the record stores' indexes a
-	// lookup reads (keys and block places, about 4 bytes a record) in
-	// memory of the process's own where the stores' data stays mapped: a
-	// key's search reads a dozen places there, a record's block one in
-	// the data. A server's choice, as TablesInMemory.
-	StoreIndexesInMemory bool
 	// MaxIncrementalShare is the largest share of a category's records that
 	// may change for its bleve index to be patched rather than rebuilt.
 	// Default 0.1.

@@ -60,48 +60,6 @@ func TestStatusCountsHeldMemory(t *testing.T) {
 	}
 }
 
-// With StoreIndexesInMemory (gds serve), what a key's search reads of the
-// record stores' indexes is held, less than holding the stores whole,
-// whose data stays mapped; every record reads as it does from the files
-// alone.
-func TestStoreIndexesHeld(t *testing.T) {
-	data, _ := builtRecords(t, "*.data")
-	before := disk.HeldBytes()
-	whole := openWith(t, indexer.Options{DataDir: data, StoresInMemory: true})
-	wholeBytes := whole.Status().HeldBytes - before
-	whole.Close()
-	mapped := open(t, data)
-	defer mapped.Close()
-	indexes := openWith(t, indexer.Options{DataDir: data, StoreIndexesInMemory: true})
-	defer indexes.Close()
-	st := indexes.Status()
-	if held := st.HeldBytes - before; held <= 0 || held >= wholeBytes || st.StoresHeld {
-		t.Errorf("store indexes held: %d bytes more (the stores whole: %d), stores held %v", held, wholeBytes, st.StoresHeld)
-	}
-	gm, gi := mapped.Acquire(), indexes.Acquire()
-	defer gm.Release()
-	defer gi.Release()
-	records := 0
-	for kind := range gm.Meta.Records {
-		sm, si := gm.Store(kind), gi.Store(kind)
-		for i := range sm.Len() {
-			want := sm.Raw(i)
-			var got []byte
-			ok, err := si.Get(sm.Key(i), func(raw []byte) error {
-				got = append(got, raw...)
-				return nil
-			})
-			if !ok || err != nil || string(got) != string(want) {
-				t.Fatalf("%s %d: %q (%v, %v), want %q", kind, sm.Key(i), got, ok, err, want)
-			}
-			records++
-		}
-	}
-	if records < 2000 {
-		t.Fatalf("read %d records, want the 2,000 characters and more", records)
-	}
-}
-
 // StoresInMemoryAuto holds a generation's record stores when their files
 // take at most 1/AutoHoldShare of the memory the process may use, and
 // maps them otherwise; the status says which.

@@ -255,28 +255,9 @@ func HashPath(path string) int64 {
 	return int64(h.Sum64() >> 1)
 }
 
-// storeHold says what of a store is read into memory of the process's own
-// rather than mapped.
-type storeHold uint8
-
-const (
-	holdNothing storeHold = iota
-	holdIndex             // the parts of the index a lookup reads (holdInMemory)
-	holdAll               // those and the data files
-)
-
 // openStore maps a kind's store in dir. inMemory holds what a lookup reads
 // in memory of the process's own instead (holdInMemory).
 func openStore(dir, kind string, inMemory bool, groups ...string) (*Store, error) {
-	hold := holdNothing
-	if inMemory {
-		hold = holdAll
-	}
-	return openStoreHeld(dir, kind, hold, groups...)
-}
-
-// openStoreHeld is openStore holding what hold says.
-func openStoreHeld(dir, kind string, hold storeHold, groups ...string) (*Store, error) {
 	s := &Store{groups: map[string][]int64{}}
 	fail := func(err error) (*Store, error) {
 		s.Close()
@@ -290,7 +271,7 @@ func openStoreHeld(dir, kind string, hold storeHold, groups ...string) (*Store, 
 		return m, err
 	}
 	dataFile := mapFile
-	if hold == holdAll {
+	if inMemory {
 		dataFile = func(name string) ([]byte, error) {
 			l, err := disk.Load(filepath.Join(dir, kind+name))
 			if err != nil {
@@ -315,7 +296,7 @@ func openStoreHeld(dir, kind string, hold storeHold, groups ...string) (*Store, 
 	if err := s.parse(idx, data, delta); err != nil {
 		return fail(err)
 	}
-	if hold != holdNothing {
+	if inMemory {
 		s.holdInMemory()
 		disk.Release(idx) // read to copy; its hashes are for builds
 	}
@@ -342,10 +323,7 @@ func openStoreHeld(dir, kind string, hold storeHold, groups ...string) (*Store, 
 // Mapped, a store is in the page cache, which the kernel empties of pages
 // nobody read for a while; the first lookup of a record there then waits
 // for the disk (first lookups at 10M names: p99 16.5–31.9 µs mapped,
-// 13.0–13.9 µs held, 2026-11-25; docs/performance.md). A key's binary
-// search reads a dozen places in its index, a record's block one place in
-// the data: held, the index costs about 4 bytes a record, a tenth of the
-// data.
+// 13.0–13.9 µs held, 2026-11-25; docs/performance.md).
 func (s *Store) holdInMemory() {
 	var parts [][]byte
 	var set []func([]byte)

@@ -79,10 +79,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		TablesInMemory:     cfg.TablesInMemory,
 		StoresInMemory:     cfg.StoresInMemory == holdAlways,
 		StoresInMemoryAuto: cfg.StoresInMemory == holdAuto,
-		// What a key's search reads: 4 bytes a record, which lookups
-		// would otherwise fault in from the page cache a page at a time.
-		StoreIndexesInMemory: true,
-		FetchSnapshot:        fetchSnapshot(cfg.Data),
+		FetchSnapshot:      fetchSnapshot(cfg.Data),
 	})
 	if err != nil {
 		fr.stop()

@@ -152,10 +152,9 @@ func openManager(data string) (*indexer.Manager, error) {
 }
 
 // openServing opens data as gds serve does by default: name tables read
-// into memory, record stores' data mapped and what their lookups read of
-// their indexes held.
+// into memory, record stores mapped.
 func openServing(data string) (*indexer.Manager, error) {
-	return indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), TablesInMemory: true, StoreIndexesInMemory: true})
+	return indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), TablesInMemory: true})
 }
 
 func helperBuild(a helperArgs) (buildOut, error) {

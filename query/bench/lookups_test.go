@@ -66,7 +66,7 @@ func timeLookups(s *query.Searcher, results [][]int64) (Timing, error) {
 // stores held in memory (gds serve --stores-in-memory=true) or mapped
 // (=false).
 func timeLookupsOpened(data string, held bool, results [][]int64) (Timing, error) {
-	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), TablesInMemory: true, StoresInMemory: held, StoreIndexesInMemory: true})
+	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), TablesInMemory: true, StoresInMemory: held})
 	if err != nil {
 		return Timing{}, err
 	}

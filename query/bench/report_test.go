@@ -117,7 +117,7 @@ func targetsTable(p func(string, ...any), t targets) {
 	row("disk <= 2x PostgreSQL's table+indexes", fmt.Sprintf("%s = %.2fx PostgreSQL's %s", human(t.disk), float64(t.disk)/float64(t.load.Total), human(t.load.Total)),
 		float64(t.disk) <= 2*float64(t.load.Total))
 	if l := t.gs.Lookup; l.Measured && l.Queries > 0 {
-		how, other, otherFlag := "mapped (their indexes held)", "held in memory", "true"
+		how, other, otherFlag := "mapped", "held in memory", "true"
 		if t.gs.LookupHeld {
 			how, other, otherFlag = "held in memory", "mapped", "false"
 		}
