@@ -32,6 +32,9 @@ func intersectArrays(a, b []uint16, out *[arrayMax + vecSlack]uint16, marks *[bi
 // a and b.
 func intersectVectors(a, b []uint16, out *[arrayMax + vecSlack]uint16) int {
 	k, i, j := intersectVec(a, b, out)
+	if k > arrayMax {
+		return arrayMax // values out of order (a damaged file): nothing to trust
+	}
 	// What is left: fewer than eight values of one array, each searched
 	// for in the rest of the other.
 	if len(a)-i > len(b)-j {
@@ -50,15 +53,16 @@ func intersectVectors(a, b []uint16, out *[arrayMax + vecSlack]uint16) int {
 }
 
 // intersectMarked marks a's values in marks and keeps b's marked values;
-// it then clears what it marked, as one run of words when that is fewer
-// stores than a value at a time.
+// it then clears what it marked, all 1,024 words at once when that is
+// fewer stores than a value at a time (and whatever order a's values are
+// in: the marks must be clear for the next walk).
 func intersectMarked(a, b []uint16, out *[arrayMax + vecSlack]uint16, marks *[bitmapWords]uint64) int {
 	for _, v := range a {
 		marks[v>>6] |= 1 << (v & 63)
 	}
 	k := keepMarked(marks, b, out)
-	if lo, hi := int(a[0]>>6), int(a[len(a)-1]>>6); hi-lo < 4*len(a) {
-		clear(marks[lo : hi+1])
+	if len(a) >= bitmapWords/4 {
+		clear(marks[:])
 	} else {
 		for _, v := range a {
 			marks[v>>6] = 0

@@ -1,20 +1,22 @@
 #include "textflag.h"
 
-// func intersect16(a, b []uint16, out *uint16, shuf *[256][16]byte) (k, i, j int)
+// func intersect16(a, b []uint16, out *uint16, limit int, shuf *[256][16]byte) (k, i, j int)
 //
 // While both a[i:] and b[j:] hold eight values: PCMPESTRM (unsigned
 // words, equal any, bit mask) sets bit n of X0 when a[i+n] is among
 // b[j:j+8]; PSHUFB with shuf[mask] packs those values to the front and all
 // eight lanes are stored at out[k], k advancing by the mask's population.
 // Then i advances by eight when a[i+7] <= b[j+7], and j when b[j+7] <=
-// a[i+7] (conditional moves: which one is unpredictable).
-TEXT ·intersect16(SB), NOSPLIT, $0-88
+// a[i+7] (conditional moves: which one is unpredictable). It stops early
+// once k passes limit, which sorted arrays never make it do: values out of
+// order (a damaged file) cannot make it write past out[limit+7].
+TEXT ·intersect16(SB), NOSPLIT, $0-96
 	MOVQ a_base+0(FP), SI
 	MOVQ a_len+8(FP), R8
 	MOVQ b_base+24(FP), DI
 	MOVQ b_len+32(FP), R9
 	MOVQ out+48(FP), R10
-	MOVQ shuf+56(FP), R11
+	MOVQ shuf+64(FP), R11
 	ANDQ $-8, R8         // whole groups of eight
 	ANDQ $-8, R9
 	XORQ R12, R12        // i
@@ -22,6 +24,8 @@ TEXT ·intersect16(SB), NOSPLIT, $0-88
 	XORQ R15, R15        // k
 
 loop:
+	CMPQ R15, limit+56(FP)
+	JA   done
 	CMPQ R12, R8
 	JAE  done
 	CMPQ R13, R9
@@ -50,7 +54,7 @@ loop:
 	JMP   loop
 
 done:
-	MOVQ R15, k+64(FP)
-	MOVQ R12, i+72(FP)
-	MOVQ R13, j+80(FP)
+	MOVQ R15, k+72(FP)
+	MOVQ R12, i+80(FP)
+	MOVQ R13, j+88(FP)
 	RET
