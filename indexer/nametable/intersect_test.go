@@ -100,28 +100,41 @@ func TestIntersectOutOfOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	shuffled := sortedSet(rng, 3000, 65536)
 	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	for _, c := range [][2][]uint16{{a, b}, {b, a}, {shuffled, shuffled}, {shuffled, a}} {
+		checkBounded(t, c[0], c[1])
+	}
+}
+
+// checkBounded checks that intersecting a and b, in whatever order their
+// values are, writes at most an array's room, nothing past the output,
+// and leaves the marks clear.
+func checkBounded(t testing.TB, a, b []uint16) {
+	t.Helper()
 	var s blockScratch
 	for i := range s.arr[1] {
 		s.arr[1][i] = 0xbeef // what follows the output in memory
 	}
 	guard := s.arr[1]
-	for _, c := range [][2][]uint16{{a, b}, {b, a}, {shuffled, shuffled}, {shuffled, a}} {
-		for _, k := range []int{intersectArrays(c[0], c[1], &s.arr[0], &s.marks), intersectMarked(c[0], c[1], &s.arr[0], &s.marks)} {
-			if k < 0 || k > arrayMax {
-				t.Fatalf("%d values out of an output of %d", k, arrayMax)
-			}
-			if s.marks != ([bitmapWords]uint64{}) {
-				t.Fatal("marks left set")
-			}
-			if s.arr[1] != guard {
-				t.Fatal("written past the output")
-			}
+	ways := []func() int{func() int { return intersectArrays(a, b, &s.arr[0], &s.marks) }}
+	if len(a) > 0 {
+		ways = append(ways, func() int { return intersectMarked(a, b, &s.arr[0], &s.marks) })
+	}
+	for _, intersect := range ways {
+		if k := intersect(); k < 0 || k > arrayMax {
+			t.Fatalf("%d values out of an output of %d", k, arrayMax)
+		}
+		if s.marks != ([bitmapWords]uint64{}) {
+			t.Fatal("marks left set")
+		}
+		if s.arr[1] != guard {
+			t.Fatal("written past the output")
 		}
 	}
 }
 
 // FuzzIntersectArrays reads two sorted sets from the input: each byte pair
-// a gap to the next value, the first byte choosing the set.
+// a gap to the next value, the first byte choosing the set; and the input's
+// bytes as values in no order, which must not break the bounds.
 func FuzzIntersectArrays(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 0, 1, 1, 1, 2, 0, 1, 3})
 	f.Add(slices.Repeat([]byte{0, 1, 1, 1}, 40))
@@ -138,6 +151,12 @@ func FuzzIntersectArrays(f *testing.F) {
 			next[s] = v + 1
 		}
 		checkIntersect(t, sets[0], sets[1])
+		// The same bytes as values in no order, as a damaged table's.
+		raw := make([]uint16, min(len(in)/2, 2*arrayMax))
+		for i := range raw {
+			raw[i] = uint16(in[2*i]) | uint16(in[2*i+1])<<8
+		}
+		checkBounded(t, raw[:len(raw)/2], raw[len(raw)/2:])
 	})
 }
 
