@@ -26,7 +26,7 @@ func writeStoreFormat(t testing.TB, dir string, keys []int64, recs [][]byte, v3 
 	t.Helper()
 	writeStoreWith(t, dir, keys, recs, func(bw *blockWriter) {
 		if v3 {
-			bw.whole, bw.target, bw.dictWant = true, 2<<10, 32<<10
+			bw.whole, bw.target, bw.dictWant, bw.pack = true, 2<<10, 32<<10, nil
 		}
 	})
 }
@@ -76,8 +76,9 @@ func readAll(t *testing.T, s *Store) map[int64]string {
 // kept from the base, from the previous delta, changed and added), and the
 // hashes let the next writer tell kept from changed. Keys both narrow and
 // wide (past uint32 offsets) are covered; the wide store's base is written
-// with entropy coding, as stores before 2026-11-25 were, and its deltas
-// without. Each store reads alike mapped and
+// as stores before 2026-11-25 were (its lines, with entropy coding), and
+// its deltas as lines without; the narrow one's records are packed, its
+// deltas adding shapes of their own. Each store reads alike mapped and
 // held in memory (as gds serve opens them), and every other step writes
 // its delta over a store held in memory.
 func TestStoreRecordsReadBackAcrossDeltas(t *testing.T) {
@@ -99,10 +100,17 @@ func TestStoreRecordsReadBackAcrossDeltas(t *testing.T) {
 			for i, k := range keys {
 				recs[i] = want[k]
 			}
-			writeStoreWith(t, prevDir, keys, recs, func(bw *blockWriter) { bw.entropy = wide })
+			writeStoreWith(t, prevDir, keys, recs, func(bw *blockWriter) {
+				if wide {
+					bw.entropy, bw.pack = true, nil
+				}
+			})
 			prev, err := openStore(prevDir, "things", false)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if packed := prev.blk.shapes != nil; packed == wide {
+				t.Fatalf("base packed: %v", packed)
 			}
 			checkStore(t, prev, keys, want)
 			checkInMemory(t, prevDir, keys, want)
@@ -118,7 +126,9 @@ func TestStoreRecordsReadBackAcrossDeltas(t *testing.T) {
 				for k, v := range want {
 					switch r := rng.IntN(100); {
 					case r < 3:
-						next[k] = record(rng, k)
+						// a field the base's records lack: a new shape
+						r := record(rng, k)
+						next[k] = fmt.Appendf(r[:len(r)-1], `,"step":%d}`, step)
 					case r < 4:
 					default:
 						next[k] = v
@@ -162,6 +172,9 @@ func TestStoreRecordsReadBackAcrossDeltas(t *testing.T) {
 				}
 				if prev.DeltaShare() == 0 {
 					t.Fatalf("step %d wrote no delta", step)
+				}
+				if packed := prev.blk.shapes != nil; packed == wide || packed && prev.blk.shapes.Len() < 2 {
+					t.Fatalf("step %d: packed %v, shapes %v", step, packed, prev.blk.shapes)
 				}
 				checkStore(t, prev, keys, next)
 				checkInMemory(t, dir, keys, next)
@@ -277,7 +290,7 @@ func TestStoreDamagedRecordReads(t *testing.T) {
 				binary.LittleEndian.PutUint64(raw[offs+16:], u(16)+100)
 				binary.LittleEndian.PutUint32(raw[locs+8:], 1000<<blockShift)
 			} else {
-				if u(48) != flagKeys32|flagOffs32|flagStarts {
+				if u(48) != flagKeys32|flagOffs32|flagStarts|flagPacked {
 					t.Fatalf("flags %#x", u(48))
 				}
 				offs := locs + int(pad8(4*(3+1))) + 8*n
@@ -501,7 +514,8 @@ func cpuTime() int64 {
 
 // A store's blocks are written without entropy coding: every block's
 // literals are raw (or one repeated byte), with no Huffman table to read
-// at lookup; with entropy set they are Huffman-coded.
+// at lookup; with entropy set they are Huffman-coded. The blocks hold the
+// lines here: packed records leave zstd few literals worth a table.
 func TestStoreBlocksWithoutEntropy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var keys []int64
@@ -512,7 +526,7 @@ func TestStoreBlocksWithoutEntropy(t *testing.T) {
 	}
 	for _, entropy := range []bool{false, true} {
 		dir := t.TempDir()
-		writeStoreWith(t, dir, keys, recs, func(bw *blockWriter) { bw.entropy = entropy })
+		writeStoreWith(t, dir, keys, recs, func(bw *blockWriter) { bw.entropy, bw.pack = entropy, nil })
 		s, err := openStore(dir, "things", false)
 		if err != nil {
 			t.Fatal(err)
@@ -558,4 +572,21 @@ func literalsType(t *testing.T, frame []byte) byte {
 		t.Fatalf("first block of type %d, not compressed", blockType)
 	}
 	return frame[p+3] & 3
+}
+
+// FuzzPackedRecord: a damaged block of packed records gives no record,
+// never a crash or bytes outside the block.
+func FuzzPackedRecord(f *testing.F) {
+	f.Add([]byte{2, 1, 0, 3, 0, 'a', 'b'}, 1)
+	f.Add([]byte{0x80}, 0)
+	f.Add([]byte{5, 1}, 0)
+	f.Fuzz(func(t *testing.T, blk []byte, slot int) {
+		if slot < 0 || slot > 64 {
+			return
+		}
+		rec, ok := packedRecord(blk, slot)
+		if ok && len(rec) > len(blk) {
+			t.Fatalf("record of %d bytes from a block of %d", len(rec), len(blk))
+		}
+	})
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"gds/indexer/recpack"
 )
 
 // A block store (GDSSTO04, and GDSSTO03 before it) keeps its records in
@@ -65,6 +67,7 @@ const (
 	flagKeys32   = 1
 	flagOffs32   = 2
 	flagStarts   = 4
+	flagPacked   = 8
 	// maxDecoded bounds what one block may decode to, whatever the index
 	// claims (files damaged or hostile).
 	maxDecoded = 256 << 20
@@ -83,14 +86,17 @@ type blockReader struct {
 	offs32     []uint32
 	blocks     uint32
 	baseBlocks uint32
-	largest    uint64    // the largest block, uncompressed
-	bare       bool      // frames are stored without zstdMagic (GDSSTO04)
-	bufs       sync.Pool // *blockBufs
+	largest    uint64 // the largest block, uncompressed
+	bare       bool   // frames are stored without zstdMagic (GDSSTO04)
+	// shapes: the blocks hold packed records (flag 8), each after its
+	// length; nil: lines, each ended by a newline.
+	shapes *recpack.Shapes
+	bufs   sync.Pool // *blockBufs
 }
 
 // blockBufs are one lookup's buffers: the frame with its magic put back,
-// and the decoded block.
-type blockBufs struct{ frame, out []byte }
+// the decoded block, and a packed record's line.
+type blockBufs struct{ frame, out, line []byte }
 
 // off is where block k starts (k == blocks: where the last one ends).
 func (b *blockReader) off(k uint32) uint64 {
@@ -154,13 +160,23 @@ func (b *blockReader) read(i int, s *Store, fn func([]byte) error) error {
 		bb = new(blockBufs)
 	}
 	defer func() {
-		if cap(bb.out)+cap(bb.frame) <= 1<<20 {
+		if cap(bb.out)+cap(bb.frame)+cap(bb.line) <= 1<<20 {
 			b.bufs.Put(bb)
 		}
 	}()
 	out, err := b.decode(blk, s, bb)
 	if err != nil {
 		return err
+	}
+	if b.shapes != nil {
+		rec, ok := packedRecord(out, slot)
+		if !ok {
+			return ErrDamagedRecord
+		}
+		if bb.line, err = b.shapes.Unpack(bb.line[:0], rec, s.Key(i)); err != nil {
+			return ErrDamagedRecord
+		}
+		return fn(bb.line)
 	}
 	for range slot {
 		k := bytes.IndexByte(out, '\n')
@@ -174,6 +190,20 @@ func (b *blockReader) read(i int, s *Store, fn func([]byte) error) error {
 		return ErrDamagedRecord
 	}
 	return fn(out[:end])
+}
+
+// packedRecord is record slot of a block of packed records.
+func packedRecord(blk []byte, slot int) ([]byte, bool) {
+	for k := 0; ; k++ {
+		n, w := binary.Uvarint(blk)
+		if w <= 0 || n > uint64(len(blk)-w) {
+			return nil, false
+		}
+		if k == slot {
+			return blk[w : w+int(n)], true
+		}
+		blk = blk[w+int(n):]
+	}
 }
 
 // decode returns block blk decoded, in bb's buffers.
@@ -209,7 +239,7 @@ func (s *Store) parseBlocks(idx []byte, n int, v4 bool) error {
 	flags, dictLen, largest := u(48), u(56), u(64)
 	known := uint64(flagKeys32)
 	if v4 {
-		known |= flagOffs32 | flagStarts
+		known |= flagOffs32 | flagStarts | flagPacked
 	}
 	if flags&^known != 0 {
 		return fmt.Errorf("index file has unknown flags %#x", flags&^known)
@@ -233,10 +263,28 @@ func (s *Store) parseBlocks(idx []byte, n int, v4 bool) error {
 		offBytes = int(pad8(4 * (blocks + 1)))
 	}
 	need := v3Header + int(pad8(dictLen)) + keyBytes + locBytes + 8*n + offBytes
+	var shapes []byte
+	if flags&flagPacked != 0 {
+		if len(idx) < need+8 {
+			return fmt.Errorf("index file is %d bytes, shorter than its shapes", len(idx))
+		}
+		l := u(need)
+		if l > uint64(len(idx)-need-8) {
+			return fmt.Errorf("index file's shapes are damaged")
+		}
+		shapes = idx[need+8 : need+8+int(l)]
+		need += 8 + int(pad8(l))
+	}
 	if len(idx) != need {
 		return fmt.Errorf("index file is %d bytes, want %d", len(idx), need)
 	}
 	br := &blockReader{blocks: uint32(blocks), baseBlocks: uint32(baseBlocks), largest: largest, bare: v4}
+	if shapes != nil {
+		var err error
+		if br.shapes, err = recpack.Parse(shapes); err != nil {
+			return err
+		}
+	}
 	p := v3Header
 	br.dict = idx[p : p+int(dictLen)]
 	p += int(pad8(dictLen))

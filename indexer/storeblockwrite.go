@@ -3,11 +3,14 @@ package indexer
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"gds/indexer/recpack"
 )
 
 // blockWriter groups a store writer's records into blocks and compresses
@@ -44,6 +47,11 @@ type blockWriter struct {
 	// whole keeps each frame's magic number (a GDSSTO03 store, written
 	// only by tests of reading one).
 	whole bool
+	// pack, when set, packs each record (recpack) into the block, after
+	// its length; else a block holds the lines, each ended by a newline
+	// (stores written before 2026-11-25, and tests of reading them).
+	pack   *recpack.Packer
+	packed []byte // the record being packed
 }
 
 func (bw *blockWriter) blockBytes() int { return cmp.Or(bw.target, blockTarget) }
@@ -56,14 +64,21 @@ type blockJob struct {
 
 const blockWorkers = 2
 
-// add places raw in the block being filled and returns its location.
-func (bw *blockWriter) add(raw []byte) (uint32, error) {
+// add places raw, the record of key, in the block being filled and
+// returns its location.
+func (bw *blockWriter) add(key int64, raw []byte) (uint32, error) {
 	if bw.next >= maxBlocks {
 		return 0, fmt.Errorf("record store has more than %d blocks", maxBlocks)
 	}
 	loc := bw.next<<blockShift | uint32(bw.curN)
-	bw.cur = append(bw.cur, raw...)
-	bw.cur = append(bw.cur, '\n')
+	if bw.pack != nil {
+		bw.packed = bw.pack.Append(bw.packed[:0], raw, key)
+		bw.cur = binary.AppendUvarint(bw.cur, uint64(len(bw.packed)))
+		bw.cur = append(bw.cur, bw.packed...)
+	} else {
+		bw.cur = append(bw.cur, raw...)
+		bw.cur = append(bw.cur, '\n')
+	}
 	bw.curN++
 	if len(bw.cur) >= bw.blockBytes() || bw.curN == blockRecords {
 		if err := bw.flush(); err != nil {

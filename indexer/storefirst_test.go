@@ -5,6 +5,7 @@ package indexer
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -158,7 +159,8 @@ func dropCache(t *testing.T, name string) {
 // keeping its records, order and hashes (its .by-<group> files stay valid).
 // GDS_STORE_BLOCK, GDS_STORE_DICT and GDS_STORE_LEVEL try other block and
 // dictionary sizes and encoder levels; GDS_STORE_ENTROPY=1 codes blocks
-// with tables of their own, as stores written before 2026-11-25 are.
+// with tables of their own, and GDS_STORE_PACK=0 keeps the lines rather
+// than packing them, as stores written before 2026-11-25 are.
 //
 //	GDS_STORE_DIR=/tmp/x/records GDS_STORE_OUT=/tmp/y go test -tags bench -run TestStoreRewrite -v ./indexer
 func TestStoreRewrite(t *testing.T) {
@@ -184,26 +186,43 @@ func TestStoreRewrite(t *testing.T) {
 	lv, _ := strconv.Atoi(os.Getenv("GDS_STORE_LEVEL"))
 	sw.bw.level = zstd.EncoderLevel(lv)
 	sw.bw.entropy = os.Getenv("GDS_STORE_ENTROPY") == "1"
+	if os.Getenv("GDS_STORE_PACK") == "0" {
+		sw.bw.pack = nil
+	}
 	sw.reserve(s.Len())
 	t0, c0 := time.Now(), cpuTime()
 	// Block by block: each decoded once (positions follow the blocks in
 	// a store written whole).
 	var bb blockBufs
+	var line []byte
 	i := 0
 	for b := range s.blk.blocks {
 		block, err := s.blk.decode(b, s, &bb)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for rest := block; len(rest) > 0; i++ {
-			k := bytes.IndexByte(rest, '\n')
+		for slot, rest := 0, block; len(rest) > 0; i, slot = i+1, slot+1 {
 			if s.blk.block(i) != b {
 				t.Fatalf("record %d is not in block %d", i, b)
 			}
-			if err := sw.addHashed(s.Key(i), rest[:k], s.Hash(i)); err != nil {
+			var raw []byte
+			if s.blk.shapes != nil {
+				rec, ok := packedRecord(rest, 0)
+				if !ok {
+					t.Fatalf("record %d damaged", i)
+				}
+				rest = rest[len(rec)+binary.PutUvarint(make([]byte, 10), uint64(len(rec))):]
+				if line, err = s.blk.shapes.Unpack(line[:0], rec, s.Key(i)); err != nil {
+					t.Fatal(err)
+				}
+				raw = line
+			} else {
+				k := bytes.IndexByte(rest, '\n')
+				raw, rest = rest[:k], rest[k+1:]
+			}
+			if err := sw.addHashed(s.Key(i), raw, s.Hash(i)); err != nil {
 				t.Fatal(err)
 			}
-			rest = rest[k+1:]
 		}
 	}
 	if i != s.Len() {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"gds/indexer/recpack"
 	"gds/snapshots/disk"
 )
 
@@ -40,7 +41,7 @@ func newStoreWriter(dir, kind string, prev *Store) (*storeWriter, error) {
 		return nil, err
 	}
 	sw := &storeWriter{dir: dir, kind: kind, f: f, w: disk.NewChunkWriter(f, disk.HugeChunk), groups: map[string][]int64{}}
-	sw.bw = &blockWriter{write: sw.writeFrame, offs: []uint64{0}}
+	sw.bw = &blockWriter{write: sw.writeFrame, offs: []uint64{0}, pack: recpack.NewPacker(nil)}
 	sw.from(prev)
 	return sw, nil
 }
@@ -67,6 +68,11 @@ func newDeltaStoreWriter(dir, kind string, prev *Store, prevDir string) (*storeW
 		offs[k] = pb.off(uint32(k))
 	}
 	sw.bw = &blockWriter{write: sw.writeFrame, next: pb.baseBlocks, end: prev.baseSize, largest: pb.largest, offs: offs}
+	if pb.shapes != nil {
+		// The delta's records are packed as the base's, with its shapes
+		// and any it meets besides.
+		sw.bw.pack = recpack.NewPacker(pb.shapes)
+	}
 	if err := sw.bw.useDict(slices.Clone(pb.dict)); err != nil {
 		f.Close()
 		return nil, err
@@ -107,7 +113,7 @@ func (sw *storeWriter) addHashed(key int64, raw []byte, hash uint64) error {
 	if len(raw) > maxDecoded/2 {
 		return fmt.Errorf("record %d is too large (%d bytes)", key, len(raw))
 	}
-	loc, err := sw.bw.add(raw)
+	loc, err := sw.bw.add(key, raw)
 	if err != nil {
 		return err
 	}
@@ -210,6 +216,11 @@ func (sw *storeWriter) index(base, baseBlocks uint64) []byte {
 		flags |= flagKeys32
 	}
 	var starts []uint32
+	var shapes []byte
+	if bw.pack != nil {
+		flags |= flagPacked
+		shapes = bw.pack.Marshal()
+	}
 	if !bw.whole {
 		if bw.end <= math.MaxUint32 {
 			flags |= flagOffs32
@@ -259,6 +270,11 @@ func (sw *storeWriter) index(base, baseBlocks uint64) []byte {
 		pad()
 	} else {
 		idx = append(idx, asBytes(bw.offs)...)
+	}
+	if flags&flagPacked != 0 {
+		idx = binary.LittleEndian.AppendUint64(idx, uint64(len(shapes)))
+		idx = append(idx, shapes...)
+		pad()
 	}
 	return idx
 }
