@@ -24,7 +24,7 @@ func NewPacker(from *Shapes) *Packer {
 	p := &Packer{byKey: map[string]uint32{}}
 	if from != nil {
 		for _, sh := range from.list {
-			p.list = append(p.list, sh)
+			p.list = append(p.list, sh) // shapes are never changed: shared
 			p.byKey[string(signature(nil, sh.keys, sh.types))] = uint32(len(p.list))
 		}
 	}
@@ -96,10 +96,11 @@ func (p *Packer) parse(line []byte, key int64) (id uint32, ok bool) {
 	if len(p.list) >= MaxShapes {
 		return 0, false
 	}
-	sh := shape{keys: make([][]byte, len(p.spans)), types: bytes.Clone(p.types)}
+	keys := make([][]byte, len(p.spans))
 	for k, sp := range p.spans {
-		sh.keys[k] = bytes.Clone(line[sp[0]:sp[1]])
+		keys[k] = bytes.Clone(line[sp[0]:sp[1]])
 	}
+	sh := newShape(keys, bytes.Clone(p.types))
 	// The shape is kept even should this line not come back the same;
 	// it costs its few bytes in the index.
 	p.list = append(p.list, sh)

@@ -63,6 +63,20 @@ var ErrDamaged = errors.New("packed record damaged")
 type shape struct {
 	keys  [][]byte
 	types []byte
+	pre   [][]byte // per field, what comes before its value: {"key": or ,"key":
+}
+
+// newShape makes a shape of keys and types (which it keeps).
+func newShape(keys [][]byte, types []byte) shape {
+	sh := shape{keys: keys, types: types, pre: make([][]byte, len(keys))}
+	for i, k := range keys {
+		c := byte(',')
+		if i == 0 {
+			c = '{'
+		}
+		sh.pre[i] = append(append(append([]byte{c, '"'}, k...), '"'), ':')
+	}
+	return sh
 }
 
 // Shapes are a store's record shapes, numbered from 1.
@@ -100,7 +114,7 @@ func Parse(b []byte) (*Shapes, error) {
 		if !ok || nf > maxFields {
 			return nil, errors.New("record shapes damaged")
 		}
-		sh := shape{keys: make([][]byte, nf), types: make([]byte, nf)}
+		keys, types := make([][]byte, nf), make([]byte, nf)
 		for i := range nf {
 			t, ok := r.byte()
 			if !ok || t >= nTypes {
@@ -114,9 +128,9 @@ func Parse(b []byte) (*Shapes, error) {
 			if !ok {
 				return nil, errors.New("record shapes damaged")
 			}
-			sh.types[i], sh.keys[i] = t, bytes.Clone(k)
+			types[i], keys[i] = t, bytes.Clone(k)
 		}
-		s.list = append(s.list, sh)
+		s.list = append(s.list, newShape(keys, types))
 	}
 	if len(r.b) != 0 {
 		return nil, errors.New("record shapes damaged: bytes after the last")
@@ -146,14 +160,11 @@ func (s *Shapes) Unpack(dst, rec []byte, key int64) ([]byte, error) {
 
 // render appends the line of shape sh whose values r holds.
 func (sh *shape) render(dst []byte, r *reader, key int64) ([]byte, error) {
-	dst = append(dst, '{')
-	for i, k := range sh.keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, '"')
-		dst = append(dst, k...)
-		dst = append(dst, '"', ':')
+	if len(sh.keys) == 0 {
+		dst = append(dst, '{')
+	}
+	for i, pre := range sh.pre {
+		dst = append(dst, pre...)
 		var ok bool
 		switch sh.types[i] {
 		case tKey:
@@ -182,7 +193,7 @@ func (sh *shape) render(dst []byte, r *reader, key int64) ([]byte, error) {
 			var v int64
 			if v, ok = r.varint(); ok {
 				dst = append(dst, '"')
-				dst = time.Unix(v, 0).UTC().AppendFormat(dst, timeLayout)
+				dst = appendTime(dst, v)
 				dst = append(dst, '"')
 			}
 		case tBool:
@@ -211,6 +222,49 @@ func (sh *shape) render(dst []byte, r *reader, key int64) ([]byte, error) {
 }
 
 const timeLayout = "2006-01-02T15:04:05Z"
+
+// appendTime appends the instant secs seconds after 1970 in timeLayout,
+// computing the civil date itself (Hinnant's days-to-civil), in a fifth
+// of the time package's formatting; years outside 0–9999 are formatted
+// by the time package.
+func appendTime(dst []byte, secs int64) []byte {
+	const (
+		minSecs = -62167219200 // 0000-01-01T00:00:00Z
+		maxSecs = 253402300799 // 9999-12-31T23:59:59Z
+	)
+	if secs < minSecs || secs > maxSecs {
+		return time.Unix(secs, 0).UTC().AppendFormat(dst, timeLayout)
+	}
+	days, rem := secs/86400, secs%86400
+	if rem < 0 {
+		days, rem = days-1, rem+86400
+	}
+	z := days + 719468 // days since 0000-03-01
+	era := z / 146097
+	if z < 0 {
+		era = (z - 146096) / 146097
+	}
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	y := yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d := doy - (153*mp+2)/5 + 1
+	m := mp + 3
+	if m > 12 {
+		m -= 12
+		y++
+	}
+	two := func(b []byte, v int64) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
+	dst = two(dst, y/100)
+	dst = two(dst, y%100)
+	dst = two(append(dst, '-'), m)
+	dst = two(append(dst, '-'), d)
+	dst = two(append(dst, 'T'), rem/3600)
+	dst = two(append(dst, ':'), rem/60%60)
+	dst = two(append(dst, ':'), rem%60)
+	return append(dst, 'Z')
+}
 
 // appendDecimal appends v with scale digits after the point.
 func appendDecimal(dst []byte, v int64, scale int) []byte {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 var lines = []string{
@@ -169,5 +170,38 @@ func TestRandomFlatLines(t *testing.T) {
 	}
 	if packed < 4900 {
 		t.Errorf("%d of 5000 lines packed", packed)
+	}
+}
+
+// BenchmarkUnpack unpacks a character's line, as each lookup of a packed
+// store does after decoding its block.
+func BenchmarkUnpack(b *testing.B) {
+	p := NewPacker(nil)
+	line := []byte(lines[1])
+	rec := p.Append(nil, line, 90000003)
+	var out []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		out, _ = p.Unpack(out[:0], rec, 90000003)
+	}
+	if !bytes.Equal(out, line) {
+		b.Fatal("not the line")
+	}
+}
+
+// appendTime formats as the time package does, over every year it
+// formats itself and beyond.
+func TestAppendTime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	edges := []int64{0, -1, 86399, 86400, -86400, -62167219200, -62167219201, 253402300799, 253402300800,
+		951782400, 951868800, 4107542400, -2208988800} // leap days, 2100, 1900
+	for range 200000 {
+		edges = append(edges, rng.Int64N(253402300799+62167219200+1000)-62167219200-500)
+	}
+	for _, s := range edges {
+		want := time.Unix(s, 0).UTC().AppendFormat(nil, timeLayout)
+		if got := appendTime(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("%d: %s, want %s", s, got, want)
+		}
 	}
 }
