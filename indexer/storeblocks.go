@@ -13,8 +13,14 @@ import (
 )
 
 // A block store (GDSSTO04, and GDSSTO03 before it) keeps its records in
-// zstd blocks: consecutive records (each followed by a newline) up to
-// blockTarget bytes or blockRecords records, each block one zstd frame
+// zstd blocks: consecutive records up to packedTarget bytes (blockTarget
+// for lines) or blockRecords records, each packed (flag 8,
+// indexer/recpack: its shape's number and its values in binary, after its
+// length as a uvarint; the shapes are in the index) or, in stores written
+// before 2026-11-25, the line followed by a newline. Packed in 512-byte
+// blocks, a 10M characters' store takes 283 MB of data against 508 as
+// lines in 1 KiB blocks, a lookup a fifth less CPU and the build a tenth
+// less (docs/performance.md). Each block is one zstd frame
 // compressed with the store's dictionary. The dictionary is raw content,
 // the first dictSize bytes of records the full build wrote; small frames
 // gain most of their ratio from it. A lookup decodes one block into a
@@ -40,7 +46,8 @@ import (
 //	40 key base: the smallest key
 //	48 flags: 1 = keys are stored as uint32 offsets from the key base;
 //	   2 = block offsets are uint32; 4 = records follow the blocks in
-//	   order (a store written whole), so block starts replace locations
+//	   order (a store written whole), so block starts replace locations;
+//	   8 = records are packed, and the index ends with their shapes
 //	56 dictionary length
 //	64 largest block, uncompressed
 //	72 dictionary
@@ -52,12 +59,15 @@ import (
 //	   offsets: blocks+1 uint64 (uint32 with flag 2), where each block
 //	     starts in base and delta taken as one (block b spans offsets b
 //	     to b+1)
+//	   shapes (flag 8: records are packed): uint64 length, then the
+//	     shapes (recpack.Shapes.Marshal) of base and delta
 //
 // GDSSTO04's data files hold each frame without zstd's 4-byte magic
 // number (the reader puts it back); GDSSTO03 had flag 1 only, its frames
 // whole, 2 KiB blocks and a 32 KiB dictionary.
 const (
 	blockTarget  = 1 << 10
+	packedTarget = 512
 	blockRecords = 64 // a location holds the record within its block in 6 bits
 	blockShift   = 6
 	maxBlocks    = 1 << (32 - blockShift)

@@ -36,7 +36,8 @@ type blockWriter struct {
 	bufs       sync.Pool // *blockJob
 	closeOnce  sync.Once
 	workersRun bool
-	// target and dictWant, when set, replace blockTarget and dictSize
+	// target and dictWant, when set, replace the block target
+	// (packedTarget, or blockTarget for lines) and dictSize
 	// (measurements of other block and dictionary sizes).
 	target, dictWant int
 	level            zstd.EncoderLevel
@@ -54,8 +55,13 @@ type blockWriter struct {
 	packed []byte // the record being packed
 }
 
-func (bw *blockWriter) blockBytes() int { return cmp.Or(bw.target, blockTarget) }
-func (bw *blockWriter) dictBytes() int  { return cmp.Or(bw.dictWant, dictSize) }
+func (bw *blockWriter) blockBytes() int {
+	if bw.pack != nil {
+		return cmp.Or(bw.target, packedTarget)
+	}
+	return cmp.Or(bw.target, blockTarget)
+}
+func (bw *blockWriter) dictBytes() int { return cmp.Or(bw.dictWant, dictSize) }
 
 type blockJob struct {
 	raw, out []byte
