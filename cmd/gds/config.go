@@ -114,10 +114,10 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	addRateLimitFlags(fs, &c.RateLimits, &c.TrustedProxies)
 	fs.BoolVar(&c.TablesInMemory, "tables-in-memory", true, "read the live generation's name tables into memory, in huge pages where the system has them, "+
 		"instead of mapping their files (false: mapped); contains searches are faster, the memory the same")
-	c.StoresInMemory = holdNever
+	c.StoresInMemory = holdAuto
 	fs.Var(&c.StoresInMemory, "stores-in-memory", "true, false or auto: read what record lookups read (the live generation's record stores but their hashes) into memory, "+
-		"in huge pages where the system has them, instead of mapping their files: a lookup never waits for the disk, for about 57 bytes a record of memory the kernel cannot reclaim; "+
-		"auto: when the stores take at most an eighth of the memory the process may use (the machine's, or its cgroup's limit)")
+		"in huge pages where the system has them, instead of mapping their files: a lookup never waits for the disk, for about 33 bytes a character of memory the kernel cannot reclaim; "+
+		"auto (the default): when the stores take at most an eighth of the memory the process may use (the machine's, or its cgroup's limit), else mapped")
 	fs.DurationVar(&c.AnalystIdle, "analyst-idle", 10*time.Minute, "close the bleve indexes analysts' queries opened after this long without one (negative: keep them open)")
 	fs.DurationVar(&c.HTTP.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
 	fs.DurationVar(&c.HTTP.ReadTimeout, "read-timeout", 10*time.Second, "time to read a whole request")

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// --stores-in-memory is true, false (the default) or auto; given alone, as
+// --stores-in-memory is true, false or auto (the default); given alone, as
 // the boolean flag it was before auto, it means true.
 func TestStoresInMemoryFlag(t *testing.T) {
 	parse := func(env func(string) string, args ...string) (serveConfig, error) {
@@ -17,7 +17,7 @@ func TestStoresInMemoryFlag(t *testing.T) {
 		args []string
 		want holdFlag
 	}{
-		{nil, nil, holdNever},
+		{nil, nil, holdAuto},
 		{nil, []string{"--stores-in-memory"}, holdAlways},
 		{nil, []string{"--stores-in-memory=false"}, holdNever},
 		{nil, []string{"--stores-in-memory=TRUE"}, holdAlways},

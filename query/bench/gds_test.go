@@ -152,9 +152,9 @@ func openManager(data string) (*indexer.Manager, error) {
 }
 
 // openServing opens data as gds serve does by default: name tables read
-// into memory, record stores mapped.
+// into memory, record stores too when they fit (--stores-in-memory auto).
 func openServing(data string) (*indexer.Manager, error) {
-	return indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), TablesInMemory: true})
+	return indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), TablesInMemory: true, StoresInMemoryAuto: true})
 }
 
 func helperBuild(a helperArgs) (buildOut, error) {
