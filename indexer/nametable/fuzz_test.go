@@ -33,6 +33,18 @@ func FuzzOpenTable(f *testing.F) {
 	}
 	f.Add(raw)
 	f.Add(raw[:len(raw)/2])
+	// and as tables before GDSTBL03 hold IDs and offsets
+	writeApart = true
+	err = Write(path, entries, nil)
+	writeApart = false
+	if err != nil {
+		f.Fatal(err)
+	}
+	if v2, err := os.ReadFile(path); err != nil || string(v2[:8]) != tableMagicV2 {
+		f.Fatalf("%q, %v", v2[:8], err)
+	} else {
+		f.Add(v2)
+	}
 	for _, at := range []int{len(raw) - 1, len(raw) - 40, len(raw) - 400, len(raw) / 2, 200} {
 		bad := append([]byte(nil), raw...)
 		bad[at] ^= 0xff

@@ -25,8 +25,11 @@ import (
 // order results are returned, and a search can stop once it has enough.
 //
 // Built at index time and memory-mapped at serve time, it holds:
-//   - ids: ordinal → ID;
-//   - offsets and names: ordinal → folded name, for verification;
+//   - recs: per ordinal its ID (from a base) beside where its folded name
+//     starts in names, one 8-byte pair, so that a search's hit costs one
+//     cache miss for both (GDSTBL03; older tables keep ids and offsets
+//     apart);
+//   - names: ordinal → folded name, for verification;
 //   - slots: an open-addressing hash table of folded names for strict search;
 //   - grams: trigram (three bytes of the folded UTF-8 name) → ordinals of
 //     names containing it; trigrams span spaces and punctuation, so "p An"
@@ -36,7 +39,13 @@ import (
 //   - mask (language overlays): ordinals of the base table this overlay
 //     replaces.
 type Table struct {
-	n       int
+	n int
+	// recs (GDSTBL03): pairs of uint32, the ID less idBase and where the
+	// name starts, for ordinals 0 to n (the last pair's name start is
+	// where the names end).
+	recs   []uint32
+	idBase int64
+	// ids and offsets: tables before GDSTBL03.
 	ids     []int64
 	offsets []uint32
 	names   []byte
@@ -67,8 +76,14 @@ type Table struct {
 // every platform gds runs on) and mapped in place. Bitmaps are roaring's
 // portable serialization, each 8-byte aligned in the last section; the
 // gram, prefix and access offsets count from that section's start.
+//
+// GDSTBL03 holds the IDs and name offsets as pairs (secRecs) and the IDs'
+// base (secIDBase); GDSTBL02 and GDSTBL01 hold them in two sections
+// (secIDs, secOffsets). A table whose IDs span more than uint32 offsets
+// from the smallest (none of EVE's categories) is written as GDSTBL02.
 const (
-	tableMagic   = "GDSTBL02"
+	tableMagic   = "GDSTBL03"
+	tableMagicV2 = "GDSTBL02" // IDs and name offsets apart
 	tableMagicV1 = "GDSTBL01" // slots held every ordinal, duplicates included
 	headerFields = 16
 )
@@ -91,16 +106,39 @@ const (
 	secDupOffs
 	secDupList
 	secCount
+
+	// GDSTBL03's sections in the places of secIDs and secOffsets.
+	secRecs   = secIDs
+	secIDBase = secOffsets
 )
 
 // Len is the number of names in the table.
 func (t *Table) Len() int { return t.n }
 
 // ID returns the ID at ordinal o.
-func (t *Table) ID(o uint32) int64 { return t.ids[o] }
+func (t *Table) ID(o uint32) int64 {
+	if t.recs != nil {
+		return t.idBase + int64(t.recs[2*o])
+	}
+	return t.ids[o]
+}
 
 // Name returns the folded name at ordinal o. It aliases the mapped file.
-func (t *Table) Name(o uint32) []byte { return t.names[t.offsets[o]:t.offsets[o+1]] }
+func (t *Table) Name(o uint32) []byte {
+	if t.recs != nil {
+		return t.names[t.recs[2*o+1]:t.recs[2*o+3]]
+	}
+	return t.names[t.offsets[o]:t.offsets[o+1]]
+}
+
+// nameStart is where ordinal o's name starts in names; reading it brings
+// in o's ID too (GDSTBL03).
+func (t *Table) nameStart(o uint32) uint32 {
+	if t.recs != nil {
+		return t.recs[2*o+1]
+	}
+	return t.offsets[o]
+}
 
 // postingLists finds posting lists by trigram in the mapped file; a walk
 // reads them in place (see rlist): opening a table costs nothing per list.
@@ -208,6 +246,38 @@ func (t *Table) Exact(text []byte, fn func(o uint32) bool) {
 	}
 }
 
+// parseRecs reads the IDs and name offsets: pairs and a base (recs and
+// base, a GDSTBL03 table's secRecs and secIDBase, when its base says
+// so), or two arrays (tables before).
+func (t *Table) parseRecs(magic string, recs, base []byte) error {
+	if magic == tableMagic {
+		if len(base) != 8 {
+			return errors.New("ID base damaged")
+		}
+		t.recs = fromBytes[uint32](recs)
+		t.idBase = int64(binary.LittleEndian.Uint64(base))
+		if len(t.recs) != 2*(t.n+1) || int(t.recs[2*t.n+1]) != len(t.names) {
+			return errors.New("sections disagree on the number of names")
+		}
+		for o := range t.n {
+			if t.recs[2*o+1] > t.recs[2*o+3] {
+				return fmt.Errorf("name %d out of range", o)
+			}
+		}
+		return nil
+	}
+	t.ids, t.offsets = fromBytes[int64](recs), fromBytes[uint32](base)
+	if len(t.ids) != t.n || len(t.offsets) != t.n+1 || int(t.offsets[t.n]) != len(t.names) {
+		return errors.New("sections disagree on the number of names")
+	}
+	for o := range t.n {
+		if t.offsets[o] > t.offsets[o+1] {
+			return fmt.Errorf("name %d out of range", o)
+		}
+	}
+	return nil
+}
+
 // Open maps a table file read-only. The mapping is populated up
 // front: a search touches names all over the table, and a first touch of
 // each page would otherwise cost a page fault inside a search.
@@ -241,7 +311,7 @@ func parseTable(mm []byte) (*Table, error) {
 		return nil, fmt.Errorf("too short (%d bytes)", len(mm))
 	}
 	magic := string(mm[:len(tableMagic)])
-	if magic != tableMagic && magic != tableMagicV1 {
+	if magic != tableMagic && magic != tableMagicV2 && magic != tableMagicV1 {
 		return nil, errors.New("not a gds table (bad magic)")
 	}
 	p := len(tableMagic)
@@ -258,21 +328,17 @@ func parseTable(mm []byte) (*Table, error) {
 	}
 	t := &Table{
 		n:          int(n),
-		ids:        fromBytes[int64](secs[secIDs]),
-		offsets:    fromBytes[uint32](secs[secOffsets]),
 		names:      secs[secNames],
 		slots:      fromBytes[uint32](secs[secSlots]),
 		accessKeys: fromBytes[int64](secs[secAccessKeys]),
 		accessOffs: fromBytes[uint64](secs[secAccessOffs]),
 		mm:         mm,
 	}
-	if n > 1<<32-2 || len(t.ids) != t.n || len(t.offsets) != t.n+1 || int(t.offsets[t.n]) != len(t.names) {
-		return nil, errors.New("sections disagree on the number of names")
+	if n > 1<<32-2 {
+		return nil, errors.New("too many names")
 	}
-	for o := range t.n {
-		if t.offsets[o] > t.offsets[o+1] {
-			return nil, fmt.Errorf("name %d out of range", o)
-		}
+	if err := t.parseRecs(magic, secs[secRecs], secs[secIDBase]); err != nil {
+		return nil, err
 	}
 	empty := false
 	for _, v := range t.slots {
@@ -284,7 +350,7 @@ func parseTable(mm []byte) (*Table, error) {
 	if len(t.slots) > 0 && !empty {
 		return nil, errors.New("name hash table is full") // a probe for a missing name would not end
 	}
-	if magic == tableMagic {
+	if magic != tableMagicV1 {
 		t.grouped = true
 		t.dupKeys = fromBytes[uint32](secs[secDupKeys])
 		t.dupOffs = fromBytes[uint32](secs[secDupOffs])
@@ -399,7 +465,7 @@ func (t *Table) Entries(skip *roaring.Bitmap, drop func(id int64) bool) []Entry 
 		if skip != nil && skip.Contains(uint32(o)) {
 			continue
 		}
-		id := t.ids[o]
+		id := t.ID(uint32(o))
 		if drop != nil && drop(id) {
 			continue
 		}

@@ -378,16 +378,17 @@ func overlaps(rs []ref, pos int32) bool {
 const emitBatch = 32
 
 // flush calls fn with the candidates in s.batch[:n]. It first reads each
-// one's name offset, then the start of its record and its ID (needed for
-// the answer): the loads of one pass do not depend on one another, so
-// their cache misses overlap, where verifying one name after another
-// would wait for each in turn, and where one pass would wait for an
-// offset before it could ask for the record.
+// one's name offset (with its ID beside it, in GDSTBL03 tables), then the
+// start of its name and its ID (needed for the answer): the loads of one
+// pass do not depend on one another, so their cache misses overlap, where
+// verifying one name after another would wait for each in turn, and
+// where one pass would wait for an offset before it could ask for the
+// name.
 func (w *walk) flush(s *blockScratch, n int, fn func(o uint32) bool) bool {
 	if w.t != nil { // nil in tests of intersect alone
 		var off uint32
 		for _, o := range s.batch[:n] {
-			off += w.t.offsets[o]
+			off += w.t.nameStart(o)
 		}
 		touch := byte(off)
 		for _, o := range s.batch[:n] {

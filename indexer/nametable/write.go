@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -49,8 +50,15 @@ func Write(path string, entries []Entry, mask *roaring.Bitmap) error {
 	}
 
 	var secs [secCount]section
-	secs[secIDs] = raw(asBytes(ids))
-	secs[secOffsets] = raw(asBytes(offsets))
+	magic := tableMagic
+	if base, recs, ok := pairRecs(ids, offsets); ok && !writeApart {
+		secs[secRecs] = raw(asBytes(recs))
+		secs[secIDBase] = raw(binary.LittleEndian.AppendUint64(nil, uint64(base)))
+	} else {
+		magic = tableMagicV2
+		secs[secIDs] = raw(asBytes(ids))
+		secs[secOffsets] = raw(asBytes(offsets))
+	}
 	secs[secNames] = func(w *sectionWriter) {
 		for _, e := range entries {
 			w.writeString(e.Folded)
@@ -73,7 +81,32 @@ func Write(path string, entries []Entry, mask *roaring.Bitmap) error {
 			w.align()
 		}
 	}
-	return writeFile(path, uint64(len(entries)), &secs)
+	return writeFile(path, magic, uint64(len(entries)), &secs)
+}
+
+// writeApart writes the IDs and name offsets apart, as tables before
+// GDSTBL03 hold them (tests of reading those).
+var writeApart = false
+
+// pairRecs returns the IDs as offsets from the smallest, each beside its
+// name's offset (GDSTBL03's records), or ok false when they span more
+// than a uint32.
+func pairRecs(ids []int64, offsets []uint32) (base int64, recs []uint32, ok bool) {
+	if len(ids) > 0 {
+		base = slices.Min(ids)
+		if uint64(slices.Max(ids))-uint64(base) > math.MaxUint32 {
+			return 0, nil, false
+		}
+	}
+	recs = make([]uint32, 0, 2*len(offsets))
+	for o, off := range offsets {
+		var id uint32
+		if o < len(ids) {
+			id = uint32(ids[o] - base)
+		}
+		recs = append(recs, id, off)
+	}
+	return base, recs, true
 }
 
 // nameIndex returns the IDs and the offsets of the names, in ordinal order.
@@ -254,7 +287,7 @@ func raw(b []byte) section { return func(w *sectionWriter) { w.write(b) } }
 
 // writeFile writes the header and the sections, each 8-byte aligned, to a
 // temporary file beside path, syncs it and renames it into place.
-func writeFile(path string, n uint64, secs *[secCount]section) error {
+func writeFile(path, magic string, n uint64, secs *[secCount]section) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".table-*")
 	if err != nil {
 		return err
@@ -282,7 +315,7 @@ func writeFile(path string, n uint64, secs *[secCount]section) error {
 		return fail(err)
 	}
 	hdr := make([]byte, 0, hdrLen)
-	hdr = append(hdr, tableMagic...)
+	hdr = append(hdr, magic...)
 	hdr = binary.LittleEndian.AppendUint64(hdr, n)
 	for _, v := range header {
 		hdr = binary.LittleEndian.AppendUint64(hdr, v)

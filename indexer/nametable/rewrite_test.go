@@ -1,0 +1,37 @@
+package nametable
+
+import (
+	"os"
+	"testing"
+	"time"
+)
+
+// TestTableRewrite writes the table GDS_WALK_TABLE names again, whole, in
+// the current format (GDS_TABLE_APART=1: IDs and offsets apart, as tables
+// before GDSTBL03), into GDS_TABLE_OUT: for measuring one layout against
+// another on the same names.
+//
+//	GDS_WALK_TABLE=GEN/character/base.tbl GDS_TABLE_OUT=/tmp/t3.tbl go test -run TestTableRewrite -v ./indexer/nametable
+func TestTableRewrite(t *testing.T) {
+	in, out := os.Getenv("GDS_WALK_TABLE"), os.Getenv("GDS_TABLE_OUT")
+	if in == "" || out == "" {
+		t.Skip("GDS_WALK_TABLE or GDS_TABLE_OUT not set")
+	}
+	tbl, err := Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := tbl.Entries(nil, nil)
+	tbl.Close()
+	writeApart = os.Getenv("GDS_TABLE_APART") == "1"
+	defer func() { writeApart = false }()
+	t0 := time.Now()
+	if err := Write(out, entries, nil); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d names written in %v: %d bytes", len(entries), time.Since(t0).Round(time.Millisecond), st.Size())
+}
