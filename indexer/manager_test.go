@@ -101,6 +101,9 @@ func TestGenerationRecordsSnapshotAndCounts(t *testing.T) {
 	if meta.Shards[snapshots.CategoryCharacter] != 3 {
 		t.Errorf("1500 characters at 700 a shard: %d shards, want 3", meta.Shards[snapshots.CategoryCharacter])
 	}
+	if meta.Shards[snapshots.CategorySolarSystem] != 1 {
+		t.Errorf("1 solar system at 700 a shard: %d shards, want 1", meta.Shards[snapshots.CategorySolarSystem])
+	}
 	// The same snapshot again changes nothing.
 	again := build(t, m, snap, false)
 	if !again.Unchanged || m.Live().ID != meta.ID {
@@ -514,4 +517,31 @@ func rebuiltInFull(t *testing.T, data, snap string, first indexer.BuildResult, w
 		t.Fatalf("rebuild after %s: %+v, want a new full generation", what, again)
 	}
 	return m
+}
+
+// A category of more than half a shard is built as two shards of
+// contiguous keys, and the analysts' queries find every document across
+// them, as from one.
+func TestHalfShardCategorySplitInTwo(t *testing.T) {
+	snap := indexertest.Snapshot(t, indexertest.Records{
+		snapshots.Characters: characters(500, func(i int) string { return fmt.Sprintf("Pilot %d", i) }),
+	})
+	m := open(t, t.TempDir()) // 700 a shard
+	defer m.Close()
+	build(t, m, snap, false)
+	meta := m.Live()
+	cat := snapshots.CategoryCharacter
+	if n, bounds := meta.Shards[cat], meta.ShardBounds[cat]; n != 2 || len(bounds) != 1 || bounds[0] != 90000250 {
+		t.Fatalf("500 characters at 700 a shard: %d shards, bounds %v; want 2, [90000250]", n, bounds)
+	}
+	a := query.NewAnalysts(m)
+	for q, want := range map[string]int{"*": 500, "words:pilot": 500, "name:pilot*": 500, "id:90000249": 1, "id:90000250": 1, "words:499": 1} {
+		res, err := a.Query(context.Background(), query.AnalystRequest{Query: q, Category: cat, Limit: 1000})
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if int(res.Total) != want || len(res.Hits) != want {
+			t.Errorf("%s: total %d, %d hits; want %d", q, res.Total, len(res.Hits), want)
+		}
+	}
 }
