@@ -35,8 +35,14 @@ import (
 // "GDSSTO03": larger blocks, whole frames) are still read; the next build
 // writes them whole in the current format.
 type Store struct {
-	keys     []int64  // the keys, when they do not fit keys32
-	keys32   []uint32 // key - keyBase, when every key fits
+	keys   []int64  // the keys, when they do not fit keys32
+	keys32 []uint32 // key - keyBase, when every key fits
+	// Every sampleEvery-th key (of keys or keys32), made when the store is
+	// held in memory: Find searches it first, then a span of
+	// sampleEvery keys, a few cache lines instead of one miss per step
+	// of a search over the whole array.
+	sample   []int64
+	sample32 []uint32
 	keyBase  int64
 	n        int
 	hashes   []uint64
@@ -165,15 +171,47 @@ func (s *Store) DeltaShare() float64 {
 	return float64(len(s.delta)) / float64(max(s.baseSize, 1))
 }
 
-// Find returns the position of key.
+// Find returns the position of key, or where it would be.
 func (s *Store) Find(key int64) (int, bool) {
 	if s.keys32 != nil {
 		if key < s.keyBase || key-s.keyBase > math.MaxUint32 {
 			return 0, false
 		}
-		return slices.BinarySearch(s.keys32, uint32(key-s.keyBase))
+		return findSampled(s.keys32, s.sample32, uint32(key-s.keyBase))
 	}
-	return slices.BinarySearch(s.keys, key)
+	return findSampled(s.keys, s.sample, key)
+}
+
+// sampleEvery is how many keys one sample entry stands for: 64 uint32
+// keys are four cache lines. The sample of 10M keys is 625 KB, which
+// stays in the processor's caches between lookups.
+const sampleEvery = 64
+
+// sampleKeys returns every sampleEvery-th key of keys.
+func sampleKeys[T uint32 | int64](keys []T) []T {
+	out := make([]T, (len(keys)+sampleEvery-1)/sampleEvery)
+	for i := range out {
+		out[i] = keys[i*sampleEvery]
+	}
+	return out
+}
+
+// findSampled is slices.BinarySearch(keys, k), through sample (every
+// sampleEvery-th key of keys) when there is one.
+func findSampled[T uint32 | int64](keys, sample []T, k T) (int, bool) {
+	if sample == nil {
+		return slices.BinarySearch(keys, k)
+	}
+	j, found := slices.BinarySearch(sample, k)
+	if found {
+		return j * sampleEvery, true
+	}
+	if j == 0 {
+		return 0, false // before the first key
+	}
+	lo := (j - 1) * sampleEvery
+	i, found := slices.BinarySearch(keys[lo:min(lo+sampleEvery, len(keys))], k)
+	return lo + i, found
 }
 
 // Get calls fn with the record with key (see Read); ok is false when there
@@ -353,6 +391,11 @@ func (s *Store) holdInMemory() {
 		if len(c) > 0 {
 			set[i](c)
 		}
+	}
+	if s.keys32 != nil {
+		s.sample32 = sampleKeys(s.keys32)
+	} else {
+		s.sample = sampleKeys(s.keys)
 	}
 	if s.blk != nil {
 		// A decoder over the copied dictionary; should none be had, the
