@@ -78,13 +78,14 @@ func cpuNow() float64 {
 
 func cpuSince(t0 float64) float64 { return cpuNow() - t0 }
 
-// TestShardsFor: at most ShardSize records a shard, and a category of more
-// than half a shard split in two so that two cores build it.
+// TestShardsFor: at most ShardSize records a shard, and an even number of
+// shards for a category of more than half a shard, so that two cores
+// build it to the end.
 func TestShardsFor(t *testing.T) {
 	b := &builder{opts: Options{ShardSize: 1_000_000}}
 	for _, c := range []struct{ n, want int }{
 		{0, 1}, {1, 1}, {500_000, 1}, {500_001, 2}, {1_000_000, 2}, {1_000_001, 2},
-		{2_000_000, 2}, {2_000_001, 3}, {10_000_000, 10}, {10_000_001, 11},
+		{2_000_000, 2}, {2_000_001, 4}, {3_000_000, 4}, {4_000_001, 6}, {10_000_000, 10}, {10_000_001, 12},
 	} {
 		if got := b.shardsFor(c.n); got != c.want {
 			t.Errorf("shardsFor(%d) at %d a shard = %d, want %d", c.n, b.opts.ShardSize, got, c.want)

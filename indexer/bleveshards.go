@@ -35,16 +35,17 @@ func (r shardRouter) shard(id int64) int {
 }
 
 // shardsFor is the number of shards of a category of n records: at most
-// ShardSize records each, and two for a category of more than half a
-// shard. A shard is built on one core, so a category that fit one shard
-// kept one core busy for most of the build's second phase while the other
-// had nothing left to do (1M characters: docs/performance.md). The count
-// depends on n alone, never on the machine, so an incremental build finds
-// the previous generation's shards to patch wherever it runs.
+// ShardSize records each, and an even number for a category of more than
+// half a shard. A shard is built on one core, so a category that fit one
+// shard kept one core of two busy for most of the build's second phase
+// while the other had nothing left to do (1M characters), and an odd
+// count left one shard building alone at the end (docs/performance.md).
+// The count depends on n alone, never on the machine, so an incremental
+// build finds the previous generation's shards to patch wherever it runs.
 func (b *builder) shardsFor(n int) int {
 	shards := max(1, (n+b.opts.ShardSize-1)/b.opts.ShardSize)
-	if shards == 1 && n > b.opts.ShardSize/2 {
-		shards = 2
+	if shards%2 == 1 && n > b.opts.ShardSize/2 {
+		shards++
 	}
 	return shards
 }

@@ -39,8 +39,8 @@ type Options struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// ShardSize is the most documents per bleve shard; larger categories
-	// are split into shards built in parallel, and one of more than half
-	// ShardSize into two. Default 1,000,000.
+	// are split into shards built in parallel, an even number of them for
+	// a category of more than half ShardSize. Default 1,000,000.
 	ShardSize int
 	// BatchSize is the number of documents per bleve batch, and so per
 	// segment file of a shard built whole (shards do not merge their

@@ -98,8 +98,8 @@ func TestGenerationRecordsSnapshotAndCounts(t *testing.T) {
 	if !reflect.DeepEqual(meta.Counts, want) {
 		t.Errorf("counts %v, want %v", meta.Counts, want)
 	}
-	if meta.Shards[snapshots.CategoryCharacter] != 3 {
-		t.Errorf("1500 characters at 700 a shard: %d shards, want 3", meta.Shards[snapshots.CategoryCharacter])
+	if meta.Shards[snapshots.CategoryCharacter] != 4 {
+		t.Errorf("1500 characters at 700 a shard: %d shards, want 4 (3, made even)", meta.Shards[snapshots.CategoryCharacter])
 	}
 	if meta.Shards[snapshots.CategorySolarSystem] != 1 {
 		t.Errorf("1 solar system at 700 a shard: %d shards, want 1", meta.Shards[snapshots.CategorySolarSystem])
@@ -520,8 +520,8 @@ func rebuiltInFull(t *testing.T, data, snap string, first indexer.BuildResult, w
 }
 
 // A category of more than half a shard is built as two shards of
-// contiguous keys, and the analysts' queries find every document across
-// them, as from one.
+// contiguous keys (an even number: one of 500 at 700 a shard), and the
+// analysts' queries find every document across them, as from one.
 func TestHalfShardCategorySplitInTwo(t *testing.T) {
 	snap := indexertest.Snapshot(t, indexertest.Records{
 		snapshots.Characters: characters(500, func(i int) string { return fmt.Sprintf("Pilot %d", i) }),
