@@ -253,10 +253,9 @@ func TestEvictionBoundsBuckets(t *testing.T) {
 	c.advance(11 * time.Second)
 	var seen [numShards]bool
 	live, shards := 0, 0
-	for i := 0; live < 64*8 || shards < numShards; i++ {
-		k := lim.IPKey(netip.AddrFrom4([4]byte{172, 16, byte(i >> 8), byte(i)}), "")
+	for ; live < 64*8 || shards < numShards; live++ {
+		k := lim.IPKey(netip.AddrFrom4([4]byte{172, 16, byte(live >> 8), byte(live)}), "")
 		g.Admit(k)
-		live++
 		if sh := bucketKey(k, g.id) >> shardShift; !seen[sh] {
 			seen[sh], shards = true, shards+1
 		}
