@@ -307,15 +307,15 @@ func TestPublishKeep(t *testing.T) {
 
 // corruptNew damages the bucket's copy of one object that the live
 // generation has and the previous one did not, returning its path and
-// good content.
-func corruptNew(t *testing.T, f *fixture, before map[string]string, damage func(path string)) (string, []byte) {
+// good content: the generation's metadata file (which a follower reads
+// before the rest) with meta, else the same other object every time.
+func corruptNew(t *testing.T, f *fixture, before map[string]string, meta bool, damage func(path string)) (string, []byte) {
 	t.Helper()
 	_, now := liveHashes(t, f.indexer)
 	old := distinct(before)
-	// The same object every time: one that never downloaded whole.
 	sums := slices.Sorted(maps.Keys(distinct(now)))
 	for _, sum := range sums {
-		if old[sum] {
+		if old[sum] || (sum == now[indexer.MetaFile]) != meta {
 			continue
 		}
 		path := filepath.Join(f.bucketDir, "objects", sum)
@@ -362,29 +362,31 @@ func TestFollowRefusesBadObjects(t *testing.T) {
 			}
 		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			path, good := corruptNew(t, f, files1, tc.damage)
-			err := f.follower.Check(ctx)
-			if err == nil || !strings.Contains(strings.ToLower(err.Error()), tc.want) {
-				t.Fatalf("check with a %s object: %v, want an error saying %q", tc.name, err, tc.want)
-			}
-			if rid, rfiles := liveHashes(t, f.replica); rid != id1 || fmt.Sprint(rfiles) != fmt.Sprint(files1) {
-				t.Fatalf("replica moved to %d; want %d untouched", rid, id1)
-			}
-			g := f.replica.Acquire()
-			n := g.Tables(snapshots.CategoryCharacter).Base.Len()
-			g.Release()
-			if n != 300 {
-				t.Fatalf("replica's live generation holds %d names", n)
-			}
-			st := f.follower.Status()
-			if st.LastError == "" || st.Pointer != id2 || st.Live != id1 || st.LagGenerations != 1 || st.Errors == 0 {
-				t.Fatalf("status after a refused download: %+v", st)
-			}
-			if err := os.WriteFile(path, good, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		})
+		for _, meta := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/meta=%v", tc.name, meta), func(t *testing.T) {
+				path, good := corruptNew(t, f, files1, meta, tc.damage)
+				err := f.follower.Check(ctx)
+				if err == nil || !strings.Contains(strings.ToLower(err.Error()), tc.want) {
+					t.Fatalf("check with a %s object: %v, want an error saying %q", tc.name, err, tc.want)
+				}
+				if rid, rfiles := liveHashes(t, f.replica); rid != id1 || fmt.Sprint(rfiles) != fmt.Sprint(files1) {
+					t.Fatalf("replica moved to %d; want %d untouched", rid, id1)
+				}
+				g := f.replica.Acquire()
+				n := g.Tables(snapshots.CategoryCharacter).Base.Len()
+				g.Release()
+				if n != 300 {
+					t.Fatalf("replica's live generation holds %d names", n)
+				}
+				st := f.follower.Status()
+				if st.LastError == "" || st.Pointer != id2 || st.Live != id1 || st.LagGenerations != 1 || st.Errors == 0 {
+					t.Fatalf("status after a refused download: %+v", st)
+				}
+				if err := os.WriteFile(path, good, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
 	}
 	if err := f.follower.Check(ctx); err != nil {
 		t.Fatal(err)

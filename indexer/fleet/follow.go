@@ -251,15 +251,24 @@ func (f *Follower) readable(ctx context.Context, m *Manifest) error {
 			continue
 		}
 		raw, err := readSmall(ctx, f.bucket, objectKey(fl.SHA256))
+		if isNotFound(err) {
+			return errMissingObject(fl.SHA256)
+		}
 		if err != nil {
 			return err
 		}
-		if sha256Hex(raw) != fl.SHA256 {
-			return fmt.Errorf("%s: its content does not match the manifest's checksum", fl.Path)
+		if got := sha256Hex(raw); got != fl.SHA256 {
+			return fmt.Errorf("%s: checksum mismatch: manifest says %s, object has %s; refused", fl.Path, fl.SHA256, got)
 		}
 		return indexer.Readable(raw)
 	}
 	return fmt.Errorf("its manifest lists no %s", indexer.MetaFile)
+}
+
+// errMissingObject says that the object of a generation's file is not in
+// the bucket, whichever of the follower's reads found it so.
+func errMissingObject(sha string) error {
+	return fmt.Errorf("object %s is missing from the bucket (deleted by --publish-keep, or lost)", objectKey(sha))
 }
 
 func (f *Follower) path(parts ...string) string {
@@ -389,7 +398,7 @@ func (f *Follower) fetch(ctx context.Context, dir string, fl File, local string)
 	r, err := f.bucket.NewReader(ctx, objectKey(fl.SHA256), nil)
 	if isNotFound(err) {
 		out.Close()
-		return 0, 0, fmt.Errorf("object %s is missing from the bucket (deleted by --publish-keep, or lost)", objectKey(fl.SHA256))
+		return 0, 0, errMissingObject(fl.SHA256)
 	}
 	if err != nil {
 		out.Close()
