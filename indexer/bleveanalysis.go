@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"strconv"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -239,4 +240,93 @@ func asciiWords(folded string) (index.TokenFrequencies, int) {
 		i = j
 	}
 	return freqs, n
+}
+
+var (
+	analyzersOnce sync.Once
+	analyzers     *documents
+	analyzersErr  error
+)
+
+// nameAnalyzers are the mapping's analyzers of the name fields.
+func nameAnalyzers() (*documents, error) {
+	analyzersOnce.Do(func() {
+		m, err := Mapping()
+		if err != nil {
+			analyzersErr = err
+			return
+		}
+		analyzers, analyzersErr = newDocuments(m)
+	})
+	return analyzers, analyzersErr
+}
+
+// EachWord calls fn with each word of name as the words field indexes
+// them (folded, in order), until fn returns false. A name of ASCII
+// letters, digits, spaces and hyphens is split here without allocating;
+// any other goes through the words analyzer.
+func EachWord(name []byte, fn func(word []byte) bool) error {
+	simple := len(name) > 0
+	for _, c := range name {
+		if !isASCIIAlnum(c) && c != ' ' && c != '-' {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		for i := 0; i < len(name); {
+			if !isASCIIAlnum(name[i]) {
+				i++
+				continue
+			}
+			j := i + 1
+			for j < len(name) && isASCIIAlnum(name[j]) {
+				j++
+			}
+			w := name[i:j]
+			lower := true
+			for _, c := range w {
+				if 'A' <= c && c <= 'Z' {
+					lower = false
+				}
+			}
+			if !lower {
+				w = []byte(nametable.Fold(string(w)))
+			}
+			if !fn(w) {
+				return nil
+			}
+			i = j
+		}
+		return nil
+	}
+	ds, err := nameAnalyzers()
+	if err != nil {
+		return err
+	}
+	for _, tok := range ds.words.Analyze(name) {
+		if !fn(tok.Term) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// AnalyzeName returns the terms the analyzer of a text field (name,
+// words, name_XX) makes of text: what a match query looks up.
+func AnalyzeName(field string, text string) ([]string, error) {
+	if field == FieldWords {
+		var out []string
+		err := EachWord([]byte(text), func(w []byte) bool { out = append(out, string(w)); return true })
+		return out, err
+	}
+	ds, err := nameAnalyzers()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, tok := range ds.exact.Analyze([]byte(text)) {
+		out = append(out, string(tok.Term))
+	}
+	return out, nil
 }

@@ -241,6 +241,9 @@ func (m *Manager) resumeBleve(j *job, gen *Generation, snap *snapshots.Snapshot,
 	}
 	slices.Sort(cats)
 	for _, cat := range cats {
+		if gen.TablesAnswer(cat) {
+			continue
+		}
 		b.pendingBleve = append(b.pendingBleve, bleveTask{cat: cat, bounds: gen.Meta.ShardBounds[cat], shards: gen.Meta.Shards[cat]})
 	}
 	ph.b = b
@@ -290,6 +293,9 @@ func (m *Manager) completeBleve(j *job, ph *phase1, started time.Time) error {
 // checkBleve verifies every category's bleve shards hold its documents.
 func checkBleve(g *Generation) error {
 	for cat, want := range g.Meta.Counts {
+		if g.TablesAnswer(cat) {
+			continue
+		}
 		n, err := g.countDocuments(cat)
 		if err != nil {
 			return err

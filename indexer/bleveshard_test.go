@@ -1,6 +1,8 @@
 package indexer
 
 import (
+	"gds/snapshots"
+
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -82,13 +84,21 @@ func cpuSince(t0 float64) float64 { return cpuNow() - t0 }
 // shards for a category of more than half a shard, so that two cores
 // build it to the end.
 func TestShardsFor(t *testing.T) {
+	TablesOnlyForTest(t)
 	b := &builder{opts: Options{ShardSize: 1_000_000}}
 	for _, c := range []struct{ n, want int }{
 		{0, 1}, {1, 1}, {500_000, 1}, {500_001, 2}, {1_000_000, 2}, {1_000_001, 2},
 		{2_000_000, 2}, {2_000_001, 4}, {3_000_000, 4}, {4_000_001, 6}, {10_000_000, 10}, {10_000_001, 12},
 	} {
-		if got := b.shardsFor(c.n); got != c.want {
+		if got := b.shardsFor(snapshots.CategoryCorporation, c.n); got != c.want {
 			t.Errorf("shardsFor(%d) at %d a shard = %d, want %d", c.n, b.opts.ShardSize, got, c.want)
 		}
+		if got := b.shardsFor(snapshots.CategoryCharacter, c.n); got != 0 {
+			t.Errorf("shardsFor(character, %d) = %d, want none: the tables answer characters", c.n, got)
+		}
+	}
+	b.opts.BleveCharacters = true
+	if got := b.shardsFor(snapshots.CategoryCharacter, 3_000_000); got != 4 {
+		t.Errorf("shardsFor(character, 3M) with BleveCharacters = %d, want 4", got)
 	}
 }

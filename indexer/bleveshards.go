@@ -42,7 +42,12 @@ func (r shardRouter) shard(id int64) int {
 // count left one shard building alone at the end (docs/performance.md).
 // The count depends on n alone, never on the machine, so an incremental
 // build finds the previous generation's shards to patch wherever it runs.
-func (b *builder) shardsFor(n int) int {
+//
+// A category the tables answer alone (TablesOnly) has none.
+func (b *builder) shardsFor(cat snapshots.Category, n int) int {
+	if TablesOnly(cat) && !b.opts.BleveCharacters && !bleveCharactersAlways {
+		return 0
+	}
 	shards := max(1, (n+b.opts.ShardSize-1)/b.opts.ShardSize)
 	if shards%2 == 1 && n > b.opts.ShardSize/2 {
 		shards++

@@ -182,6 +182,8 @@ func (b *builder) unchanged(kind snapshots.Kind) bool {
 	sum, ok := b.prev.Meta.Files[kind]
 	if cat, searchable := categoryOf(kind); searchable && b.derivedStale(cat) {
 		return false
+	} else if searchable && (b.prev.Meta.Shards[cat] == 0) != (b.shardsFor(cat, b.prev.Meta.Counts[cat]) == 0) {
+		return false // bleve shards wanted where there are none, or the other way round
 	}
 	return ok && sum == b.snap.Manifest.Files[kind].SHA256 && b.prev.Store(kind) != nil
 }

@@ -52,12 +52,16 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, cols *ta
 		}
 	}
 	b.report(Progress{Phase: "tables", Kind: string(cat), Total: int64(len(docs))})
-	shards := b.shardsFor(len(docs))
+	shards := b.shardsFor(cat, len(docs))
 	job := &tableJob{cat: cat, n: len(docs), shards: shards, done: make(chan struct{})}
 	go func(docs []docInfo) { // an argument, not captured: writeTables lets go of it
 		defer close(job.done)
 		job.langs, job.err = writeTables(cdir, docs, cols)
 	}(docs)
+	if shards == 0 { // no bleve shards: the tables answer the analysts
+		b.tables = append(b.tables, job)
+		return nil
+	}
 	if !b.canPatch(cat, shards, len(docs), ch) {
 		b.meta.Incremental = false
 		b.deferBleve(cat, shards, docs)
@@ -172,9 +176,9 @@ func tableEntries(docs []docInfo) (base []nametable.Entry, overlays map[string][
 // rebuilt from every record instead.
 func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *shardPatcher) (bool, error) {
 	n := int(b.snap.Count(cat.Kind()))
-	shards := b.shardsFor(n)
+	shards := b.shardsFor(cat, n)
 	prev := b.prev.Tables(cat)
-	ok := prev != nil && len(prev.Overlays) == 0 && len(b.prev.Meta.Languages[cat]) == 0 && b.canPatch(cat, shards, n, rd.ch) &&
+	ok := prev != nil && len(prev.Overlays) == 0 && len(b.prev.Meta.Languages[cat]) == 0 && (shards == 0 || b.canPatch(cat, shards, n, rd.ch)) &&
 		prev.BaseColumns != nil && (prev.Delta == nil || prev.DeltaColumns != nil) // the kept entries' values come from there
 	for _, d := range rd.docs {
 		for lang, name := range d.names {
@@ -198,10 +202,12 @@ func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *sh
 		wg       sync.WaitGroup
 		bleveErr error
 	)
-	if b.deferPatches() && early == nil {
+	switch {
+	case shards == 0: // no bleve shards to patch
+	case b.deferPatches() && early == nil:
 		b.pendingBleve = append(b.pendingBleve, bleveTask{cat: cat, shards: shards, bounds: b.prev.Meta.ShardBounds[cat],
 			patch: &blevePatch{upserts: rd.docs, deletes: rd.ch.deletes}})
-	} else {
+	default:
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -222,7 +228,7 @@ func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *sh
 	}
 	b.meta.Counts[cat] = n
 	b.meta.Shards[cat] = shards
-	if bounds, ok := b.prev.Meta.ShardBounds[cat]; ok {
+	if bounds, ok := b.prev.Meta.ShardBounds[cat]; ok && shards > 0 {
 		b.setBounds(cat, bounds)
 	}
 	if delta >= 0 {

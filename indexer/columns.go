@@ -34,6 +34,32 @@ import (
 // columns; older ones are answered by bleve alone.
 const columnsVersion = 3
 
+// tablesOnlyVersion is the first FieldsVersion whose generations leave the
+// categories of TablesOnly out of bleve, and hold columns of their ID
+// keywords (corporation_id, alliance_id) beside the numbers and dates.
+// A keyword column's value is the ID itself.
+const tablesOnlyVersion = 5
+
+// TablesOnly reports whether the analysts' queries of cat are answered
+// from its name tables and value columns alone, without bleve shards
+// (package query's table queries), unless a build is told otherwise
+// (Options.BleveCharacters): characters, nearly all of a large
+// generation's documents.
+func TablesOnly(cat snapshots.Category) bool { return cat == snapshots.CategoryCharacter }
+
+// bleveCharactersAlways indexes characters in bleve whatever the options:
+// this package's tests of the bleve shards' mechanics set it, their
+// snapshots being mostly characters (TestMain).
+var bleveCharactersAlways = false
+
+// TablesAnswer reports whether the generation's analysts' queries of cat
+// are answered from its tables and value columns: it has cat, and no
+// bleve shards for it.
+func (g *Generation) TablesAnswer(cat snapshots.Category) bool {
+	_, ok := g.Meta.Counts[cat]
+	return ok && g.Meta.Fields >= tablesOnlyVersion && g.Meta.Shards[cat] == 0
+}
+
 // ColumnsPath is the value-column file beside a table file.
 func ColumnsPath(table string) string { return strings.TrimSuffix(table, ".tbl") + ".cols" }
 
@@ -43,12 +69,12 @@ func (g *Generation) HasColumns() bool { return g.Meta.Fields >= columnsVersion 
 
 // openColumns opens the value columns beside a table of n names and
 // checks that they hold a column for every numeric and date field of cat.
-func openColumns(table string, cat snapshots.Category, n int) (*valuecol.File, error) {
+func openColumns(table string, cat snapshots.Category, n, layout int) (*valuecol.File, error) {
 	f, err := valuecol.Open(ColumnsPath(table), n)
 	if err != nil {
 		return nil, err
 	}
-	for _, i := range columnFields(cat) {
+	for _, i := range columnFields(cat, layout) {
 		if !f.Has(attributeFields[i].Name) {
 			f.Close()
 			return nil, fmt.Errorf("value columns of %s: no column %s", table, attributeFields[i].Name)
@@ -60,7 +86,7 @@ func openColumns(table string, cat snapshots.Category, n int) (*valuecol.File, e
 // ColumnField reports whether documents of cat keep name's values in
 // their tables' value columns: the numeric and date fields.
 func ColumnField(name string, cat snapshots.Category) bool {
-	for _, i := range columnFields(cat) {
+	for _, i := range columnFields(cat, columnsVersion) {
 		if attributeFields[i].Name == name {
 			return true
 		}
@@ -68,21 +94,48 @@ func ColumnField(name string, cat snapshots.Category) bool {
 	return false
 }
 
-// columnFields are the attributes of cat with value columns.
-func columnFields(cat snapshots.Category) []uint8 {
+// KeywordColumn reports whether the generation keeps the values of the
+// keyword field name of cat's documents in value columns: the ID
+// keywords of a category the tables answer alone.
+func (g *Generation) KeywordColumn(name string, cat snapshots.Category) bool {
+	for _, i := range columnFields(cat, g.Meta.Fields) {
+		if f := attributeFields[i]; f.Name == name && f.Type == Keyword {
+			return true
+		}
+	}
+	return false
+}
+
+// columnFields are the attributes of cat with value columns in a
+// generation of the given FieldsVersion.
+func columnFields(cat snapshots.Category, layout int) []uint8 {
 	var out []uint8
 	for i, f := range attributeFields {
-		if (f.Type == Numeric || f.Type == DateTime) && slices.Contains(f.Categories, cat) {
+		if !slices.Contains(f.Categories, cat) {
+			continue
+		}
+		if f.Type == Numeric || f.Type == DateTime || layout >= tablesOnlyVersion && TablesOnly(cat) && idKeyword(uint8(i)) {
 			out = append(out, uint8(i))
 		}
 	}
 	return out
 }
 
+// idKeyword reports whether an attribute is a keyword holding an ID.
+func idKeyword(field uint8) bool {
+	f := attributeFields[field]
+	return f.Type == Keyword && strings.HasSuffix(f.Name, "_id")
+}
+
 // TermValue is the int64 bleve indexes for v, a value of a numeric or
 // date field (for a date, Unix seconds): what its range searcher compares.
 // ok is false when bleve leaves the value out (instants it cannot hold).
+//
+// A keyword column holds the ID itself.
 func TermValue(t FieldType, v float64) (term int64, ok bool) {
+	if t == Keyword {
+		return int64(v), true
+	}
 	if t == DateTime {
 		dt := time.Unix(int64(v), 0)
 		if dt.Before(bdoc.MinTimeRepresentable) || dt.After(bdoc.MaxTimeRepresentable) {
@@ -106,7 +159,7 @@ type tableColumns struct {
 // capacity values (most records have each field: growing by appends would
 // briefly hold twice the entries).
 func newTableColumns(cat snapshots.Category, capacity int) *tableColumns {
-	c := &tableColumns{fields: columnFields(cat)}
+	c := &tableColumns{fields: columnFields(cat, FieldsVersion)}
 	for i := range c.slot {
 		c.slot[i] = -1
 	}
@@ -131,13 +184,19 @@ func (c *tableColumns) addRecord(pos int, rec snapshots.Record) {
 	})
 }
 
-// columnValues calls fn with each numeric and date value of rec's
+// columnValues calls fn with each numeric and date value (and ID keyword) of rec's
 // document, as attributes gives them (a date in Unix seconds) but without
 // building them all: the tables' phase reads every record without its
 // attributes, which the bleve phase reads again.
 func columnValues(rec snapshots.Record, fn func(field uint8, v float64)) {
 	switch r := rec.(type) {
 	case *snapshots.Character:
+		if r.CorporationID != 0 {
+			fn(attrCorporation, float64(r.CorporationID))
+		}
+		if r.AllianceID != 0 {
+			fn(attrAlliance, float64(r.AllianceID))
+		}
 		if r.Birthday != nil {
 			fn(attrBirthday, float64(r.Birthday.Unix()))
 		}

@@ -281,8 +281,10 @@ func attributes(rec snapshots.Record, u *universe) []attr {
 // even from the snapshot it was built from (its bleve mapping lacks the
 // new fields). 2 added category_id to types; 3 the value columns beside
 // the tables (columns.go); 4 indexed instants at DateShifts only and
-// stores no attribute (its queries read generations of 3 alike).
-const FieldsVersion = 4
+// stores no attribute (its queries read generations of 3 alike); 5 leaves
+// characters out of bleve (TablesOnly) and keeps their ID keywords in
+// value columns (its queries read older generations alike).
+const FieldsVersion = 5
 
 // prepareFields reads the universe for derived fields and makes a build
 // from a generation of another fields layout a full one (the Manager

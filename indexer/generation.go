@@ -306,11 +306,11 @@ func openGeneration(dir string, idle time.Duration, held inMemory) (*Generation,
 			return fail(fmt.Errorf("%s: tables hold %d names, meta says %d", cat, names, count))
 		}
 		if g.HasColumns() {
-			if ct.BaseColumns, err = openColumns(filepath.Join(cdir, baseTable), cat, ct.Base.Len()); err != nil {
+			if ct.BaseColumns, err = openColumns(filepath.Join(cdir, baseTable), cat, ct.Base.Len(), meta.Fields); err != nil {
 				return fail(err)
 			}
 			if ct.Delta != nil {
-				if ct.DeltaColumns, err = openColumns(filepath.Join(cdir, deltaTable), cat, ct.Delta.Len()); err != nil {
+				if ct.DeltaColumns, err = openColumns(filepath.Join(cdir, deltaTable), cat, ct.Delta.Len(), meta.Fields); err != nil {
 					return fail(err)
 				}
 			}

@@ -47,9 +47,9 @@ func (b *builder) startEarlyPatch(cat snapshots.Category) *shardPatcher {
 	if b.full || b.prev == nil || b.prev.Tables(cat) == nil || len(b.prev.Meta.Languages[cat]) > 0 || b.derivedStale(cat) {
 		return nil
 	}
-	shards := b.shardsFor(int(b.snap.Count(cat.Kind())))
+	shards := b.shardsFor(cat, int(b.snap.Count(cat.Kind())))
 	bounds, ok := b.prev.Meta.ShardBounds[cat]
-	if b.prev.Meta.Shards[cat] != shards || !ok || len(bounds) != shards-1 {
+	if shards == 0 || b.prev.Meta.Shards[cat] != shards || !ok || len(bounds) != shards-1 {
 		return nil
 	}
 	return b.newShardPatcher(cat, shards, runtime.GOMAXPROCS(0)-1)

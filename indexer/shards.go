@@ -21,7 +21,7 @@ import (
 // after prefix queries). Query holds the index open while it runs; another
 // caller of a generation with an idle time must finish within it.
 func (g *Generation) Index(c snapshots.Category) (bleve.Index, error) {
-	if _, ok := g.Meta.Counts[c]; !ok {
+	if _, ok := g.Meta.Counts[c]; !ok || g.TablesAnswer(c) {
 		return nil, nil
 	}
 	if !g.BleveReady() {
@@ -95,6 +95,9 @@ func (g *Generation) closeIdleIndexes() {
 // use.
 func (g *Generation) openIndexes() error {
 	for c := range g.Meta.Counts {
+		if g.TablesAnswer(c) {
+			continue
+		}
 		if _, err := g.Index(c); err != nil {
 			return err
 		}

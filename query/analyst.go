@@ -296,32 +296,19 @@ func (a *Analysts) Query(ctx context.Context, req AnalystRequest) (*AnalystResul
 		return nil, err
 	}
 	res := &AnalystResult{Generation: g.Meta.ID, Query: req.Query, Category: req.Category, Hits: []AnalystHit{}}
+	tables, others := tablesOnlyCategories(g, p.cats)
 	if np, ok := nameOnly(p, g.HasColumns()); ok {
 		if err := a.queryNames(ctx, g, p, np, res); err != nil {
 			return nil, err
 		}
-	} else if idx != nil {
-		if err := rewriteNames(ctx, g, p); err != nil {
+	} else if len(tables) > 0 {
+		if err := queryTables(ctx, g, p, tables, others, res); err != nil {
 			return nil, err
 		}
-		p.q = instantRanges(p.q)
-		sr := bleve.NewSearchRequestOptions(p.q, p.limit, 0, false)
-		if len(p.sort) > 0 {
-			sr.SortBy(p.sort)
-		}
-		if p.unscored {
-			// Nothing to rank by: bleve then ORs posting bitmaps instead of
-			// scoring every match (a prefix over 10M names matches many
-			// terms), and keeps the first hits in index order.
-			sr.Score = "none"
-		}
-		now := time.Now()
-		for _, f := range p.facets {
-			sr.AddFacet(f.Name, facetRequest(f, p.facetMax, now))
-		}
-		out, err := idx.SearchInContext(ctx, sr)
+	} else if idx != nil {
+		out, err := bleveSearch(ctx, g, p, idx)
 		if err != nil {
-			return nil, fmt.Errorf("analysts' query: %w", err)
+			return nil, err
 		}
 		res.Total = out.Total
 		for _, h := range out.Hits {
@@ -341,6 +328,34 @@ func (a *Analysts) Query(ctx context.Context, req AnalystRequest) (*AnalystResul
 	}
 	res.TookMS = float64(time.Since(start).Microseconds()) / 1000
 	return res, nil
+}
+
+// bleveSearch runs p over idx (the bleve indexes of its categories): the
+// first p.limit hits, the total and the facets.
+func bleveSearch(ctx context.Context, g *indexer.Generation, p *plan, idx bleve.Index) (*bleve.SearchResult, error) {
+	if err := rewriteNames(ctx, g, p); err != nil {
+		return nil, err
+	}
+	q := instantRanges(p.q)
+	sr := bleve.NewSearchRequestOptions(q, p.limit, 0, false)
+	if len(p.sort) > 0 {
+		sr.SortBy(p.sort)
+	}
+	if p.unscored {
+		// Nothing to rank by: bleve then ORs posting bitmaps instead of
+		// scoring every match (a prefix over 10M names matches many
+		// terms), and keeps the first hits in index order.
+		sr.Score = "none"
+	}
+	now := time.Now()
+	for _, f := range p.facets {
+		sr.AddFacet(f.Name, facetRequest(f, p.facetMax, now))
+	}
+	out, err := idx.SearchInContext(ctx, sr)
+	if err != nil {
+		return nil, fmt.Errorf("analysts' query: %w", err)
+	}
+	return out, nil
 }
 
 // ExportTooLargeError is returned by Export when a query matches more than
@@ -371,6 +386,12 @@ func (a *Analysts) Export(ctx context.Context, req AnalystRequest, start func(to
 	}
 	defer release()
 	defer g.UseIndexes()()
+	if tables, others := tablesOnlyCategories(g, p.cats); len(tables) > 0 {
+		return exportTables(ctx, g, p, tables, others, req, start, row,
+			func(idx bleve.Index, begin func(total uint64) error, row func(AnalystHit) error) error {
+				return exportBleve(ctx, g, p, idx, begin, row)
+			})
+	}
 	idx, err := categoryIndexes(g, p.cats)
 	if err != nil {
 		return err
@@ -378,17 +399,28 @@ func (a *Analysts) Export(ctx context.Context, req AnalystRequest, start func(to
 	if idx == nil {
 		return start(0, p.fields)
 	}
+	return exportBleve(ctx, g, p, idx, func(total uint64) error {
+		if req.Limit == 0 && total > uint64(exportCap) {
+			return wrapBad(&ExportTooLargeError{Total: total, Cap: exportCap})
+		}
+		return start(total, p.fields)
+	}, row)
+}
+
+// exportBleve pages through p's hits in idx (p.sort's order, then ID
+// order), at most p.limit of them: begin learns the total first.
+func exportBleve(ctx context.Context, g *indexer.Generation, p *plan, idx bleve.Index, begin func(total uint64) error, row func(AnalystHit) error) error {
 	if err := rewriteNames(ctx, g, p); err != nil {
 		return err
 	}
-	p.q = instantRanges(p.q)
+	q := instantRanges(p.q)
 	// A unique last key lets each page start after the one before.
 	order := append(slices.Clone(p.sort), indexer.DocIDField)
 	var after []string
 	sent := 0
 	for first := true; ; first = false {
 		size := min(exportPage, p.limit-sent)
-		sr := bleve.NewSearchRequestOptions(p.q, size, 0, false)
+		sr := bleve.NewSearchRequestOptions(q, size, 0, false)
 		sr.SortBy(order)
 		if !slices.ContainsFunc(order, func(k string) bool { return strings.TrimPrefix(k, "-") == "_score" }) {
 			sr.Score = "none" // an order without scores needs none
@@ -401,10 +433,7 @@ func (a *Analysts) Export(ctx context.Context, req AnalystRequest, start func(to
 			return fmt.Errorf("analysts' export: %w", err)
 		}
 		if first {
-			if req.Limit == 0 && out.Total > uint64(exportCap) {
-				return fmt.Errorf("%w: %w", ErrBadAnalystQuery, &ExportTooLargeError{Total: out.Total, Cap: exportCap})
-			}
-			if err := start(out.Total, p.fields); err != nil {
+			if err := begin(out.Total); err != nil {
 				return err
 			}
 		}
@@ -423,6 +452,25 @@ func (a *Analysts) Export(ctx context.Context, req AnalystRequest, start func(to
 		}
 		after = out.Hits[len(out.Hits)-1].Sort
 	}
+}
+
+// errExportDone stops an export's paging once it has sent its rows.
+var errExportDone = errors.New("export complete")
+
+// ignoreDone is err, unless it only says an export is complete.
+func ignoreDone(err error) error {
+	if errors.Is(err, errExportDone) {
+		return nil
+	}
+	return err
+}
+
+// wrapBad makes err an analyst's error.
+func wrapBad(err error) error {
+	if errors.Is(err, ErrBadAnalystQuery) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrBadAnalystQuery, err)
 }
 
 // categoryIndexes is one index over the categories' bleve indexes (nil

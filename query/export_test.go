@@ -34,3 +34,11 @@ func AnsweredByTables(req AnalystRequest) bool {
 	_, ok := nameOnly(p, true)
 	return ok
 }
+
+// SetMaxSortAll sets the most matches a sort reads every value of; the
+// returned func restores it.
+func SetMaxSortAll(n int) (restore func()) {
+	was := maxSortAll
+	maxSortAll = n
+	return func() { maxSortAll = was }
+}

@@ -45,7 +45,8 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	memProfile := fs.String("memprofile", "", "write a heap profile of the build at its largest heap to this file (go tool pprof)")
 	gcPercent := fs.Int("gc-percent", indexer.DefaultBuildGCPercent, "Go's GOGC for the build: more memory, less collecting (100 is Go's default; a GOGC variable in the environment wins)")
 	var batch int
-	addBleveBatchFlag(fs, &batch)
+	var bleveChars bool
+	addBleveBatchFlag(fs, &batch, &bleveChars)
 	keepSegments := fs.Bool("bleve-keep-segments", false, "leave each bleve shard with one segment per batch instead of merging it into one at the end of its build (a shorter build, slower analysts' prefix and wildcard queries)")
 	var fc fleetConfig
 	addPublishFlags(fs, &fc)
@@ -90,7 +91,7 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("index: %w", err)
 	}
 	defer fr.stop()
-	mgr, err := indexer.Open(indexer.Options{DataDir: *data, Logger: log, BatchSize: batch, KeepSegments: *keepSegments, FetchSnapshot: fetchSnapshot(*data)})
+	mgr, err := indexer.Open(indexer.Options{DataDir: *data, Logger: log, BatchSize: batch, KeepSegments: *keepSegments, BleveCharacters: bleveChars, FetchSnapshot: fetchSnapshot(*data)})
 	if err != nil {
 		return fmt.Errorf("index: opening %s: %w", *data, err)
 	}

@@ -75,6 +75,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		Logger:             log.With().Str("component", "indexer").Logger(),
 		OnBuild:            fr.onBuild(metrics.ObserveBuild),
 		BatchSize:          cfg.BleveBatch,
+		BleveCharacters:    cfg.BleveCharacters,
 		AnalystIdle:        cfg.AnalystIdle,
 		TablesInMemory:     cfg.TablesInMemory,
 		StoresInMemory:     cfg.StoresInMemory == holdAlways,

@@ -288,6 +288,13 @@ func (f *File) Each(name string, fn func(o uint32, v int64)) {
 	}
 }
 
+// Values returns name's values in order and the ordinal of each. Both
+// alias the mapped file: the caller must not write them.
+func (f *File) Values(name string) ([]int64, []uint32) {
+	c := f.cols[name]
+	return c.values, c.ords
+}
+
 // Close unmaps the file; no method may be called afterwards.
 func (f *File) Close() error {
 	if f == nil || f.mm == nil {

@@ -1,0 +1,566 @@
+package query
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2/numeric"
+	bquery "github.com/blevesearch/bleve/v2/search/query"
+
+	"gds/indexer"
+	"gds/snapshots"
+)
+
+// tableMatches is a query's matches in the categories a generation's
+// tables answer: a bitmap per table view.
+type tableMatches struct {
+	g     *indexer.Generation
+	p     *plan
+	views []tableView
+	qs    []*tableQuery
+	bms   []*roaring.Bitmap
+	total uint64
+}
+
+// tablesOnlyCategories splits cats into those g answers from its tables
+// alone and the others.
+func tablesOnlyCategories(g *indexer.Generation, cats []snapshots.Category) (tables, others []snapshots.Category) {
+	for _, c := range cats {
+		if g.TablesAnswer(c) {
+			tables = append(tables, c)
+		} else {
+			others = append(others, c)
+		}
+	}
+	return tables, others
+}
+
+// matchTables evaluates p's query over the tables of cats.
+func matchTables(ctx context.Context, g *indexer.Generation, p *plan, cats []snapshots.Category) (*tableMatches, error) {
+	m := &tableMatches{g: g, p: p, views: tableViews(g, cats)}
+	for _, tv := range m.views {
+		tq := newTableQuery(ctx, g, tv, g.Meta.Counts[tv.cat])
+		bm, err := tq.eval(p.q)
+		if err != nil {
+			return nil, err
+		}
+		m.qs, m.bms = append(m.qs, tq), append(m.bms, bm)
+		m.total += bm.GetCardinality()
+	}
+	return m, nil
+}
+
+// tableHit is one match: its view, ordinal, score and sort values.
+type tableHit struct {
+	view  int
+	o     uint32
+	score float64
+	keys  []sortValue
+}
+
+// sortValue is a hit's value of one sort key: an integer (an ID, a
+// column's value) or none.
+type sortValue struct {
+	v       int64
+	missing bool
+}
+
+// sortKey is one key of a plan's sort, in bleve's spelling.
+type sortKey struct {
+	field string // _score, _id or a stored field
+	desc  bool
+}
+
+func sortKeys(sort []string) []sortKey {
+	var out []sortKey
+	for _, s := range sort {
+		name, desc := strings.CutPrefix(s, "-")
+		out = append(out, sortKey{field: name, desc: desc})
+	}
+	return out
+}
+
+// maxSortAll is the most matches whose sort values are all read to sort
+// them; beyond it the first sort key picks the candidates (the first
+// values of its column, the best scores, the first IDs).
+var maxSortAll = 250000
+
+// hits returns the first limit matches in the plan's order: its sort, or
+// best score first, or rank order (shorter names, then lower IDs).
+func (m *tableMatches) hits(limit int) ([]tableHit, error) {
+	keys := sortKeys(m.p.sort)
+	scored := !m.p.unscored
+	if !scored { // every score is 0: no key
+		keys = slices.DeleteFunc(keys, func(k sortKey) bool { return k.field == "_score" })
+	}
+	if len(keys) == 0 && scored {
+		keys = []sortKey{{field: "_score", desc: true}}
+	}
+	if len(keys) == 0 {
+		return m.rankOrder(limit), nil
+	}
+	var cands []tableHit
+	if m.total <= uint64(maxSortAll) {
+		for v, bm := range m.bms {
+			it := bm.Iterator()
+			for it.HasNext() {
+				cands = append(cands, tableHit{view: v, o: it.Next()})
+			}
+		}
+	} else {
+		cands = m.firstByKey(keys[0], limit)
+	}
+	if scored && (m.total <= uint64(maxSortAll) || keys[0].field != "_score") {
+		for i := range cands {
+			cands[i].score = m.qs[cands[i].view].scoreOf(m.p.q, cands[i].o)
+		}
+	}
+	m.fillKeys(cands, keys)
+	slices.SortFunc(cands, func(x, y tableHit) int { return m.compare(x, y, keys) })
+	return cands[:min(len(cands), limit)], nil
+}
+
+// rankOrder is the first limit matches in rank order: each table's
+// ordinals are, so its first limit are all that can be first overall.
+func (m *tableMatches) rankOrder(limit int) []tableHit {
+	var out []tableHit
+	for v, bm := range m.bms {
+		it := bm.Iterator()
+		for k := 0; k < limit && it.HasNext(); k++ {
+			out = append(out, tableHit{view: v, o: it.Next()})
+		}
+	}
+	slices.SortFunc(out, m.rankCompare)
+	return out[:min(len(out), limit)]
+}
+
+// rankCompare orders hits as searches rank names: shorter, then lower ID,
+// then category.
+func (m *tableMatches) rankCompare(x, y tableHit) int {
+	tx, ty := m.views[x.view], m.views[y.view]
+	if c := cmp.Compare(utf8.RuneCount(tx.t.Name(x.o)), utf8.RuneCount(ty.t.Name(y.o))); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(tx.t.ID(x.o), ty.t.ID(y.o)); c != 0 {
+		return c
+	}
+	return strings.Compare(string(tx.cat), string(ty.cat))
+}
+
+// firstByKey picks, among more matches than maxSortAll, candidates that
+// hold the first limit in the order of key: every match with one of the
+// first values of key's column (ties whole), else the best limit by score
+// or ID.
+func (m *tableMatches) firstByKey(k sortKey, limit int) []tableHit {
+	var out []tableHit
+	switch k.field {
+	case "_score":
+		// The limit-th best score, then every match scoring at least that
+		// (ties whole, for the keys after).
+		var best []float64
+		each := func(fn func(h tableHit)) {
+			for v, bm := range m.bms {
+				it := bm.Iterator()
+				for it.HasNext() {
+					o := it.Next()
+					fn(tableHit{view: v, o: o, score: m.qs[v].scoreOf(m.p.q, o)})
+				}
+			}
+		}
+		worse := func(a, b float64) int { // the first limit, as key orders them
+			if k.desc {
+				return cmp.Compare(b, a)
+			}
+			return cmp.Compare(a, b)
+		}
+		each(func(h tableHit) {
+			best = append(best, h.score)
+			if len(best) >= 4*limit+1024 {
+				slices.SortFunc(best, worse)
+				best = best[:limit]
+			}
+		})
+		slices.SortFunc(best, worse)
+		if len(best) == 0 {
+			return nil
+		}
+		edge := best[min(len(best), limit)-1]
+		each(func(h tableHit) {
+			if worse(h.score, edge) <= 0 {
+				out = append(out, h)
+			}
+		})
+		return out
+	case indexer.DocIDField: // unique: the first limit IDs
+		for v, bm := range m.bms {
+			var all []tableHit
+			it := bm.Iterator()
+			for it.HasNext() {
+				all = append(all, tableHit{view: v, o: it.Next()})
+				if len(all) >= 4*limit+1024 { // keep the best limit, in bounded memory
+					all = m.best(all, k, limit)
+				}
+			}
+			out = append(out, m.best(all, k, limit)...)
+		}
+		return out
+	}
+	for v, bm := range m.bms {
+		tv := m.views[v]
+		if tv.cols == nil || !tv.cols.Has(k.field) {
+			continue
+		}
+		vals, ords := tv.cols.Values(k.field)
+		// The column's positions in key order: by value, or for an ID
+		// keyword by the text of its value.
+		var order []int
+		if m.g.KeywordColumn(k.field, tv.cat) {
+			for i := range vals {
+				if i == 0 || vals[i] != vals[i-1] {
+					order = append(order, i) // the first position of each value
+				}
+			}
+			slices.SortStableFunc(order, func(a, b int) int { return compareValues(vals[a], vals[b], true) })
+		}
+		n := 0
+		switch {
+		case order != nil:
+			if k.desc {
+				slices.Reverse(order)
+			}
+			for _, first := range order {
+				if n >= limit {
+					break
+				}
+				for i := first; i < len(vals) && vals[i] == vals[first]; i++ {
+					if bm.Contains(ords[i]) {
+						out = append(out, tableHit{view: v, o: ords[i]})
+						n++
+					}
+				}
+			}
+		case k.desc:
+			for i := len(vals) - 1; i >= 0; i-- {
+				if n >= limit && (i == len(vals)-1 || vals[i] != vals[i+1]) {
+					break
+				}
+				if bm.Contains(ords[i]) {
+					out = append(out, tableHit{view: v, o: ords[i]})
+					n++
+				}
+			}
+		default:
+			for i := range vals {
+				if n >= limit && (i == 0 || vals[i] != vals[i-1]) {
+					break
+				}
+				if bm.Contains(ords[i]) {
+					out = append(out, tableHit{view: v, o: ords[i]})
+					n++
+				}
+			}
+		}
+		if n < limit { // then those without a value, in rank order
+			rest := roaring.AndNot(bm, tv.cols.Bitmap(k.field, math.MinInt64, math.MaxInt64))
+			it := rest.Iterator()
+			for ; n < limit && it.HasNext(); n++ {
+				out = append(out, tableHit{view: v, o: it.Next()})
+			}
+		}
+	}
+	return out
+}
+
+// best keeps the first limit of hits by the score or ID key alone.
+func (m *tableMatches) best(hits []tableHit, k sortKey, limit int) []tableHit {
+	m.fillKeys(hits, []sortKey{k})
+	slices.SortFunc(hits, func(x, y tableHit) int { return m.compare(x, y, []sortKey{k}) })
+	return hits[:min(len(hits), limit)]
+}
+
+// compareValues orders two column values: keywords as bleve orders their
+// terms, by the text of the ID; numbers and instants by value.
+func compareValues(a, b int64, keyword bool) int {
+	if !keyword {
+		return cmp.Compare(a, b)
+	}
+	var ba, bb [20]byte
+	return strings.Compare(string(strconv.AppendInt(ba[:0], a, 10)), string(strconv.AppendInt(bb[:0], b, 10)))
+}
+
+// fillKeys reads each hit's sort values: IDs from the tables, others from
+// the value columns (one pass over each column for all the hits).
+func (m *tableMatches) fillKeys(hits []tableHit, keys []sortKey) {
+	for i := range hits {
+		hits[i].keys = make([]sortValue, len(keys))
+	}
+	for k, key := range keys {
+		switch key.field {
+		case "_score":
+			continue
+		case indexer.DocIDField:
+			for i := range hits {
+				hits[i].keys[k] = sortValue{v: m.views[hits[i].view].t.ID(hits[i].o)}
+			}
+			continue
+		}
+		for v, tv := range m.views {
+			at := map[uint32]int{}
+			for i := range hits {
+				if hits[i].view == v {
+					at[hits[i].o] = i
+					hits[i].keys[k] = sortValue{missing: true}
+				}
+			}
+			if len(at) == 0 {
+				continue
+			}
+			if tv.cols == nil || !tv.cols.Has(key.field) {
+				continue
+			}
+			tv.cols.Each(key.field, func(o uint32, val int64) {
+				if i, ok := at[o]; ok {
+					hits[i].keys[k] = sortValue{v: val}
+				}
+			})
+		}
+	}
+}
+
+// compare orders two hits by keys (a value before none, whichever the
+// direction), then by rank.
+func (m *tableMatches) compare(x, y tableHit, keys []sortKey) int {
+	for k, key := range keys {
+		var c int
+		switch {
+		case key.field == "_score":
+			c = cmp.Compare(x.score, y.score)
+		case x.keys[k].missing || y.keys[k].missing:
+			if x.keys[k].missing != y.keys[k].missing {
+				if x.keys[k].missing {
+					return 1
+				}
+				return -1
+			}
+			continue
+		default:
+			keyword := key.field == indexer.DocIDField || m.g.KeywordColumn(key.field, m.views[x.view].cat)
+			c = compareValues(x.keys[k].v, y.keys[k].v, keyword)
+		}
+		if key.desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return m.rankCompare(x, y)
+}
+
+// first is the first limit matches as answers (see hits).
+func (m *tableMatches) first(limit int) ([]AnalystHit, error) {
+	th, err := m.hits(limit)
+	if err != nil {
+		return nil, err
+	}
+	return m.analystHits(th)
+}
+
+// analystHits turns hits into answers, with their records' names and
+// fields.
+func (m *tableMatches) analystHits(hits []tableHit) ([]AnalystHit, error) {
+	out := make([]AnalystHit, 0, len(hits))
+	for _, h := range hits {
+		tv := m.views[h.view]
+		hit, err := hitOf(m.g, strconv.FormatInt(tv.t.ID(h.o), 10), string(tv.cat), h.score, m.p.fields)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, hit)
+	}
+	return out, nil
+}
+
+// scoreOf is the score of ordinal o, which q matches (see the package's
+// table queries: text matches of the name fields score, filters do not).
+func (e *tableQuery) scoreOf(q bquery.Query, o uint32) float64 {
+	var words [][]byte
+	read := false
+	return e.scoreWith(q, o, func() [][]byte {
+		if !read {
+			read = true
+			_ = indexer.EachWord(e.tv.t.Name(o), func(w []byte) bool { words = append(words, w); return true })
+		}
+		return words
+	})
+}
+
+func (e *tableQuery) scoreWith(q bquery.Query, o uint32, words func() [][]byte) float64 {
+	if r, ok := e.rewritten[q]; ok {
+		q = r
+	}
+	if l, ok := e.leaves[q]; ok {
+		if !l.bm.Contains(o) {
+			return 0
+		}
+		tf, n := 1.0, 1.0
+		if l.field != indexer.FieldName {
+			ws := words()
+			n = float64(max(len(ws), 1))
+			if l.term != nil {
+				tf = 0
+				for _, w := range ws {
+					if l.term(w) {
+						tf++
+					}
+				}
+				tf = max(tf, 1)
+			}
+		}
+		return l.boost * l.idf * math.Sqrt(tf) / math.Sqrt(n)
+	}
+	sum := func(qs []bquery.Query) (float64, int) {
+		s, matched := 0.0, 0
+		for _, c := range qs {
+			if v := e.scoreWith(c, o, words); v > 0 {
+				s += v
+				matched++
+			}
+		}
+		return s, matched
+	}
+	switch c := q.(type) {
+	case *bquery.ConjunctionQuery:
+		s, _ := sum(c.Conjuncts)
+		return s
+	case *bquery.DisjunctionQuery:
+		s, matched := sum(c.Disjuncts)
+		if len(c.Disjuncts) == 0 {
+			return 0
+		}
+		return s * float64(matched) / float64(len(c.Disjuncts))
+	case *bquery.BooleanQuery:
+		s := 0.0
+		for _, sub := range []bquery.Query{c.Must, c.Should} {
+			if sub != nil {
+				s += e.scoreWith(sub, o, words)
+			}
+		}
+		return s
+	}
+	return 0
+}
+
+// facets counts the matches by each of the plan's facet fields.
+func (m *tableMatches) facets(now time.Time) []FacetResult {
+	var out []FacetResult
+	for _, f := range m.p.facets {
+		out = append(out, m.facet(f, now))
+	}
+	return out
+}
+
+func (m *tableMatches) facet(f indexer.AnalystField, now time.Time) FacetResult {
+	out := FacetResult{Field: f.Name, Type: f.Type, Buckets: []Bucket{}}
+	var hits uint64
+	for _, bm := range m.bms {
+		hits += bm.GetCardinality()
+	}
+	withValue := 0
+	switch f.Type {
+	case indexer.Numeric, indexer.DateTime:
+		type bucket struct {
+			name   string
+			lo, hi int64
+		}
+		var bs []bucket
+		if f.Type == indexer.Numeric {
+			for _, r := range numericRanges[f.Name] {
+				lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+				if !math.IsInf(r.min, 0) {
+					lo = numeric.Float64ToInt64(r.min)
+				}
+				if !math.IsInf(r.max, 0) {
+					hi = numeric.Float64ToInt64(r.max) - 1
+				}
+				bs = append(bs, bucket{r.name, lo, hi})
+			}
+		} else {
+			for _, r := range dateRanges(f.Name, now) {
+				lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+				if !r.start.IsZero() {
+					lo = r.start.UnixNano()
+				}
+				if !r.end.IsZero() {
+					hi = r.end.UnixNano() - 1
+				}
+				bs = append(bs, bucket{r.name, lo, hi})
+			}
+		}
+		for _, b := range bs {
+			n := 0
+			for v, bm := range m.bms {
+				if tv := m.views[v]; tv.cols != nil && tv.cols.Has(f.Name) {
+					n += int(bm.AndCardinality(tv.cols.Bitmap(f.Name, b.lo, b.hi)))
+				}
+			}
+			out.Buckets = append(out.Buckets, Bucket{Term: b.name, Count: n})
+		}
+		for v, bm := range m.bms {
+			if tv := m.views[v]; tv.cols != nil && tv.cols.Has(f.Name) {
+				withValue += int(bm.AndCardinality(tv.cols.Bitmap(f.Name, math.MinInt64, math.MaxInt64)))
+			}
+		}
+		counted := 0
+		for _, b := range out.Buckets {
+			counted += b.Count
+		}
+		out.Total, out.Other = withValue, withValue-counted
+	default:
+		counts := map[int64]int{}
+		for v, bm := range m.bms {
+			tv := m.views[v]
+			if tv.cols == nil || !m.g.KeywordColumn(f.Name, tv.cat) {
+				continue
+			}
+			tv.cols.Each(f.Name, func(o uint32, val int64) {
+				if bm.Contains(o) {
+					counts[val]++
+					withValue++
+				}
+			})
+		}
+		terms := make([]Bucket, 0, len(counts))
+		for v, n := range counts {
+			terms = append(terms, Bucket{Term: strconv.FormatInt(v, 10), Count: n})
+		}
+		sortBuckets(terms)
+		top := terms[:min(len(terms), m.p.facetMax)]
+		out.Buckets = append(out.Buckets, top...)
+		counted := 0
+		for _, b := range top {
+			counted += b.Count
+		}
+		out.Total, out.Other = withValue, withValue-counted
+	}
+	out.Missing = int(hits) - withValue
+	return out
+}
+
+// sortBuckets orders terms as bleve's terms facet does: most first, then
+// by term.
+func sortBuckets(bs []Bucket) {
+	slices.SortFunc(bs, func(a, b Bucket) int {
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Term, b.Term)
+	})
+}
