@@ -91,11 +91,21 @@ func (d *bleveDoc) StoredFieldsBytes() uint64 {
 // never are.
 func (d *bleveDoc) Indexed() bool { return false }
 
-// addTerm adds a field holding value as its one token.
+// addTerm adds a field holding value as its one token (at position 1,
+// when the field keeps term vectors).
 func (d *bleveDoc) addTerm(name string, options index.FieldIndexingOptions, arrayPos []uint64, value string) {
+	tf := newFreq(value)
+	if options.IncludeTermVectors() {
+		tf.Locations = []*index.TokenLocation{{ArrayPositions: arrayPos, End: len(value), Position: 1}}
+	}
 	d.fields = append(d.fields, bleveField{name: name, options: options, arrayPos: arrayPos,
-		value: bytesOf(value), length: 1, freqs: index.TokenFrequencies{value: newFreq(value)}, typ: 't'})
+		value: bytesOf(value), length: 1, freqs: index.TokenFrequencies{value: tf}, typ: 't'})
 }
+
+// nameOptions are the indexing options of the name fields (name, words,
+// name_XX): indexed with term vectors, the places of their words, without
+// which bleve's phrases (the query string's "caldari navy") match nothing.
+const nameOptions = index.IndexField | index.IncludeTermVectors
 
 // addAnalysed adds a field analysed by bleve's own field type (text,
 // numeric or datetime).
@@ -135,17 +145,17 @@ func (ds *documents) document(d docInfo) *bleveDoc {
 	doc := &bleveDoc{id: strconv.FormatInt(d.id, 10)}
 	doc.fields = make([]bleveField, 0, 3+len(d.names)+len(d.access)+len(d.attrs))
 	if folded, ok := foldASCII(d.name); ok {
-		doc.addTerm(FieldName, index.IndexField, nil, folded)
+		doc.addTerm(FieldName, nameOptions, nil, folded)
 		freqs, n := asciiWords(folded)
-		doc.fields = append(doc.fields, bleveField{name: FieldWords, options: index.IndexField,
+		doc.fields = append(doc.fields, bleveField{name: FieldWords, options: nameOptions,
 			value: bytesOf(d.name), length: n, freqs: freqs})
 	} else {
-		doc.addAnalysed(bdoc.NewTextFieldCustom(FieldName, nil, []byte(d.name), index.IndexField, ds.exact))
-		doc.addAnalysed(bdoc.NewTextFieldCustom(FieldWords, nil, []byte(d.name), index.IndexField, ds.words))
+		doc.addAnalysed(bdoc.NewTextFieldCustom(FieldName, nil, []byte(d.name), nameOptions, ds.exact))
+		doc.addAnalysed(bdoc.NewTextFieldCustom(FieldWords, nil, []byte(d.name), nameOptions, ds.words))
 	}
 	for lang, n := range d.names {
 		if lang != "en" {
-			doc.addAnalysed(bdoc.NewTextFieldCustom(LocalizedField(lang), nil, []byte(n), index.IndexField, ds.exact))
+			doc.addAnalysed(bdoc.NewTextFieldCustom(LocalizedField(lang), nil, []byte(n), nameOptions, ds.exact))
 		}
 	}
 	for i, c := range d.access {
@@ -217,7 +227,8 @@ func isASCIIAlnum(c byte) bool {
 // asciiWords splits a folded name of letters, digits, spaces and hyphens
 // into its words, as the words analyzer does (Unicode word boundaries:
 // runs of letters and digits, split at spaces and hyphens), returning each
-// word's frequency and the number of words.
+// word's frequency and places (term vectors: phrases need them) and the
+// number of words.
 func asciiWords(folded string) (index.TokenFrequencies, int) {
 	freqs := make(index.TokenFrequencies, 4)
 	n := 0
@@ -231,12 +242,15 @@ func asciiWords(folded string) (index.TokenFrequencies, int) {
 			j++
 		}
 		w := folded[i:j]
-		if tf, ok := freqs[w]; ok {
+		n++
+		tf, ok := freqs[w]
+		if ok {
 			tf.SetFrequency(tf.Frequency() + 1)
 		} else {
-			freqs[w] = newFreq(w)
+			tf = newFreq(w)
+			freqs[w] = tf
 		}
-		n++
+		tf.Locations = append(tf.Locations, &index.TokenLocation{Start: i, End: j, Position: n})
 		i = j
 	}
 	return freqs, n

@@ -22,13 +22,13 @@ import (
 )
 
 // fieldSummary is what bleve indexes of a field: its options, token count
-// and each term's frequency, and any term locations.
+// and each term's frequency, and any term locations (position, bytes).
 type fieldSummary struct {
 	options  index.FieldIndexingOptions
 	arrayPos string
 	length   int
 	freqs    map[string]int
-	locs     int
+	locs     map[string]string
 	value    string // stored fields only
 }
 
@@ -37,13 +37,15 @@ func summarize(t *testing.T, doc index.Document) map[string][]fieldSummary {
 	out := map[string][]fieldSummary{}
 	doc.VisitFields(func(f index.Field) {
 		f.Analyze()
-		s := fieldSummary{options: f.Options(), arrayPos: fmt.Sprint(f.ArrayPositions()), length: f.AnalyzedLength(), freqs: map[string]int{}}
+		s := fieldSummary{options: f.Options(), arrayPos: fmt.Sprint(f.ArrayPositions()), length: f.AnalyzedLength(), freqs: map[string]int{}, locs: map[string]string{}}
 		for term, tf := range f.AnalyzedTokenFrequencies() {
 			if string(tf.Term) != term {
 				t.Errorf("field %s: term %q keyed %q", f.Name(), tf.Term, term)
 			}
 			s.freqs[term] = tf.Frequency()
-			s.locs += len(tf.Locations)
+			for _, l := range tf.Locations {
+				s.locs[term] += fmt.Sprintf("%d@%d-%d%v ", l.Position, l.Start, l.End, l.ArrayPositions)
+			}
 		}
 		if f.Options().IsStored() {
 			s.value = string(f.Value())
@@ -58,11 +60,17 @@ func summarize(t *testing.T, doc index.Document) map[string][]fieldSummary {
 func reference(t *testing.T, ds *documents, d docInfo) *bdoc.Document {
 	t.Helper()
 	doc := bdoc.NewDocument(strconv.FormatInt(d.id, 10))
-	doc.AddField(bdoc.NewTextFieldCustom(FieldName, nil, []byte(d.name), index.IndexField, ds.exact))
-	doc.AddField(bdoc.NewTextFieldCustom(FieldWords, nil, []byte(d.name), index.IndexField, ds.words))
+	// The name fields' options as the mapping gives them (term vectors).
+	names := testMapping().DefaultMapping.Properties
+	opts := func(field string) index.FieldIndexingOptions {
+		fm := names[field].Fields[0]
+		return fm.Options()
+	}
+	doc.AddField(bdoc.NewTextFieldCustom(FieldName, nil, []byte(d.name), opts(FieldName), ds.exact))
+	doc.AddField(bdoc.NewTextFieldCustom(FieldWords, nil, []byte(d.name), opts(FieldWords), ds.words))
 	for _, lang := range slices.Sorted(maps.Keys(d.names)) {
 		if lang != "en" {
-			doc.AddField(bdoc.NewTextFieldCustom(LocalizedField(lang), nil, []byte(d.names[lang]), index.IndexField, ds.exact))
+			doc.AddField(bdoc.NewTextFieldCustom(LocalizedField(lang), nil, []byte(d.names[lang]), opts(LocalizedField(lang)), ds.exact))
 		}
 	}
 	kw := keywordAnalyzer()

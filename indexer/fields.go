@@ -282,8 +282,9 @@ func attributes(rec snapshots.Record, u *universe) []attr {
 // new fields). 2 added category_id to types; 3 the value columns beside
 // the tables (columns.go); 4 indexed instants at DateShifts only and
 // stores no attribute (its queries read generations of 3 alike); 5 leaves
-// characters out of bleve (TablesOnly) and keeps their ID keywords in
-// value columns (its queries read older generations alike).
+// characters out of bleve (TablesOnly), keeps their ID keywords in value
+// columns and the name fields' term vectors, which phrases need (its
+// queries read older generations alike).
 const FieldsVersion = 5
 
 // prepareFields reads the universe for derived fields and makes a build

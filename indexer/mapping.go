@@ -111,7 +111,7 @@ func Mapping() (*mapping.IndexMappingImpl, error) {
 		f.Analyzer = ExactAnalyzer
 		f.Store = store
 		f.IncludeInAll = false
-		f.IncludeTermVectors = false
+		f.IncludeTermVectors = true // phrases need them
 		f.DocValues = false
 		return f
 	}
@@ -120,7 +120,7 @@ func Mapping() (*mapping.IndexMappingImpl, error) {
 	words := mapping.NewTextFieldMapping()
 	words.Analyzer = WordsAnalyzer
 	words.Store = false
-	words.IncludeTermVectors = false
+	words.IncludeTermVectors = true // phrases need them
 	words.DocValues = false
 	doc.AddFieldMappingsAt(FieldWords, words)
 	for _, lang := range snapshots.Languages {
