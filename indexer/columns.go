@@ -224,6 +224,17 @@ func columnValues(rec snapshots.Record, fn func(field uint8, v float64)) {
 	}
 }
 
+// RecordColumnValues calls fn with each value rec's document keeps in its
+// table's value columns, as the build writes them (a query reads a few
+// records' values so rather than pass over a whole column).
+func RecordColumnValues(rec snapshots.Record, fn func(field string, v int64)) {
+	columnValues(rec, func(field uint8, v float64) {
+		if t, ok := TermValue(attributeFields[field].Type, v); ok {
+			fn(attributeFields[field].Name, t)
+		}
+	})
+}
+
 // addShifted records other's values, each at its position plus offset.
 func (c *tableColumns) addShifted(other *tableColumns, offset int) {
 	for k := range c.cols {

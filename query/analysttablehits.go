@@ -311,27 +311,55 @@ func (m *tableMatches) fillKeys(hits []tableHit, keys []sortKey) {
 			}
 			continue
 		}
-		for v, tv := range m.views {
+		for v := range m.views {
 			at := map[uint32]int{}
+			set := roaring.New()
 			for i := range hits {
 				if hits[i].view == v {
 					at[hits[i].o] = i
+					set.Add(hits[i].o)
 					hits[i].keys[k] = sortValue{missing: true}
 				}
 			}
-			if len(at) == 0 {
-				continue
+			m.valuesOf(v, key.field, set, func(o uint32, val int64) { hits[at[o]].keys[k] = sortValue{v: val} })
+		}
+	}
+}
+
+// recordsPerScan: reading a record's values costs about as much as this
+// many entries of a pass over a column (a few µs against a few ns).
+var recordsPerScan uint64 = 400
+
+// valuesOf calls fn with the value of field (as its value column holds
+// it) of each ordinal of set in view v that has one: from their records
+// when they are few beside the column, else in one pass over it.
+func (m *tableMatches) valuesOf(v int, field string, set *roaring.Bitmap, fn func(o uint32, val int64)) {
+	tv := m.views[v]
+	if tv.cols == nil || !tv.cols.Has(field) || set.IsEmpty() {
+		return
+	}
+	if set.GetCardinality()*recordsPerScan < uint64(tv.cols.Count(field)) || recordsPerScan == 0 {
+		view := &View{g: m.g}
+		it := set.Iterator()
+		for it.HasNext() {
+			o := it.Next()
+			rec, err := view.Record(tv.cat.Kind(), tv.t.ID(o))
+			if err != nil {
+				continue // a damaged record: as a missing value (hitOf says no more)
 			}
-			if tv.cols == nil || !tv.cols.Has(key.field) {
-				continue
-			}
-			tv.cols.Each(key.field, func(o uint32, val int64) {
-				if i, ok := at[o]; ok {
-					hits[i].keys[k] = sortValue{v: val}
+			indexer.RecordColumnValues(rec, func(f string, val int64) {
+				if f == field {
+					fn(o, val)
 				}
 			})
 		}
+		return
 	}
+	tv.cols.Each(field, func(o uint32, val int64) {
+		if set.Contains(o) {
+			fn(o, val)
+		}
+	})
 }
 
 // compare orders two hits by keys (a value before none, whichever the
@@ -526,15 +554,12 @@ func (m *tableMatches) facet(f indexer.AnalystField, now time.Time) FacetResult 
 	default:
 		counts := map[int64]int{}
 		for v, bm := range m.bms {
-			tv := m.views[v]
-			if tv.cols == nil || !m.g.KeywordColumn(f.Name, tv.cat) {
+			if !m.g.KeywordColumn(f.Name, m.views[v].cat) {
 				continue
 			}
-			tv.cols.Each(f.Name, func(o uint32, val int64) {
-				if bm.Contains(o) {
-					counts[val]++
-					withValue++
-				}
+			m.valuesOf(v, f.Name, bm, func(_ uint32, val int64) {
+				counts[val]++
+				withValue++
 			})
 		}
 		terms := make([]Bucket, 0, len(counts))

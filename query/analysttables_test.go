@@ -117,7 +117,7 @@ func TestTableQueriesMatchBleve(t *testing.T) {
 			return []string{"1000000", "1000001", "1000002", "98000000", "98000003", "98000006", "98000009"}[rng.IntN(7)]
 		}
 		clause := func() string {
-			switch rng.IntN(24) {
+			switch rng.IntN(26) {
 			case 0:
 				return "words:" + esc.Replace(word())
 			case 1:
@@ -131,7 +131,7 @@ func TestTableQueriesMatchBleve(t *testing.T) {
 				return "words:/" + []string{"ka.*", ".*ri", "[a-c]+", "nav.", "x"}[rng.IntN(5)] + "/"
 			case 5:
 				return "words:" + esc.Replace(word()) + "~" + strconv.Itoa(1+rng.IntN(2))
-			case 6: // (a quoted name: bleve's name field keeps no positions for its phrase)
+			case 6:
 				return "name:" + esc.Replace(name()) + "*"
 			case 7:
 				return "name:" + esc.Replace(name()) + "~1"
@@ -165,6 +165,10 @@ func TestTableQueriesMatchBleve(t *testing.T) {
 				return "words:" + esc.Replace(word()) + "^3"
 			case 22:
 				return "name:" + esc.Replace(name())
+			case 23:
+				return fmt.Sprintf(`"%s %s"`, strings.ReplaceAll(word(), `"`, `\"`), strings.ReplaceAll(word(), `"`, `\"`))
+			case 24:
+				return `name:"` + strings.ReplaceAll(name(), `"`, `\"`) + `"`
 			}
 			return "*"
 		}
@@ -228,7 +232,9 @@ func TestTableQueriesMatchBleve(t *testing.T) {
 				sorted.Facets = sorted.Facets[1:2]
 			}
 			want, werr = ab.Query(ctx, sorted)
+			restore := query.SetRecordsPerScan([]uint64{0, 1 << 40}[i%2]) // records' values, or the columns'
 			got, gerr = at.Query(ctx, sorted)
+			restore()
 			if werr != nil || gerr != nil {
 				t.Fatalf("gen %d %q sorted %v: %v, %v", gen, q, sorted.Sort, werr, gerr)
 			}
@@ -300,6 +306,34 @@ func TestTablePhrases(t *testing.T) {
 			if h.Score <= 0 {
 				t.Fatalf("%s: hit %d scores %v: a phrase ranks", q, h.ID, h.Score)
 			}
+		}
+	}
+}
+
+// Phrases match in bleve's categories too: the name fields keep their
+// words' places (term vectors), without which bleve answered no phrase.
+func TestPhrasesInBleve(t *testing.T) {
+	recs := tableRecords(50, 0)
+	for i, name := range []string{"Caldari Navy", "Navy of Caldari", "caldari navy reserve", "Caldari-Navy", "Caldari  State Navy"} {
+		recs[snapshots.Corporations] = append(recs[snapshots.Corporations], &snapshots.Corporation{
+			Entity: indexertest.Named(98100000+int64(i), name), Ticker: fmt.Sprint("P", i)})
+	}
+	a := query.NewAnalysts(indexertest.Manager(t, indexertest.Snapshot(t, recs)))
+	for q, want := range map[string][]string{
+		`"caldari navy"`:              {"corporation/98100000", "corporation/98100002", "corporation/98100003"},
+		`words:"navy of"`:             {"corporation/98100001"},
+		`"caldari state navy"`:        {"corporation/98100004"},
+		`+"caldari navy" -reserve`:    {"corporation/98100000", "corporation/98100003"},
+		`name:"caldari navy reserve"`: {"corporation/98100002"},
+	} {
+		res, err := a.Query(context.Background(), query.AnalystRequest{Query: q, Category: snapshots.CategoryCorporation, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := hitIDs(res.Hits)
+		slices.Sort(got)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v, want %v", q, got, want)
 		}
 	}
 }

@@ -42,3 +42,12 @@ func SetMaxSortAll(n int) (restore func()) {
 	maxSortAll = n
 	return func() { maxSortAll = was }
 }
+
+// SetRecordsPerScan sets when sorts and facets read records' values
+// rather than pass over a column (0: always records); the returned func
+// restores it.
+func SetRecordsPerScan(n uint64) (restore func()) {
+	was := recordsPerScan
+	recordsPerScan = n
+	return func() { recordsPerScan = was }
+}
