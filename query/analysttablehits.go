@@ -532,19 +532,31 @@ func (m *tableMatches) facet(f indexer.AnalystField, now time.Time) FacetResult 
 				bs = append(bs, bucket{r.name, lo, hi})
 			}
 		}
-		for _, b := range bs {
-			n := 0
-			for v, bm := range m.bms {
-				if tv := m.views[v]; tv.cols != nil && tv.cols.Has(f.Name) {
-					n += int(bm.AndCardinality(tv.cols.Bitmap(f.Name, b.lo, b.hi)))
-				}
-			}
-			out.Buckets = append(out.Buckets, Bucket{Term: b.name, Count: n})
-		}
+		counts := make([]int, len(bs))
 		for v, bm := range m.bms {
-			if tv := m.views[v]; tv.cols != nil && tv.cols.Has(f.Name) {
-				withValue += int(bm.AndCardinality(tv.cols.Bitmap(f.Name, math.MinInt64, math.MaxInt64)))
+			tv := m.views[v]
+			if tv.cols == nil || !tv.cols.Has(f.Name) {
+				continue
 			}
+			if bm.GetCardinality()*recordsPerScan < uint64(tv.cols.Count(f.Name)) {
+				// Few matches: bucket their values.
+				m.valuesOf(v, f.Name, bm, func(_ uint32, val int64) {
+					withValue++
+					for k, b := range bs {
+						if b.lo <= val && val <= b.hi {
+							counts[k]++
+						}
+					}
+				})
+				continue
+			}
+			for k, b := range bs { // a slice of the column a bucket
+				counts[k] += int(bm.AndCardinality(tv.cols.Bitmap(f.Name, b.lo, b.hi)))
+			}
+			withValue += int(bm.AndCardinality(tv.cols.Bitmap(f.Name, math.MinInt64, math.MaxInt64)))
+		}
+		for k, b := range bs {
+			out.Buckets = append(out.Buckets, Bucket{Term: b.name, Count: counts[k]})
 		}
 		counted := 0
 		for _, b := range out.Buckets {
