@@ -144,6 +144,9 @@ func (m *tableMatches) rankOrder(limit int) []tableHit {
 // rankCompare orders hits as searches rank names: shorter, then lower ID,
 // then category.
 func (m *tableMatches) rankCompare(x, y tableHit) int {
+	if x.view == y.view { // a table's ordinals are in rank order
+		return cmp.Compare(x.o, y.o)
+	}
 	tx, ty := m.views[x.view], m.views[y.view]
 	if c := cmp.Compare(utf8.RuneCount(tx.t.Name(x.o)), utf8.RuneCount(ty.t.Name(y.o))); c != 0 {
 		return c
