@@ -215,7 +215,7 @@ func addBleveBatchFlag(fs *flag.FlagSet, n *int, chars *bool) {
 	fs.IntVar(n, "bleve-batch", indexer.DefaultBatchSize, "documents per bleve segment in a full build: larger makes analysts' prefix and wildcard "+
 		"queries faster and the build slower (50000 over 10M names: name:kari* 7x faster, the build a sixth slower)")
 	fs.BoolVar(chars, "bleve-characters", false, "index characters in bleve shards too, for bleve's own scores in analysts' queries "+
-		"(by default the name tables and value columns answer them: at 10M names the build is about four times shorter and the generation half the size)")
+		"(by default the name tables and value columns answer them: at 10M names the full build is four times shorter and the generation two fifths smaller)")
 }
 
 // checkBleveBatch checks a --bleve-batch value.
