@@ -146,10 +146,13 @@ func TestGenerationQueryRefuses(t *testing.T) {
 }
 
 // FuzzAnalystQuery sends any query string to an analyst's query: it is
-// answered or refused as a bad query, never a panic or another error.
+// answered or refused as a bad query, never a panic or another error;
+// over every category, and over characters alone (answered from the
+// tables) sorted and faceted.
 func FuzzAnalystQuery(f *testing.F) {
 	for _, s := range []string{"name:jita", "id:3000*", "-id:90000001", "name:/jit./", `words:"amarr navy"`, "+name:*ar* -words:pilot",
-		"name:jita^2", "created:>2020", "name:jita~1", "(", `\`, "id:/[/"} {
+		"name:jita^2", "created:>2020", "name:jita~1", "(", `\`, "id:/[/", "corporation_id:9800*", "alliance_id:*", "words:ka~2 -birthday:*",
+		`"kari vanhanen"`, "id:9*"} {
 		f.Add(s)
 	}
 	a := query.NewAnalysts(indexertest.Manager(f, analystSnapshot(f)))
@@ -158,6 +161,11 @@ func FuzzAnalystQuery(f *testing.F) {
 		defer cancel()
 		if _, err := a.Query(ctx, query.AnalystRequest{Query: q, Limit: 10}); err != nil && !errors.Is(err, query.ErrBadAnalystQuery) {
 			t.Errorf("%q: %v", q, err)
+		}
+		req := query.AnalystRequest{Query: q, Category: snapshots.CategoryCharacter, Limit: 10,
+			Sort: []string{"-birthday", "score"}, Facets: []string{"corporation_id", "birthday"}}
+		if _, err := a.Query(ctx, req); err != nil && !errors.Is(err, query.ErrBadAnalystQuery) {
+			t.Errorf("%q over characters: %v", q, err)
 		}
 	})
 }

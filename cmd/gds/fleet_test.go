@@ -120,13 +120,13 @@ func TestFleet(t *testing.T) {
 	sameHeaders(t, idx, replicas)
 
 	// A replica killed in the middle of a download.
-	stall.arm(3) // its object reads stall after three
+	stall.arm(3) // its object reads stall after three (the metadata file's and two more)
 	w.advance(7, 0.01)
 	publishGeneration(t, idx, w.snapshot(t, 7), 7, true)
 	r3 := replicas[2]
 	waitFor(t, "replica3 stalled mid-download", time.Minute, func() bool {
 		d := r3.status(t).Fleet.Follow.Download
-		return d != nil && d.FilesDone >= 3 && d.FilesDone < d.Files && stall.stalled() > 0
+		return d != nil && d.FilesDone >= 2 && d.FilesDone < d.Files && stall.stalled() > 0
 	})
 	r3.proc.kill()
 	if got := readCurrent(t, r3.data); got != "6" {
