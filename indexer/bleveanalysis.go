@@ -232,15 +232,7 @@ func isASCIIAlnum(c byte) bool {
 func asciiWords(folded string) (index.TokenFrequencies, int) {
 	freqs := make(index.TokenFrequencies, 4)
 	n := 0
-	for i := 0; i < len(folded); {
-		if !isASCIIAlnum(folded[i]) {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(folded) && isASCIIAlnum(folded[j]) {
-			j++
-		}
+	eachASCIIWord(folded, func(i, j int) bool {
 		w := folded[i:j]
 		n++
 		tf, ok := freqs[w]
@@ -251,9 +243,28 @@ func asciiWords(folded string) (index.TokenFrequencies, int) {
 			freqs[w] = tf
 		}
 		tf.Locations = append(tf.Locations, &index.TokenLocation{Start: i, End: j, Position: n})
+		return true
+	})
+	return freqs, n
+}
+
+// eachASCIIWord calls fn with the bounds of each run of ASCII letters and
+// digits in s, in order, until fn returns false.
+func eachASCIIWord[T string | []byte](s T, fn func(i, j int) bool) {
+	for i := 0; i < len(s); {
+		if !isASCIIAlnum(s[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && isASCIIAlnum(s[j]) {
+			j++
+		}
+		if !fn(i, j) {
+			return
+		}
 		i = j
 	}
-	return freqs, n
 }
 
 var (
@@ -288,30 +299,16 @@ func EachWord(name []byte, fn func(word []byte) bool) error {
 		}
 	}
 	if simple {
-		for i := 0; i < len(name); {
-			if !isASCIIAlnum(name[i]) {
-				i++
-				continue
-			}
-			j := i + 1
-			for j < len(name) && isASCIIAlnum(name[j]) {
-				j++
-			}
+		eachASCIIWord(name, func(i, j int) bool {
 			w := name[i:j]
-			lower := true
 			for _, c := range w {
 				if 'A' <= c && c <= 'Z' {
-					lower = false
+					w = []byte(nametable.Fold(string(w)))
+					break
 				}
 			}
-			if !lower {
-				w = []byte(nametable.Fold(string(w)))
-			}
-			if !fn(w) {
-				return nil
-			}
-			i = j
-		}
+			return fn(w)
+		})
 		return nil
 	}
 	ds, err := nameAnalyzers()

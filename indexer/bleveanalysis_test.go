@@ -288,3 +288,24 @@ func TestFieldValuesAreWhatBleveStored(t *testing.T) {
 		}
 	}
 }
+
+// EachWord gives the words the words analyzer makes of a name, for any
+// name (the fast path's and the analyzer's).
+func FuzzEachWord(f *testing.F) {
+	for _, s := range []string{"Ka-Ren Kitoda", "O'Neil", "a.b", "ÆSIR x", "a1 b2-c3", "", "KARI kari", "İlkay Straße", "日本語 名前"} {
+		f.Add(s)
+	}
+	ds := testDocuments(f)
+	f.Fuzz(func(t *testing.T, name string) {
+		var want, got []string
+		for _, tok := range ds.words.Analyze([]byte(name)) {
+			want = append(want, string(tok.Term))
+		}
+		if err := EachWord([]byte(name), func(w []byte) bool { got = append(got, string(w)); return true }); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: EachWord %q, the analyzer %q", name, got, want)
+		}
+	})
+}
