@@ -21,6 +21,7 @@ import (
 // tableMatches is a query's matches in the categories a generation's
 // tables answer: a bitmap per table view.
 type tableMatches struct {
+	ctx   context.Context
 	g     *indexer.Generation
 	p     *plan
 	views []tableView
@@ -44,7 +45,7 @@ func tablesOnlyCategories(g *indexer.Generation, cats []snapshots.Category) (tab
 
 // matchTables evaluates p's query over the tables of cats.
 func matchTables(ctx context.Context, g *indexer.Generation, p *plan, cats []snapshots.Category) (*tableMatches, error) {
-	m := &tableMatches{g: g, p: p, views: tableViews(g, cats)}
+	m := &tableMatches{ctx: ctx, g: g, p: p, views: tableViews(g, cats)}
 	for _, tv := range m.views {
 		tq := newTableQuery(ctx, g, tv, g.Meta.Counts[tv.cat])
 		bm, err := tq.eval(p.q)
@@ -119,8 +120,14 @@ func (m *tableMatches) hits(limit int) ([]tableHit, error) {
 	}
 	if scored && (m.total <= uint64(maxSortAll) || keys[0].field != "_score") {
 		for i := range cands {
+			if i%65536 == 0 && m.ctx.Err() != nil {
+				break
+			}
 			cands[i].score = m.qs[cands[i].view].scoreOf(m.p.q, cands[i].o)
 		}
+	}
+	if err := m.ctx.Err(); err != nil { // scoring millions of matches takes seconds
+		return nil, err
 	}
 	m.fillKeys(cands, keys)
 	slices.SortFunc(cands, func(x, y tableHit) int { return m.compare(x, y, keys) })
@@ -169,9 +176,13 @@ func (m *tableMatches) firstByKey(k sortKey, limit int) []tableHit {
 		// (ties whole, for the keys after).
 		var best []float64
 		each := func(fn func(h tableHit)) {
+			n := 0
 			for v, bm := range m.bms {
 				it := bm.Iterator()
 				for it.HasNext() {
+					if n++; n%65536 == 0 && m.ctx.Err() != nil {
+						return // hits says why
+					}
 					o := it.Next()
 					fn(tableHit{view: v, o: o, score: m.qs[v].scoreOf(m.p.q, o)})
 				}

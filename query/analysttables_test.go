@@ -3,6 +3,7 @@ package query_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -422,4 +423,18 @@ func exportRows(t *testing.T, a *query.Analysts, req query.AnalystRequest) strin
 		fmt.Fprintf(&b, "error %v\n", err)
 	}
 	return b.String()
+}
+
+// A canceled analyst's query over characters stops with the context's
+// error, whatever it was doing.
+func TestTableQueryCanceled(t *testing.T) {
+	a := query.NewAnalysts(indexertest.Manager(t, indexertest.Snapshot(t, tableRecords(300, 0))))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, q := range []string{"*", "words:kari", "name:/k.*/", "words:kar~1"} {
+		_, err := a.Query(ctx, query.AnalystRequest{Query: q, Category: snapshots.CategoryCharacter, Sort: []string{"-birthday"}})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: %v, want the context's error", q, err)
+		}
+	}
 }
