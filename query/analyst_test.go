@@ -147,8 +147,9 @@ func TestGenerationQueryRefuses(t *testing.T) {
 
 // FuzzAnalystQuery sends any query string to an analyst's query: it is
 // answered or refused as a bad query, never a panic or another error;
-// over every category, and over characters alone (answered from the
-// tables) sorted and faceted.
+// over every category, over characters alone (answered from the tables)
+// sorted and faceted, and exported across categories (the tables' rows
+// merged with bleve's).
 func FuzzAnalystQuery(f *testing.F) {
 	for _, s := range []string{"name:jita", "id:3000*", "-id:90000001", "name:/jit./", `words:"amarr navy"`, "+name:*ar* -words:pilot",
 		"name:jita^2", "created:>2020", "name:jita~1", "(", `\`, "id:/[/", "corporation_id:9800*", "alliance_id:*", "words:ka~2 -birthday:*",
@@ -166,6 +167,11 @@ func FuzzAnalystQuery(f *testing.F) {
 			Sort: []string{"-birthday", "score"}, Facets: []string{"corporation_id", "birthday"}}
 		if _, err := a.Query(ctx, req); err != nil && !errors.Is(err, query.ErrBadAnalystQuery) {
 			t.Errorf("%q over characters: %v", q, err)
+		}
+		req.Facets, req.Category = nil, ""
+		err := a.Export(ctx, req, func(uint64, []string) error { return nil }, func(query.AnalystHit) error { return nil })
+		if err != nil && !errors.Is(err, query.ErrBadAnalystQuery) {
+			t.Errorf("%q exported: %v", q, err)
 		}
 	})
 }
