@@ -2,6 +2,7 @@ package query
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -135,6 +136,20 @@ func FuzzEditMatcher(f *testing.F) {
 					t.Fatalf("%q ~%d %q: %v, want %v", term, k, w, got, want)
 				}
 			}
+		}
+	})
+}
+
+// FuzzCompareIDText: IDs compare as bleve compares keyword terms, by
+// their decimal text.
+func FuzzCompareIDText(f *testing.F) {
+	for _, p := range [][2]int64{{98000001, 1000035}, {2000000, 10000000}, {9, 90}, {90, 9}, {100, 10}, {0, 5}, {-1, 3}, {9223372036854775807, 922337203685477580}} {
+		f.Add(p[0], p[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b int64) {
+		want := strings.Compare(strconv.FormatInt(a, 10), strconv.FormatInt(b, 10))
+		if got := compareValues(a, b, true); got != want {
+			t.Fatalf("%d vs %d: %d, want %d", a, b, got, want)
 		}
 	})
 }

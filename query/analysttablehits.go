@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"math"
@@ -213,16 +214,36 @@ func (m *tableMatches) firstByKey(k sortKey, limit int) []tableHit {
 		})
 		return out
 	case indexer.DocIDField: // unique: the first limit IDs
+		type idHit struct {
+			id int64
+			h  tableHit
+		}
+		order := func(x, y idHit) int {
+			if k.desc {
+				return compareValues(y.id, x.id, true)
+			}
+			return compareValues(x.id, y.id, true)
+		}
+		var all []idHit
+		n := 0
 		for v, bm := range m.bms {
-			var all []tableHit
+			t := m.views[v].t
 			it := bm.Iterator()
 			for it.HasNext() {
-				all = append(all, tableHit{view: v, o: it.Next()})
-				if len(all) >= 4*limit+1024 { // keep the best limit, in bounded memory
-					all = m.best(all, k, limit)
+				if n++; n%65536 == 0 && m.ctx.Err() != nil {
+					return nil // hits says why
+				}
+				o := it.Next()
+				all = append(all, idHit{id: t.ID(o), h: tableHit{view: v, o: o}})
+				if len(all) >= 4*limit+1024 { // keep the first limit, in bounded memory
+					slices.SortFunc(all, order)
+					all = all[:limit]
 				}
 			}
-			out = append(out, m.best(all, k, limit)...)
+		}
+		slices.SortFunc(all, order)
+		for _, x := range all[:min(len(all), limit)] {
+			out = append(out, x.h)
 		}
 		return out
 	}
@@ -292,21 +313,52 @@ func (m *tableMatches) firstByKey(k sortKey, limit int) []tableHit {
 	return out
 }
 
-// best keeps the first limit of hits by the score or ID key alone.
-func (m *tableMatches) best(hits []tableHit, k sortKey, limit int) []tableHit {
-	m.fillKeys(hits, []sortKey{k})
-	slices.SortFunc(hits, func(x, y tableHit) int { return m.compare(x, y, []sortKey{k}) })
-	return hits[:min(len(hits), limit)]
-}
-
 // compareValues orders two column values: keywords as bleve orders their
 // terms, by the text of the ID; numbers and instants by value.
 func compareValues(a, b int64, keyword bool) int {
-	if !keyword {
+	if !keyword || a == b {
 		return cmp.Compare(a, b)
 	}
-	var ba, bb [20]byte
-	return strings.Compare(string(strconv.AppendInt(ba[:0], a, 10)), string(strconv.AppendInt(bb[:0], b, 10)))
+	if a < 0 || b < 0 { // not an ID: compare the text itself
+		var ba, bb [20]byte
+		return bytes.Compare(strconv.AppendInt(ba[:0], a, 10), strconv.AppendInt(bb[:0], b, 10))
+	}
+	// Decimal text order without the text: compare the shorter number with
+	// the longer one's leading digits; equal, the shorter (a prefix) first.
+	da, db := digits(a), digits(b)
+	switch {
+	case da == db:
+		return cmp.Compare(a, b)
+	case da < db:
+		if c := cmp.Compare(a, b/pow10[db-da]); c != 0 {
+			return c
+		}
+		return -1
+	default:
+		if c := cmp.Compare(a/pow10[da-db], b); c != 0 {
+			return c
+		}
+		return 1
+	}
+}
+
+// pow10[i] is 10 to the i.
+var pow10 = func() (p [19]int64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// digits is the number of decimal digits of a non-negative n.
+func digits(n int64) int {
+	d := 1
+	for n >= 10 {
+		n /= 10
+		d++
+	}
+	return d
 }
 
 // fillKeys reads each hit's sort values: IDs from the tables, others from
