@@ -19,7 +19,8 @@ import (
 
 // Beside each base and delta table, a value-column file (base.cols,
 // delta.cols; package valuecol) holds every numeric and date field of the
-// category's documents sorted by value, with the table ordinal of each
+// category's documents (and, since FieldsVersion 5, the ID keywords of the
+// categories TablesOnly names) sorted by value, with the table ordinal of each
 // document: the analysts' range queries become a slice of it and a bitmap
 // of ordinals (package query), instead of bleve counting millions of
 // matches. It is written with the tables, in the phase that goes live

@@ -2,7 +2,8 @@
 // it at index time and reading it, memory-mapped, at query time.
 //
 // A value-column file sits beside a name table and holds, for each numeric
-// or date field of the table's documents, the values sorted with the table
+// or date field of the table's documents (and the ID keywords of the
+// categories the tables answer alone), the values sorted with the table
 // ordinal of each document that has one. A range of values is then a
 // contiguous slice found by two binary searches, and its ordinals a bitmap
 // built without visiting any document that does not match: what answers a
@@ -11,7 +12,7 @@
 //
 // Values are int64s whose order is the order of the values they stand for
 // (the caller's encoding: bleve's sortable bits of a float64, nanoseconds
-// of an instant), so one comparison serves every type.
+// of an instant, an ID itself), so one comparison serves every type.
 package valuecol
 
 import (
@@ -243,7 +244,7 @@ func parse(mm []byte, n int) (*File, error) {
 func (f *File) Len() int { return f.n }
 
 // Has reports whether the file holds a column for name (every field of the
-// table's documents of a numeric or date type has one, empty or not).
+// table's documents with a column has one, empty or not).
 func (f *File) Has(name string) bool { _, ok := f.cols[name]; return ok }
 
 // Count is the number of ordinals with a value of name.
