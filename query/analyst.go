@@ -387,10 +387,7 @@ func (a *Analysts) Export(ctx context.Context, req AnalystRequest, start func(to
 	defer release()
 	defer g.UseIndexes()()
 	if tables, others := tablesOnlyCategories(g, p.cats); len(tables) > 0 {
-		return exportTables(ctx, g, p, tables, others, req, start, row,
-			func(idx bleve.Index, begin func(total uint64) error, row func(AnalystHit) error) error {
-				return exportBleve(ctx, g, p, idx, begin, row)
-			})
+		return exportTables(ctx, g, p, tables, others, req, start, row)
 	}
 	idx, err := categoryIndexes(g, p.cats)
 	if err != nil {

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blevesearch/bleve/v2"
-
 	"gds/indexer"
 	"gds/snapshots"
 )
@@ -48,10 +46,7 @@ func queryTables(ctx context.Context, g *indexer.Generation, p *plan, tables, ot
 		}
 		bhits = append(bhits, hit)
 	}
-	keys := sortKeys(p.sort)
-	if len(keys) == 0 && !p.unscored {
-		keys = []sortKey{{field: "_score", desc: true}}
-	}
+	keys := orderKeys(p)
 	if len(keys) == 0 {
 		// No order to keep: bleve's index order, then the tables'.
 		res.Hits = append(bhits, res.Hits...)[:min(len(bhits)+len(res.Hits), p.limit)]
@@ -190,10 +185,9 @@ func mergeFacets(a, b FacetResult, size int) FacetResult {
 
 // exportTables streams an export of p over the categories tables answers
 // from their tables, merged in order with the bleve export of the others
-// (run by bleveExport with a row function of its own).
+// (exportBleve).
 func exportTables(ctx context.Context, g *indexer.Generation, p *plan, tables, others []snapshots.Category, req AnalystRequest,
-	start func(total uint64, columns []string) error, row func(AnalystHit) error,
-	bleveExport func(idx bleve.Index, start func(total uint64) error, row func(AnalystHit) error) error) error {
+	start func(total uint64, columns []string) error, row func(AnalystHit) error) error {
 	order := append(slices.Clone(p.sort), indexer.DocIDField)
 	sorted := *p
 	sorted.sort = order
@@ -239,7 +233,7 @@ func exportTables(ctx context.Context, g *indexer.Generation, p *plan, tables, o
 		return nil
 	}
 	ord := newHitOrder(g, sortKeys(order))
-	err = bleveExport(idx, func(total uint64) error {
+	err = exportBleve(ctx, g, p, idx, func(total uint64) error {
 		if err := begin(total + tm.total); err != nil {
 			return wrapBad(err)
 		}

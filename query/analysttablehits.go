@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -78,13 +79,29 @@ type sortValue struct {
 type sortKey struct {
 	field string // _score, _id or a stored field
 	desc  bool
+	// keyword: its values order as text (IDs, keyword fields).
+	keyword bool
+}
+
+// orderKeys is the order of p's hits: its sort (without scores when
+// nothing scores), else best score first, else none (rank order).
+func orderKeys(p *plan) []sortKey {
+	keys := sortKeys(p.sort)
+	if p.unscored { // every score is 0: no key
+		return slices.DeleteFunc(keys, func(k sortKey) bool { return k.field == "_score" })
+	}
+	if len(keys) == 0 {
+		keys = []sortKey{{field: "_score", desc: true}}
+	}
+	return keys
 }
 
 func sortKeys(sort []string) []sortKey {
 	var out []sortKey
 	for _, s := range sort {
 		name, desc := strings.CutPrefix(s, "-")
-		out = append(out, sortKey{field: name, desc: desc})
+		f, _ := fieldNamed(name)
+		out = append(out, sortKey{field: name, desc: desc, keyword: name == indexer.DocIDField || f.Type == indexer.Keyword})
 	}
 	return out
 }
@@ -97,14 +114,8 @@ var maxSortAll = 250000
 // hits returns the first limit matches in the plan's order: its sort, or
 // best score first, or rank order (shorter names, then lower IDs).
 func (m *tableMatches) hits(limit int) ([]tableHit, error) {
-	keys := sortKeys(m.p.sort)
+	keys := orderKeys(m.p)
 	scored := !m.p.unscored
-	if !scored { // every score is 0: no key
-		keys = slices.DeleteFunc(keys, func(k sortKey) bool { return k.field == "_score" })
-	}
-	if len(keys) == 0 && scored {
-		keys = []sortKey{{field: "_score", desc: true}}
-	}
 	if len(keys) == 0 {
 		return m.rankOrder(limit), nil
 	}
@@ -253,53 +264,18 @@ func (m *tableMatches) firstByKey(k sortKey, limit int) []tableHit {
 			continue
 		}
 		vals, ords := tv.cols.Values(k.field)
-		// The column's positions in key order: by value, or for an ID
-		// keyword by the text of its value.
-		var order []int
-		if m.g.KeywordColumn(k.field, tv.cat) {
-			for i := range vals {
-				if i == 0 || vals[i] != vals[i-1] {
-					order = append(order, i) // the first position of each value
-				}
-			}
-			slices.SortStableFunc(order, func(a, b int) int { return compareValues(vals[a], vals[b], true) })
-		}
 		n := 0
-		switch {
-		case order != nil:
-			if k.desc {
-				slices.Reverse(order)
+		last := -1
+		// The column's positions in key order, until limit matches and
+		// the rest of the last one's value (ties whole).
+		for i := range keyOrder(vals, k.desc, k.keyword) {
+			if n >= limit && vals[i] != vals[last] {
+				break
 			}
-			for _, first := range order {
-				if n >= limit {
-					break
-				}
-				for i := first; i < len(vals) && vals[i] == vals[first]; i++ {
-					if bm.Contains(ords[i]) {
-						out = append(out, tableHit{view: v, o: ords[i]})
-						n++
-					}
-				}
-			}
-		case k.desc:
-			for i := len(vals) - 1; i >= 0; i-- {
-				if n >= limit && (i == len(vals)-1 || vals[i] != vals[i+1]) {
-					break
-				}
-				if bm.Contains(ords[i]) {
-					out = append(out, tableHit{view: v, o: ords[i]})
-					n++
-				}
-			}
-		default:
-			for i := range vals {
-				if n >= limit && (i == 0 || vals[i] != vals[i-1]) {
-					break
-				}
-				if bm.Contains(ords[i]) {
-					out = append(out, tableHit{view: v, o: ords[i]})
-					n++
-				}
+			last = i
+			if bm.Contains(ords[i]) {
+				out = append(out, tableHit{view: v, o: ords[i]})
+				n++
 			}
 		}
 		if n < limit { // then those without a value, in rank order
@@ -311,6 +287,43 @@ func (m *tableMatches) firstByKey(k sortKey, limit int) []tableHit {
 		}
 	}
 	return out
+}
+
+// keyOrder yields the positions of a column's values (sorted by value) in
+// the order of a sort key: by value, or for a keyword by the text of its
+// value; descending reversed.
+func keyOrder(vals []int64, desc, keyword bool) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		if !keyword {
+			for k := range vals {
+				i := k
+				if desc {
+					i = len(vals) - 1 - k
+				}
+				if !yield(i) {
+					return
+				}
+			}
+			return
+		}
+		var firsts []int // the first position of each value
+		for i := range vals {
+			if i == 0 || vals[i] != vals[i-1] {
+				firsts = append(firsts, i)
+			}
+		}
+		slices.SortStableFunc(firsts, func(a, b int) int { return compareValues(vals[a], vals[b], true) })
+		if desc {
+			slices.Reverse(firsts)
+		}
+		for _, first := range firsts {
+			for i := first; i < len(vals) && vals[i] == vals[first]; i++ {
+				if !yield(i) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // compareValues orders two column values: keywords as bleve orders their
@@ -454,8 +467,7 @@ func (m *tableMatches) compare(x, y tableHit, keys []sortKey) int {
 			}
 			continue
 		default:
-			keyword := key.field == indexer.DocIDField || m.g.KeywordColumn(key.field, m.views[x.view].cat)
-			c = compareValues(x.keys[k].v, y.keys[k].v, keyword)
+			c = compareValues(x.keys[k].v, y.keys[k].v, key.keyword)
 		}
 		if key.desc {
 			c = -c
