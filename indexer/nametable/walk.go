@@ -97,12 +97,13 @@ func (t *Table) Contains(text []byte, f *Filter, st *Stats, fn func(o uint32, m 
 
 // walk is one contains search of a table.
 type walk struct {
-	t      *Table
-	text   []byte
-	f      Filter
-	stats  Stats // counted here, added to the caller's at the end
-	touch  byte  // keeps flush's reads
-	blocks int   // blocks intersected in the current walk
+	t       *Table
+	text    []byte
+	f       Filter
+	stats   Stats // counted here, added to the caller's at the end
+	touch   byte  // keeps flush's reads
+	blocks  int   // blocks intersected in the current walk
+	pending int   // candidates in the batch, not yet given to fn
 }
 
 // contains emits exact and prefix matches first (walking the names that
@@ -223,8 +224,8 @@ func (w *walk) gramLists(s *blockScratch, text []byte) []rlist {
 //
 // It goes one 65,536-ordinal block at a time: blocks some list lacks are
 // skipped from the headers alone; in the others the containers of all
-// lists are intersected, the smallest first, and fn sees what remains
-// before the next block is read.
+// lists are intersected, the smallest first, and what remains joins the
+// batch of candidates fn sees (see flush).
 func (w *walk) intersect(s *blockScratch, lists []rlist, fn func(o uint32) bool) bool {
 	if len(lists) == 0 {
 		return true
@@ -233,6 +234,7 @@ func (w *walk) intersect(s *blockScratch, lists []rlist, fn func(o uint32) bool)
 		lists[i].at, lists[i].tried, lists[i].kept = 0, 0, 0
 	}
 	w.blocks = 0
+	w.pending = 0
 	key := 0
 	for {
 		aligned := true
@@ -242,7 +244,7 @@ func (w *walk) intersect(s *blockScratch, lists []rlist, fn func(o uint32) bool)
 				l.at++
 			}
 			if l.at == l.n {
-				return true
+				return w.flush(s, fn)
 			}
 			if k := int(l.key(l.at)); k > key {
 				key, aligned = k, false
@@ -256,7 +258,7 @@ func (w *walk) intersect(s *blockScratch, lists []rlist, fn func(o uint32) bool)
 			return false
 		}
 		if key++; key > 0xffff {
-			return true
+			return w.flush(s, fn)
 		}
 	}
 }
@@ -375,16 +377,20 @@ func overlaps(rs []ref, pos int32) bool {
 // emitBatch is how many candidates are fetched together before any is
 // verified (2026-11-24, 10M names, the bench's texts: 32 fetched offsets
 // first, then records, took about 10% less CPU than 16 fetched together).
+// A batch fills across blocks: a rare text's few candidates a block are
+// fetched together with the next blocks' (see flush).
 const emitBatch = 32
 
-// flush calls fn with the candidates in s.batch[:n]. It first reads each
-// one's name offset (with its ID beside it, in GDSTBL03 tables), then the
-// start of its name and its ID (needed for the answer): the loads of one
-// pass do not depend on one another, so their cache misses overlap, where
-// verifying one name after another would wait for each in turn, and
-// where one pass would wait for an offset before it could ask for the
-// name.
-func (w *walk) flush(s *blockScratch, n int, fn func(o uint32) bool) bool {
+// flush calls fn with the pending candidates, s.batch[:w.pending]. It first
+// reads each one's name offset (with its ID beside it, in GDSTBL03
+// tables), then the start of its name and its ID (needed for the answer):
+// the loads of one pass do not depend on one another, so their cache
+// misses overlap, where verifying one name after another would wait for
+// each in turn, and where one pass would wait for an offset before it
+// could ask for the name.
+func (w *walk) flush(s *blockScratch, fn func(o uint32) bool) bool {
+	n := w.pending
+	w.pending = 0
 	if w.t != nil { // nil in tests of intersect alone
 		var off uint32
 		for _, o := range s.batch[:n] {
@@ -407,38 +413,37 @@ func (w *walk) flush(s *blockScratch, n int, fn func(o uint32) bool) bool {
 	return true
 }
 
+// push adds a candidate to the batch, flushing it when full.
+func (w *walk) push(s *blockScratch, o uint32, fn func(o uint32) bool) bool {
+	s.batch[w.pending] = o
+	if w.pending++; w.pending == emitBatch {
+		return w.flush(s, fn)
+	}
+	return true
+}
+
 func (w *walk) emitArray(s *blockScratch, vals []uint16, hi uint32, fn func(o uint32) bool) bool {
-	for len(vals) > 0 {
-		n := min(len(vals), emitBatch)
-		for i, v := range vals[:n] {
-			s.batch[i] = hi | uint32(v)
-		}
-		if !w.flush(s, n, fn) {
+	for _, v := range vals {
+		if !w.push(s, hi|uint32(v), fn) {
 			return false
 		}
-		vals = vals[n:]
 	}
 	return true
 }
 
 func (w *walk) emitBitmap(s *blockScratch, b *[bitmapWords]uint64, hi uint32, fn func(o uint32) bool) bool {
-	n := 0
 	for i, word := range b {
 		for word != 0 {
-			s.batch[n] = hi | uint32(i<<6|bits.TrailingZeros64(word))
-			word &= word - 1
-			if n++; n == emitBatch {
-				if !w.flush(s, n, fn) {
-					return false
-				}
-				n = 0
+			if !w.push(s, hi|uint32(i<<6|bits.TrailingZeros64(word)), fn) {
+				return false
 			}
+			word &= word - 1
 		}
 	}
-	return w.flush(s, n, fn)
+	return true
 }
 
-// emitContainer calls fn with every ordinal of one container.
+// emitContainer adds every ordinal of one container to the batch.
 func (w *walk) emitContainer(s *blockScratch, c ctr, hi uint32, fn func(o uint32) bool) bool {
 	switch c.kind {
 	case kindArray:
@@ -447,17 +452,12 @@ func (w *walk) emitContainer(s *blockScratch, c ctr, hi uint32, fn func(o uint32
 		return w.emitBitmap(s, c.bitmap(), hi, fn)
 	}
 	runs := c.runs()
-	n := 0
 	for i := 0; i < len(runs); i += 2 {
 		for v, end := uint32(runs[i]), uint32(runs[i])+uint32(runs[i+1]); v <= end; v++ {
-			s.batch[n] = hi | v
-			if n++; n == emitBatch {
-				if !w.flush(s, n, fn) {
-					return false
-				}
-				n = 0
+			if !w.push(s, hi|v, fn) {
+				return false
 			}
 		}
 	}
-	return w.flush(s, n, fn)
+	return true
 }
