@@ -203,7 +203,7 @@ func (tv tableView) pattern(ctx context.Context, pat string) (*roaring.Bitmap, e
 	f := nametable.Filter{Hide: tv.hide}
 	var st nametable.Stats
 	n := 0
-	tv.t.Contains([]byte(lit), &f, &st, func(o uint32, m nametable.Match) bool {
+	tv.t.Contains([]byte(lit), &f, &st, 0, func(o uint32, m nametable.Match) bool {
 		if prefix && m == nametable.MatchContains {
 			return false // prefix matches all came first
 		}

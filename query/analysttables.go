@@ -286,7 +286,7 @@ func (e *tableQuery) candidates(lit []byte, fn func(o uint32, name []byte)) erro
 	f := nametable.Filter{Hide: e.tv.hide}
 	var st nametable.Stats
 	n := 0
-	t.Contains(lit, &f, &st, func(o uint32, _ nametable.Match) bool {
+	t.Contains(lit, &f, &st, 0, func(o uint32, _ nametable.Match) bool {
 		if n++; n%65536 == 0 && e.ctx.Err() != nil {
 			return false
 		}

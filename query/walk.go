@@ -72,7 +72,7 @@ func (w *walker) strict() {
 // first.
 func (w *walker) contains() {
 	var st nametable.Stats
-	w.t.Contains(w.text, &w.filter, &st, func(o uint32, m nametable.Match) bool { return w.add(uint8(m), o) })
+	w.t.Contains(w.text, &w.filter, &st, w.limit, func(o uint32, m nametable.Match) bool { return w.add(uint8(m), o) })
 	w.stats.addWalk(st)
 }
 

@@ -265,6 +265,7 @@ type blockScratch struct {
 	phase [maxLists + 2]rlist
 	refs  [maxLists + 2]ref
 	batch [emitBatch]uint32
+	held  [maxHeld]uint32 // contains matches held back (see walk.contains)
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(blockScratch) }}

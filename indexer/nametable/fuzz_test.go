@@ -58,15 +58,26 @@ func FuzzOpenTable(f *testing.F) {
 		}
 		for _, text := range texts {
 			n := 0
-			tbl.Contains(text, nil, &Stats{}, func(o uint32, _ Match) bool {
+			tbl.Contains(text, nil, &Stats{}, 0, func(o uint32, _ Match) bool {
 				_ = tbl.ID(o)
 				n++
 				return n < 50
 			})
+			// with a limit: contains matches held back (see walk.contains)
+			for _, limit := range []int{1, 20} {
+				n = 0
+				tbl.Contains(text, nil, &Stats{}, limit, func(o uint32, _ Match) bool {
+					_ = tbl.ID(o)
+					if n++; n > limit {
+						t.Fatalf("%q: more than %d matches", text, limit)
+					}
+					return true
+				})
+			}
 			tbl.Strict(text, nil, &Stats{}, func(o uint32) bool { return true })
 			for c := int64(1); c <= 3; c++ {
 				if flt, ok := tbl.AccessFilter(c); ok {
-					tbl.Contains(text, &flt, &Stats{}, func(uint32, Match) bool { return true })
+					tbl.Contains(text, &flt, &Stats{}, 0, func(uint32, Match) bool { return true })
 				}
 			}
 		}

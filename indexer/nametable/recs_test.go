@@ -70,8 +70,8 @@ func TestRecsReadAsApart(t *testing.T) {
 			}
 			for _, text := range []string{"kiri", "tsu", "jita a", "Ωme", "zzz"} {
 				var got, want []uint32
-				a.Contains([]byte(Fold(text)), nil, &Stats{}, func(o uint32, _ Match) bool { got = append(got, o); return true })
-				b.Contains([]byte(Fold(text)), nil, &Stats{}, func(o uint32, _ Match) bool { want = append(want, o); return true })
+				a.Contains([]byte(Fold(text)), nil, &Stats{}, 0, func(o uint32, _ Match) bool { got = append(got, o); return true })
+				b.Contains([]byte(Fold(text)), nil, &Stats{}, 0, func(o uint32, _ Match) bool { want = append(want, o); return true })
 				if !slices.Equal(got, want) || (text != "zzz" && len(got) == 0) {
 					t.Errorf("%q: %d hits, apart %d", text, len(got), len(want))
 				}

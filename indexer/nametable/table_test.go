@@ -79,7 +79,7 @@ func TestLoadAnswersAsOpen(t *testing.T) {
 	answers := func(tbl *nametable.Table, text string) []string {
 		var out []string
 		var st nametable.Stats
-		tbl.Contains([]byte(text), nil, &st, func(o uint32, m nametable.Match) bool {
+		tbl.Contains([]byte(text), nil, &st, 0, func(o uint32, m nametable.Match) bool {
 			out = append(out, fmt.Sprintf("%d:%d:%s", m, tbl.ID(o), tbl.Name(o)))
 			return true
 		})

@@ -82,16 +82,17 @@ func (t *Table) Strict(text []byte, f *Filter, st *Stats, fn func(o uint32) bool
 }
 
 // Contains calls fn with the ordinals f lets through whose folded name
-// contains text, until fn returns false: exact and prefix matches first,
-// then the others, each in rank order. text must be at least three bytes.
-func (t *Table) Contains(text []byte, f *Filter, st *Stats, fn func(o uint32, m Match) bool) {
+// contains text, until fn returns false or it has had limit of them
+// (limit <= 0: no limit): exact and prefix matches first, then the
+// others, each in rank order. text must be at least three bytes.
+func (t *Table) Contains(text []byte, f *Filter, st *Stats, limit int, fn func(o uint32, m Match) bool) {
 	if f == nil {
 		f = &Filter{}
 	}
 	s := scratchPool.Get().(*blockScratch)
 	defer scratchPool.Put(s)
 	w := walk{t: t, text: text, f: *f}
-	w.contains(s, fn)
+	w.contains(s, limit, fn)
 	st.add(w.stats)
 }
 
@@ -106,10 +107,24 @@ type walk struct {
 	pending int   // candidates in the batch, not yet given to fn
 }
 
-// contains emits exact and prefix matches first (walking the names that
-// start with the text's first trigram), then, unless emit said stop, the
-// other names containing the text.
-func (w *walk) contains(s *blockScratch, emit func(o uint32, m Match) bool) {
+// maxHeld is the largest limit for which a walk holds back the matches
+// that are neither exact nor prefix (see contains); the answers' limit
+// is 500.
+const maxHeld = 512
+
+// contains emits the exact and prefix matches, then the other matches.
+//
+// With a limit of at most maxHeld it walks the text's trigram lists once:
+// exact and prefix matches go to emit as they come, the others are held
+// back, in order, until limit of them are; past that ordinal only an
+// exact or prefix match can still be among the first limit, so it goes on
+// with only the names that start with the text's first trigram (their
+// prefix list, far shorter than that trigram's list), each further match
+// dropping the last match held; then the held matches go to emit. Without
+// a limit (or above maxHeld) it walks the prefix list and then all the
+// lists from the start, as holding every match would take unbounded
+// memory.
+func (w *walk) contains(s *blockScratch, limit int, emit func(o uint32, m Match) bool) {
 	grams := w.gramLists(s, w.text)
 	if grams == nil {
 		return // some trigram of the text occurs in no name
@@ -119,41 +134,29 @@ func (w *walk) contains(s *blockScratch, emit func(o uint32, m Match) bool) {
 		return
 	}
 	allow.pos = noPos
+	var first rlist
 	if b := w.t.prefixBytes(gram3(w.text)); b != nil {
-		var first rlist
 		if !first.view(b) {
 			return
 		}
 		first.pos = 0
-		// The first trigram is implied by the prefix list.
-		lists := append(append(s.phase[:0], first), grams[1:]...)
-		if w.f.allow != nil {
-			lists = append(lists, allow)
-		}
-		complete := w.intersect(s, lists, func(o uint32) bool {
-			if w.f.denied(o) {
-				return true
-			}
-			name := w.t.Name(o)
-			w.stats.Verified++
-			if !bytes.HasPrefix(name, w.text) {
-				return true
-			}
-			m := MatchPrefix
-			if len(name) == len(w.text) {
-				m = MatchExact
-			}
-			return emit(o, m)
-		})
-		if !complete {
-			return
+	}
+	hasPrefix := first.n > 0
+	if hasPrefix && limit > 0 && limit <= maxHeld {
+		w.containsHeld(s, grams, first, allow, limit, emit)
+		return
+	}
+	if limit > 0 {
+		fn, n := emit, 0
+		emit = func(o uint32, m Match) bool {
+			n++
+			return fn(o, m) && n < limit
 		}
 	}
-	lists := append(s.phase[:0], grams...)
-	if w.f.allow != nil {
-		lists = append(lists, allow)
+	if hasPrefix && !w.prefixMatches(s, grams, first, allow, 0, emit) {
+		return
 	}
-	w.intersect(s, lists, func(o uint32) bool {
+	w.intersect(s, w.withAllow(s, grams, allow), 0, func(o uint32) bool {
 		if w.f.denied(o) {
 			return true
 		}
@@ -164,6 +167,104 @@ func (w *walk) contains(s *blockScratch, emit func(o uint32, m Match) bool) {
 		}
 		return emit(o, MatchContains)
 	})
+}
+
+// containsHeld is contains with a limit of at most maxHeld, for a text
+// some name starts with the first trigram of.
+func (w *walk) containsHeld(s *blockScratch, grams []rlist, first, allow rlist, limit int, emit func(o uint32, m Match) bool) {
+	held := s.held[:0]
+	emitted := 0
+	stopped := false // emit said stop
+	last := uint32(0)
+	// prefix emits an exact or prefix match, which drops the last match
+	// held once there are more than limit.
+	prefix := func(o uint32, m Match) bool {
+		if !emit(o, m) {
+			stopped = true
+			return false
+		}
+		emitted++
+		held = held[:min(len(held), limit-emitted)]
+		return emitted < limit
+	}
+	complete := w.intersect(s, w.withAllow(s, grams, allow), 0, func(o uint32) bool {
+		if w.f.denied(o) {
+			return true
+		}
+		name := w.t.Name(o)
+		w.stats.Verified++
+		if bytes.HasPrefix(name, w.text) {
+			if !prefix(o, prefixClass(name, w.text)) {
+				return false
+			}
+		} else if bytes.Contains(name, w.text) {
+			held = append(held, o)
+		} else {
+			return true
+		}
+		if emitted+len(held) < limit {
+			return true
+		}
+		last = o
+		return false
+	})
+	if stopped || emitted >= limit {
+		return
+	}
+	// With limit matches up to ordinal last, only exact and prefix
+	// matches past it can still rank among the first limit.
+	if !complete {
+		w.prefixMatches(s, grams, first, allow, last+1, prefix)
+		if stopped || emitted >= limit {
+			return
+		}
+	}
+	for _, o := range held {
+		if !emit(o, MatchContains) {
+			return
+		}
+	}
+}
+
+// prefixMatches calls emit with the exact and prefix matches from ordinal
+// from on, walking the prefix list of the text's first trigram (first)
+// with the others, until emit returns false. It reports whether it saw
+// every ordinal.
+func (w *walk) prefixMatches(s *blockScratch, grams []rlist, first, allow rlist, from uint32, emit func(o uint32, m Match) bool) bool {
+	// The first trigram is implied by the prefix list.
+	lists := append(append(s.phase[:0], first), grams[1:]...)
+	if w.f.allow != nil {
+		lists = append(lists, allow)
+	}
+	return w.intersect(s, lists, from, func(o uint32) bool {
+		if o < from || w.f.denied(o) {
+			return true
+		}
+		name := w.t.Name(o)
+		w.stats.Verified++
+		if !bytes.HasPrefix(name, w.text) {
+			return true
+		}
+		return emit(o, prefixClass(name, w.text))
+	})
+}
+
+// prefixClass is the class of a name that starts with text.
+func prefixClass(name, text []byte) Match {
+	if len(name) == len(text) {
+		return MatchExact
+	}
+	return MatchPrefix
+}
+
+// withAllow returns grams, and the allow list when the walk has one, in
+// scratch lists a walk may move the cursors of.
+func (w *walk) withAllow(s *blockScratch, grams []rlist, allow rlist) []rlist {
+	lists := append(s.phase[:0], grams...)
+	if w.f.allow != nil {
+		lists = append(lists, allow)
+	}
+	return lists
 }
 
 // maxLists is the most trigram lists one walk intersects: the rarest of a
@@ -219,14 +320,14 @@ func (w *walk) gramLists(s *blockScratch, text []byte) []rlist {
 }
 
 // intersect calls fn with each ordinal present in every list, ascending,
-// until fn returns false, and with some present in only some of them (see
+// from the block of ordinal from on, until fn returns false, and with some present in only some of them (see
 // keptNum): fn verifies. It reports whether it saw every ordinal.
 //
 // It goes one 65,536-ordinal block at a time: blocks some list lacks are
 // skipped from the headers alone; in the others the containers of all
 // lists are intersected, the smallest first, and what remains joins the
 // batch of candidates fn sees (see flush).
-func (w *walk) intersect(s *blockScratch, lists []rlist, fn func(o uint32) bool) bool {
+func (w *walk) intersect(s *blockScratch, lists []rlist, from uint32, fn func(o uint32) bool) bool {
 	if len(lists) == 0 {
 		return true
 	}
@@ -235,7 +336,7 @@ func (w *walk) intersect(s *blockScratch, lists []rlist, fn func(o uint32) bool)
 	}
 	w.blocks = 0
 	w.pending = 0
-	key := 0
+	key := int(from >> 16)
 	for {
 		aligned := true
 		for i := range lists {

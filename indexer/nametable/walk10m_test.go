@@ -99,7 +99,7 @@ func TestWalkTableSlowest(t *testing.T) {
 func walkLimit(tbl *nametable.Table, text []byte, limit int, st *nametable.Stats) int {
 	var buf [500]uint32
 	hits := buf[:0]
-	tbl.Contains(text, nil, st, func(o uint32, _ nametable.Match) bool {
+	tbl.Contains(text, nil, st, limit, func(o uint32, _ nametable.Match) bool {
 		hits = append(hits, o)
 		return len(hits) < limit
 	})

@@ -68,7 +68,7 @@ func TestWalkFilters(t *testing.T) {
 			}
 			var got []uint32
 			var st nametable.Stats
-			tbl.Contains([]byte(text), &f, &st, func(o uint32, _ nametable.Match) bool { got = append(got, o); return true })
+			tbl.Contains([]byte(text), &f, &st, 0, func(o uint32, _ nametable.Match) bool { got = append(got, o); return true })
 			slices.Sort(got)
 			if !slices.Equal(got, want) {
 				t.Errorf("character %d, contains %q: %d ordinals, want %d", character, text, len(got), len(want))
@@ -80,4 +80,107 @@ func TestWalkFilters(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A walk with a limit returns what a walk without one returns first, in
+// the same order and classes, whichever way it gets there: contains
+// matches held back while exact and prefix matches come later in the
+// table (longer names rank later), the held ones dropped for them, a
+// caller that stops before the limit, limits above what is held (the
+// unlimited walk's way), and filters.
+func TestContainsLimitMatchesUnlimited(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 150,000-name table")
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	syl := []string{"ka", "ri", "ar", "i ", "sa", "to", "mi", "ra", "an", "el", "-", "é"}
+	var entries []nametable.Entry
+	for i := range 150_000 {
+		var b strings.Builder
+		for range 2 + rng.IntN(4+i%9) {
+			b.WriteString(syl[rng.IntN(len(syl))])
+		}
+		var access []int64
+		if rng.IntN(2) == 0 {
+			access = []int64{1}
+		}
+		entries = append(entries, nametable.Entry{ID: int64(5_000_000 + i), Folded: nametable.Fold(b.String()), Access: access})
+	}
+	tbl := openTable(t, writeTable(t, entries))
+	hide := roaring.New()
+	for o := range uint32(tbl.Len()) {
+		if rng.IntN(5) == 0 {
+			hide.Add(o)
+		}
+	}
+	allow, ok := tbl.AccessFilter(1)
+	if !ok {
+		t.Fatal("no access filter")
+	}
+	allowHide := allow
+	allowHide.Hide = hide
+	filters := map[string]*nametable.Filter{"none": nil, "hide": {Hide: hide}, "access": &allow, "access+hide": &allowHide}
+	type hit struct {
+		o uint32
+		m nametable.Match
+	}
+	texts := []string{"kar", "ari", "ari ", "rakari", "saka", "a-é", "to to", "riri", "kaka", "ka", "zzz", "elel ra"}
+	held, phases := 0, 0
+	for name, f := range filters {
+		for _, text := range texts {
+			if len(text) < 3 {
+				continue
+			}
+			var all []hit
+			var st nametable.Stats
+			tbl.Contains([]byte(text), f, &st, 0, func(o uint32, m nametable.Match) bool {
+				all = append(all, hit{o, m})
+				return true
+			})
+			for _, limit := range []int{1, 2, 7, 100, 500, 512, 513, 5000} {
+				// The caller stops at the limit, before it, or never.
+				for _, stop := range []int{limit, (limit + 1) / 2, 1 << 30} {
+					var got []hit
+					tbl.Contains([]byte(text), f, &st, limit, func(o uint32, m nametable.Match) bool {
+						got = append(got, hit{o, m})
+						return len(got) < stop
+					})
+					want := all[:min(stop, limit, len(all))]
+					if !slices.Equal(got, want) {
+						t.Fatalf("%s, %q, limit %d, caller stops at %d: %d hits, want %d; first difference at %d",
+							name, text, limit, stop, len(got), len(want), firstHitDiff(got, want))
+					}
+					// Count the cases where a prefix match ranks first
+					// but comes after contains matches in ordinal order.
+					if len(want) > 0 && limit <= 512 {
+						firstContains := -1
+						for _, h := range all {
+							if h.m == nametable.MatchContains {
+								firstContains = int(h.o)
+								break
+							}
+						}
+						if firstContains >= 0 && want[len(want)-1].m != nametable.MatchContains && int(want[len(want)-1].o) > firstContains {
+							phases++
+						}
+						if want[len(want)-1].m == nametable.MatchContains {
+							held++
+						}
+					}
+				}
+			}
+		}
+	}
+	if held == 0 || phases == 0 {
+		t.Fatalf("cases with contains matches held: %d, with prefix matches past contains ones: %d; both must occur", held, phases)
+	}
+}
+
+func firstHitDiff[T comparable](a, b []T) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }
