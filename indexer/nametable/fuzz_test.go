@@ -1,6 +1,7 @@
 package nametable
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,9 @@ func FuzzOpenTable(f *testing.F) {
 	words := []string{"kiri", "otsu", "azbel", "sato", "kirjuun", "x"}
 	for i := range 300 {
 		name := fmt.Sprintf("%s %s", words[i%len(words)], words[i*7%len(words)])
+		if i%50 == 7 {
+			name = "ωωωω " + words[i%len(words)] // overflows the cells of its band
+		}
 		entries = append(entries, Entry{ID: int64(1000 + i), Folded: name, Access: []int64{int64(1 + i%3)}})
 	}
 	path := filepath.Join(f.TempDir(), "t.tbl")
@@ -28,22 +32,26 @@ func FuzzOpenTable(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	if _, err := parseTable(append([]byte(nil), raw...)); err != nil {
+	if tbl, err := parseTable(append([]byte(nil), raw...)); err != nil {
 		f.Fatalf("the table as written: %v", err)
+	} else if len(tbl.cl.overOrd) == 0 {
+		f.Fatal("no name overflows its cell: the seed does not reach that path")
 	}
 	f.Add(raw)
 	f.Add(raw[:len(raw)/2])
-	// and as tables before GDSTBL03 hold IDs and offsets
-	writeApart = true
-	err = Write(path, entries, nil)
-	writeApart = false
-	if err != nil {
-		f.Fatal(err)
-	}
-	if v2, err := os.ReadFile(path); err != nil || string(v2[:8]) != tableMagicV2 {
-		f.Fatalf("%q, %v", v2[:8], err)
-	} else {
-		f.Add(v2)
+	// and as tables before GDSTBL04 hold IDs and names
+	for _, layout := range []string{tableMagicV3, tableMagicV2} {
+		writeLayout = layout
+		err = Write(path, entries, nil)
+		writeLayout = ""
+		if err != nil {
+			f.Fatal(err)
+		}
+		if old, err := os.ReadFile(path); err != nil || string(old[:8]) != layout {
+			f.Fatalf("%q, %v", old[:8], err)
+		} else {
+			f.Add(old)
+		}
 	}
 	for _, at := range []int{len(raw) - 1, len(raw) - 40, len(raw) - 400, len(raw) / 2, 200} {
 		bad := append([]byte(nil), raw...)
@@ -55,6 +63,9 @@ func FuzzOpenTable(f *testing.F) {
 		tbl, err := parseTable(append([]byte(nil), data...))
 		if err != nil {
 			return
+		}
+		for o := range uint32(tbl.Len()) {
+			_, _ = tbl.ID(o), tbl.Name(o)
 		}
 		for _, text := range texts {
 			n := 0
@@ -130,6 +141,59 @@ func TestOpenRefusesDamagedList(t *testing.T) {
 		_, err := Open(p)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: Open said %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// A table whose cells are damaged is refused when opened, with an error
+// saying what is wrong, never read out of bounds by a lookup.
+func TestOpenRefusesDamagedCells(t *testing.T) {
+	var entries []Entry
+	for i := range 100 {
+		name := fmt.Sprintf("kiri %03d", i) // eight runes, eight bytes
+		if i == 50 {
+			name = "ωωωω ωωω" // eight runes in fifteen bytes: overflows
+		}
+		entries = append(entries, Entry{ID: int64(1 + i), Folded: name})
+	}
+	path := filepath.Join(t.TempDir(), "t.tbl")
+	if err := Write(path, entries, nil); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := parseTable(append([]byte(nil), raw...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tbl.cl.bands) != 1 || tbl.cl.bands[0].size != cellHead+8 || len(tbl.cl.overOrd) != 1 {
+		t.Fatalf("bands %+v, overflow %v: want one band of 13-byte cells and one name overflowing", tbl.cl.bands, tbl.cl.overOrd)
+	}
+	over := tbl.cl.overOrd[0]
+	other := (over + 1) % 100
+	section := func(i int) int { // where section i starts in the file
+		return int(binary.LittleEndian.Uint64(raw[len(tableMagic)+8+16*i:]))
+	}
+	cells, bands := section(secCells), section(secBands)
+	for _, c := range []struct {
+		name string
+		pos  int
+		val  byte
+		want string
+	}{
+		{"a name longer than its cell", cells + int(other)*(cellHead+8) + 4, 9, fmt.Sprintf("name %d out of range", other)},
+		{"an overflow the index lacks", cells + int(other)*(cellHead+8) + 4, overflowLen, fmt.Sprintf("name %d overflows its cell but is not in the overflow index", other)},
+		{"an overflow the cell denies", cells + int(over)*(cellHead+8) + 4, 3, "overflow index names a name its cell holds"},
+		{"a band past the table", bands + 8, 100, "band 0 damaged"},
+		{"cells of another size", bands + 8 + 4, cellHead + 9, "cells disagree with their bands"},
+		{"cells smaller than their head", bands + 8 + 4, cellHead - 1, "band 0 damaged"},
+	} {
+		bad := append([]byte(nil), raw...)
+		bad[c.pos] = c.val
+		if _, err := parseTable(bad); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
 }

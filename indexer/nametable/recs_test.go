@@ -9,12 +9,13 @@ import (
 	"testing"
 )
 
-// A table keeps each name's ID beside its offset (GDSTBL03) when the IDs
+// A table keeps each name's ID and name in a cell (GDSTBL04) when the IDs
 // fit a uint32 from the smallest, and apart (GDSTBL02) when they do not;
-// tables written apart before are read alike. Every ordinal gives the
-// same ID and name, and searches the same ordinals, whichever way.
-func TestRecsReadAsApart(t *testing.T) {
-	words := []string{"kiri", "otsu", "azbel", "sato", "kirjuun", "x", "jita ", "Ωmega"}
+// tables written as GDSTBL03 (IDs beside the names' offsets) or GDSTBL02
+// before are read alike. Every ordinal gives the same ID and name, and
+// searches the same ordinals, whichever way.
+func TestLayoutsReadAlike(t *testing.T) {
+	words := []string{"kiri", "otsu", "azbel", "sato", "kirjuun", "x", "jita ", "Ωmega", "ßü"}
 	for _, c := range []struct {
 		name string
 		base int64
@@ -24,13 +25,16 @@ func TestRecsReadAsApart(t *testing.T) {
 			var entries []Entry
 			for i := range 500 {
 				name := fmt.Sprintf("%s%s", words[i%len(words)], words[i*3%len(words)])
+				if i%100 == 99 {
+					name = "ωωωωωωωωω" // nine runes in eighteen bytes, among names of nine letters
+				}
 				entries = append(entries, Entry{ID: c.base + int64(i)*c.step, Folded: Fold(name)})
 			}
 			dir := t.TempDir()
-			write := func(file string, apart bool) *Table {
-				writeApart = apart
-				defer func() { writeApart = false }()
-				path := filepath.Join(dir, file)
+			write := func(layout string) *Table {
+				writeLayout = layout
+				defer func() { writeLayout = "" }()
+				path := filepath.Join(dir, layout+".tbl")
 				if err := Write(path, slices.Clone(entries), nil); err != nil {
 					t.Fatal(err)
 				}
@@ -38,12 +42,15 @@ func TestRecsReadAsApart(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := tableMagic
-				if apart || c.name == "wide" {
+				want := layout
+				switch {
+				case c.name == "wide":
 					want = tableMagicV2
+				case layout == "":
+					want = tableMagicV4
 				}
 				if string(raw[:8]) != want {
-					t.Fatalf("%s written as %q, want %q", file, raw[:8], want)
+					t.Fatalf("%s written as %q, want %q", layout, raw[:8], want)
 				}
 				tbl, err := Open(path)
 				if err != nil {
@@ -52,14 +59,19 @@ func TestRecsReadAsApart(t *testing.T) {
 				t.Cleanup(func() { tbl.Close() })
 				return tbl
 			}
-			a, b := write("recs.tbl", false), write("apart.tbl", true)
-			if (a.recs != nil) != (c.name == "narrow") || b.recs != nil {
-				t.Fatalf("recs: %v, %v", a.recs != nil, b.recs != nil)
+			a, b, v2 := write(""), write(tableMagicV3), write(tableMagicV2)
+			if a.cells != (c.name == "narrow") || (b.recs != nil) != (c.name == "narrow") || v2.recs != nil || v2.cells {
+				t.Fatalf("cells %v, recs %v, apart %v", a.cells, b.recs != nil, v2.recs == nil)
+			}
+			if c.name == "narrow" && len(a.cl.overOrd) == 0 {
+				t.Fatal("no name overflows its cell")
 			}
 			ids := map[int64]bool{}
 			for o := range uint32(a.Len()) {
-				if a.ID(o) != b.ID(o) || string(a.Name(o)) != string(b.Name(o)) {
-					t.Fatalf("ordinal %d: %d %q, apart %d %q", o, a.ID(o), a.Name(o), b.ID(o), b.Name(o))
+				for _, other := range []*Table{b, v2} {
+					if a.ID(o) != other.ID(o) || string(a.Name(o)) != string(other.Name(o)) {
+						t.Fatalf("ordinal %d: %d %q, older layout %d %q", o, a.ID(o), a.Name(o), other.ID(o), other.Name(o))
+					}
 				}
 				ids[a.ID(o)] = true
 			}
@@ -68,12 +80,22 @@ func TestRecsReadAsApart(t *testing.T) {
 					t.Fatalf("ID %d missing", e.ID)
 				}
 			}
-			for _, text := range []string{"kiri", "tsu", "jita a", "Ωme", "zzz"} {
-				var got, want []uint32
+			for _, text := range []string{"kiri", "tsu", "jita k", "Ωme", "üjit", "ωωω", "zzz"} {
+				var got []uint32
 				a.Contains([]byte(Fold(text)), nil, &Stats{}, 0, func(o uint32, _ Match) bool { got = append(got, o); return true })
-				b.Contains([]byte(Fold(text)), nil, &Stats{}, 0, func(o uint32, _ Match) bool { want = append(want, o); return true })
-				if !slices.Equal(got, want) || (text != "zzz" && len(got) == 0) {
-					t.Errorf("%q: %d hits, apart %d", text, len(got), len(want))
+				for _, other := range []*Table{b, v2} {
+					var want []uint32
+					other.Contains([]byte(Fold(text)), nil, &Stats{}, 0, func(o uint32, _ Match) bool { want = append(want, o); return true })
+					if !slices.Equal(got, want) || (text != "zzz" && len(got) == 0) {
+						t.Errorf("%q: %d hits, older layout %d", text, len(got), len(want))
+					}
+				}
+				var strict []uint32
+				a.Strict([]byte(Fold(text)), nil, &Stats{}, func(o uint32) bool { strict = append(strict, o); return true })
+				for _, o := range strict {
+					if string(a.Name(o)) != Fold(text) {
+						t.Errorf("strict %q found %q", text, a.Name(o))
+					}
 				}
 			}
 		})

@@ -7,9 +7,9 @@ import (
 )
 
 // TestTableRewrite writes the table GDS_WALK_TABLE names again, whole, in
-// the current format (GDS_TABLE_APART=1: IDs and offsets apart, as tables
-// before GDSTBL03), into GDS_TABLE_OUT: for measuring one layout against
-// another on the same names.
+// the current format (GDS_TABLE_LAYOUT=GDSTBL03 or GDSTBL02: an older
+// one), into GDS_TABLE_OUT: for measuring one layout against another on
+// the same names.
 //
 //	GDS_WALK_TABLE=GEN/character/base.tbl GDS_TABLE_OUT=/tmp/t3.tbl go test -run TestTableRewrite -v ./indexer/nametable
 func TestTableRewrite(t *testing.T) {
@@ -23,8 +23,8 @@ func TestTableRewrite(t *testing.T) {
 	}
 	entries := tbl.Entries(nil, nil)
 	tbl.Close()
-	writeApart = os.Getenv("GDS_TABLE_APART") == "1"
-	defer func() { writeApart = false }()
+	writeLayout = os.Getenv("GDS_TABLE_LAYOUT")
+	defer func() { writeLayout = "" }()
 	t0 := time.Now()
 	if err := Write(out, entries, nil); err != nil {
 		t.Fatal(err)

@@ -25,11 +25,11 @@ import (
 // order results are returned, and a search can stop once it has enough.
 //
 // Built at index time and memory-mapped at serve time, it holds:
-//   - recs: per ordinal its ID (from a base) beside where its folded name
-//     starts in names, one 8-byte pair, so that a search's hit costs one
-//     cache miss for both (GDSTBL03; older tables keep ids and offsets
-//     apart);
-//   - names: ordinal → folded name, for verification;
+//   - cells: per ordinal its ID (from a base) and its folded name, in one
+//     fixed-size cell per band of names of one length, so that a search's
+//     candidate costs one cache miss for both (GDSTBL04, cells.go; older
+//     tables keep each ID beside where its name starts in names,
+//     GDSTBL03, or the IDs and offsets apart);
 //   - slots: an open-addressing hash table of folded names for strict search;
 //   - grams: trigram (three bytes of the folded UTF-8 name) → ordinals of
 //     names containing it; trigrams span spaces and punctuation, so "p An"
@@ -40,6 +40,10 @@ import (
 //     replaces.
 type Table struct {
 	n int
+	// cl (GDSTBL04): the cells, and names holds only the names that
+	// overflow them.
+	cl    cellLayout
+	cells bool
 	// recs (GDSTBL03): pairs of uint32, the ID less idBase and where the
 	// name starts, for ordinals 0 to n (the last pair's name start is
 	// where the names end).
@@ -77,12 +81,16 @@ type Table struct {
 // portable serialization, each 8-byte aligned in the last section; the
 // gram, prefix and access offsets count from that section's start.
 //
-// GDSTBL03 holds the IDs and name offsets as pairs (secRecs) and the IDs'
-// base (secIDBase); GDSTBL02 and GDSTBL01 hold them in two sections
-// (secIDs, secOffsets). A table whose IDs span more than uint32 offsets
-// from the smallest (none of EVE's categories) is written as GDSTBL02.
+// GDSTBL04 holds the IDs and names in cells (secCells, secBands, and the
+// names that overflow their cells in secNames, indexed by secOverflow;
+// see cells.go). GDSTBL03 holds the IDs and name offsets as pairs
+// (secRecs) and the IDs' base (secIDBase); GDSTBL02 and GDSTBL01 hold
+// them in two sections (secIDs, secOffsets); all three hold every name in
+// secNames. A table whose IDs span more than uint32 offsets from the
+// smallest (none of EVE's categories) is written as GDSTBL02.
 const (
-	tableMagic   = "GDSTBL03"
+	tableMagic   = tableMagicV4
+	tableMagicV3 = "GDSTBL03" // IDs beside their names' offsets
 	tableMagicV2 = "GDSTBL02" // IDs and name offsets apart
 	tableMagicV1 = "GDSTBL01" // slots held every ordinal, duplicates included
 	headerFields = 16
@@ -105,6 +113,7 @@ const (
 	secDupKeys
 	secDupOffs
 	secDupList
+	secOverflow // GDSTBL04: the names that overflow their cells
 	secCount
 
 	// GDSTBL03's sections in the places of secIDs and secOffsets.
@@ -117,6 +126,9 @@ func (t *Table) Len() int { return t.n }
 
 // ID returns the ID at ordinal o.
 func (t *Table) ID(o uint32) int64 {
+	if t.cells {
+		return t.idBase + int64(binary.LittleEndian.Uint32(t.cl.cells[t.cl.cellOf(o):]))
+	}
 	if t.recs != nil {
 		return t.idBase + int64(t.recs[2*o])
 	}
@@ -125,19 +137,49 @@ func (t *Table) ID(o uint32) int64 {
 
 // Name returns the folded name at ordinal o. It aliases the mapped file.
 func (t *Table) Name(o uint32) []byte {
+	if t.cells {
+		at := t.cl.cellOf(o)
+		if n := int(t.cl.cells[at+4]); n != overflowLen {
+			return t.cl.cells[at+cellHead : at+cellHead+n]
+		}
+		return t.overflowName(o)
+	}
 	if t.recs != nil {
 		return t.names[t.recs[2*o+1]:t.recs[2*o+3]]
 	}
 	return t.names[t.offsets[o]:t.offsets[o+1]]
 }
 
-// nameStart is where ordinal o's name starts in names; reading it brings
-// in o's ID too (GDSTBL03).
-func (t *Table) nameStart(o uint32) uint32 {
-	if t.recs != nil {
-		return t.recs[2*o+1]
+// fetch reads the IDs and the starts of the names of the ordinals in
+// batch and returns a byte of what it read, for the caller to keep (so
+// that the reads stay). The loads of one pass do not depend on one
+// another, so their cache misses overlap, where verifying one name after
+// another would wait for each in turn: one pass over the cells
+// (GDSTBL04), or over the name offsets (with the IDs beside them,
+// GDSTBL03) and then the names.
+func (t *Table) fetch(batch []uint32) byte {
+	var touch byte
+	if t.cells {
+		for _, o := range batch {
+			touch += t.cl.cells[t.cl.cellOf(o)+4]
+		}
+		return touch
 	}
-	return t.offsets[o]
+	var off uint32
+	for _, o := range batch {
+		if t.recs != nil {
+			off += t.recs[2*o+1]
+		} else {
+			off += t.offsets[o]
+		}
+	}
+	touch = byte(off)
+	for _, o := range batch {
+		if name := t.Name(o); len(name) > 0 {
+			touch += name[0] + byte(t.ID(o))
+		}
+	}
+	return touch
 }
 
 // postingLists finds posting lists by trigram in the mapped file; a walk
@@ -250,7 +292,7 @@ func (t *Table) Exact(text []byte, fn func(o uint32) bool) {
 // base, a GDSTBL03 table's secRecs and secIDBase, when its base says
 // so), or two arrays (tables before).
 func (t *Table) parseRecs(magic string, recs, base []byte) error {
-	if magic == tableMagic {
+	if magic == tableMagicV3 {
 		if len(base) != 8 {
 			return errors.New("ID base damaged")
 		}
@@ -311,7 +353,7 @@ func parseTable(mm []byte) (*Table, error) {
 		return nil, fmt.Errorf("too short (%d bytes)", len(mm))
 	}
 	magic := string(mm[:len(tableMagic)])
-	if magic != tableMagic && magic != tableMagicV2 && magic != tableMagicV1 {
+	if magic != tableMagicV4 && magic != tableMagicV3 && magic != tableMagicV2 && magic != tableMagicV1 {
 		return nil, errors.New("not a gds table (bad magic)")
 	}
 	p := len(tableMagic)
@@ -337,7 +379,12 @@ func parseTable(mm []byte) (*Table, error) {
 	if n > 1<<32-2 {
 		return nil, errors.New("too many names")
 	}
-	if err := t.parseRecs(magic, secs[secRecs], secs[secIDBase]); err != nil {
+	if magic == tableMagicV4 {
+		t.cells = true
+		if err := t.parseCells(secs[secCells], secs[secBands], secs[secOverflow]); err != nil {
+			return nil, err
+		}
+	} else if err := t.parseRecs(magic, secs[secRecs], secs[secIDBase]); err != nil {
 		return nil, err
 	}
 	empty := false

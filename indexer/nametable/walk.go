@@ -482,28 +482,13 @@ func overlaps(rs []ref, pos int32) bool {
 // fetched together with the next blocks' (see flush).
 const emitBatch = 32
 
-// flush calls fn with the pending candidates, s.batch[:w.pending]. It first
-// reads each one's name offset (with its ID beside it, in GDSTBL03
-// tables), then the start of its name and its ID (needed for the answer):
-// the loads of one pass do not depend on one another, so their cache
-// misses overlap, where verifying one name after another would wait for
-// each in turn, and where one pass would wait for an offset before it
-// could ask for the name.
+// flush calls fn with the pending candidates, s.batch[:w.pending], after
+// reading their IDs and names together (Table.fetch).
 func (w *walk) flush(s *blockScratch, fn func(o uint32) bool) bool {
 	n := w.pending
 	w.pending = 0
 	if w.t != nil { // nil in tests of intersect alone
-		var off uint32
-		for _, o := range s.batch[:n] {
-			off += w.t.nameStart(o)
-		}
-		touch := byte(off)
-		for _, o := range s.batch[:n] {
-			if name := w.t.Name(o); len(name) > 0 {
-				touch += name[0] + byte(w.t.ID(o))
-			}
-		}
-		w.touch += touch
+		w.touch += w.t.fetch(s.batch[:n])
 	}
 	for _, o := range s.batch[:n] {
 		w.stats.Candidates++

@@ -50,19 +50,28 @@ func Write(path string, entries []Entry, mask *roaring.Bitmap) error {
 	}
 
 	var secs [secCount]section
-	magic := tableMagic
-	if base, recs, ok := pairRecs(ids, offsets); ok && !writeApart {
-		secs[secRecs] = raw(asBytes(recs))
-		secs[secIDBase] = raw(binary.LittleEndian.AppendUint64(nil, uint64(base)))
-	} else {
-		magic = tableMagicV2
-		secs[secIDs] = raw(asBytes(ids))
-		secs[secOffsets] = raw(asBytes(offsets))
+	for i := range secs {
+		secs[i] = raw(nil)
 	}
-	secs[secNames] = func(w *sectionWriter) {
+	magic := tableMagic
+	allNames := func(w *sectionWriter) {
 		for _, e := range entries {
 			w.writeString(e.Folded)
 		}
+	}
+	switch base, ok := idBase(ids); {
+	case ok && writeLayout == "":
+		secs[secCells], secs[secBands], secs[secNames], secs[secOverflow] = writeCells(entries, base, planBands(entries))
+	case ok && writeLayout == tableMagicV3:
+		magic = tableMagicV3
+		secs[secRecs] = raw(asBytes(pairRecs(ids, offsets, base)))
+		secs[secIDBase] = raw(binary.LittleEndian.AppendUint64(nil, uint64(base)))
+		secs[secNames] = allNames
+	default:
+		magic = tableMagicV2
+		secs[secIDs] = raw(asBytes(ids))
+		secs[secOffsets] = raw(asBytes(offsets))
+		secs[secNames] = allNames
 	}
 	secs[secSlots] = raw(asBytes(slots))
 	secs[secGramKeys] = raw(asBytes(gramKeys))
@@ -84,20 +93,23 @@ func Write(path string, entries []Entry, mask *roaring.Bitmap) error {
 	return writeFile(path, magic, uint64(len(entries)), &secs)
 }
 
-// writeApart writes the IDs and name offsets apart, as tables before
-// GDSTBL03 hold them (tests of reading those).
-var writeApart = false
+// writeLayout, when set, is the magic of an older layout to write
+// instead (tests of reading those): GDSTBL03 or GDSTBL02.
+var writeLayout = ""
 
-// pairRecs returns the IDs as offsets from the smallest, each beside its
-// name's offset (GDSTBL03's records), or ok false when they span more
-// than a uint32.
-func pairRecs(ids []int64, offsets []uint32) (base int64, recs []uint32, ok bool) {
-	if len(ids) > 0 {
-		base = slices.Min(ids)
-		if uint64(slices.Max(ids))-uint64(base) > math.MaxUint32 {
-			return 0, nil, false
-		}
+// idBase returns the smallest ID, or ok false when the IDs span more than
+// a uint32 from it (such a table is written as GDSTBL02).
+func idBase(ids []int64) (base int64, ok bool) {
+	if len(ids) == 0 {
+		return 0, true
 	}
+	base = slices.Min(ids)
+	return base, uint64(slices.Max(ids))-uint64(base) <= math.MaxUint32
+}
+
+// pairRecs returns the IDs as offsets from base, each beside its name's
+// offset (GDSTBL03's records).
+func pairRecs(ids []int64, offsets []uint32, base int64) (recs []uint32) {
 	recs = make([]uint32, 0, 2*len(offsets))
 	for o, off := range offsets {
 		var id uint32
@@ -106,7 +118,7 @@ func pairRecs(ids []int64, offsets []uint32) (base int64, recs []uint32, ok bool
 		}
 		recs = append(recs, id, off)
 	}
-	return base, recs, true
+	return recs
 }
 
 // nameIndex returns the IDs and the offsets of the names, in ordinal order.
@@ -276,7 +288,7 @@ func (b *bitmapBlob) addAccess(m map[int64]*roaring.Bitmap) (keys []int64, offs 
 var writeOrder = [secCount]int{
 	secIDs, secOffsets, secNames, secSlots,
 	secGramKeys, secGramOffs, secPrefixKeys, secPrefixOffs, secAccessKeys, secAccessOffs,
-	secMask, secDupKeys, secDupOffs, secDupList,
+	secMask, secDupKeys, secDupOffs, secDupList, secOverflow,
 	secBitmaps,
 }
 
