@@ -256,7 +256,7 @@ func appendResult(b []byte, ids map[snapshots.Category][]int64, order []snapshot
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = strconv.AppendInt(b, id, 10)
+			b = appendID(b, id)
 		}
 		b = append(b, ']')
 	}
