@@ -23,23 +23,21 @@ func queryError(q string) error {
 const maxQuickParams = 1000
 
 func wellFormedQuery(q string) bool {
-	params := 1
-	for i := 0; i < len(q); i++ {
-		switch q[i] {
-		case ';':
-			return false
-		case '&':
-			if params++; params > maxQuickParams {
-				return false
-			}
-		case '%':
-			if i+2 >= len(q) || !isHex(q[i+1]) || !isHex(q[i+2]) {
-				return false
-			}
-			i += 2
-		}
+	// Each request asks for several parameters, each checking the query:
+	// the byte searches here run on vectors.
+	if strings.IndexByte(q, ';') >= 0 || strings.Count(q, "&") >= maxQuickParams {
+		return false
 	}
-	return true
+	for rest := q; ; {
+		i := strings.IndexByte(rest, '%')
+		if i < 0 {
+			return true
+		}
+		if i+2 >= len(rest) || !isHex(rest[i+1]) || !isHex(rest[i+2]) {
+			return false
+		}
+		rest = rest[i+3:]
+	}
 }
 
 func isHex(b byte) bool {
