@@ -209,6 +209,7 @@ type conn struct {
 	req  *http.Request // the request being answered
 	rctx *reqContext   // and its context
 	res  *response     // and its answer
+	resp response      // what res points to
 	bw   *bufio.Writer // the answer's body, before it is framed (response.body)
 	out  []byte        // the answers being written
 	outp *[]byte       // out's pooled buffer
@@ -256,7 +257,16 @@ func (c *conn) serve() {
 		}
 		c.req, c.rctx = req, rc
 		c.takeOut()
-		w := &response{c: c, header: make(http.Header, 12)}
+		// The answer and its header map are the connection's, cleared for
+		// each request: nothing keeps them once the handler returns.
+		w := &c.resp
+		hdr := w.header
+		if hdr == nil {
+			hdr = make(http.Header, 12)
+		} else {
+			clear(hdr)
+		}
+		*w = response{c: c, header: hdr}
 		c.res = w
 		c.bw.Reset(body{c})
 		c.renewWriteDeadline(time.Now())
