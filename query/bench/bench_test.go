@@ -47,7 +47,7 @@ var (
 	flagAnalysts   = flag.String("analysts", "on", "on: also time the analysts' query set beside PostgreSQL; only: just that (after the build and load); off: never")
 	flagSnapshot   = flag.String("snapshot", "", "use this snapshot (read only) instead of generating one into -work")
 	flagWrkDur     = flag.Duration("wrk-duration", 5*time.Second, "each wrk round runs this long against gds and then as long against the ceiling")
-	flagWrkRounds  = flag.Int("wrk-rounds", 2, "wrk rounds per row, alternating gds and the ceiling; each side's best round is reported")
+	flagWrkRounds  = flag.Int("wrk-rounds", 3, "wrk rounds per row, alternating gds and the ceiling; each side's best round is reported")
 	flagWrkThreads = flag.Int("wrk-threads", 1, "wrk -t: its threads share the machine's cores with the server")
 	flagHTTPOnly   = flag.Bool("http-only", false, "only gds over HTTP and its ceiling, on the generation and queries.json a full run left in -work (no build, PostgreSQL or in-process search)")
 	flagGoClients  = flag.Bool("go-clients", true, "also the HTTP rows of the Go client (1, 2 and 16 connections, cache on and off)")

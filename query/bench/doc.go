@@ -45,7 +45,7 @@
 //	-analysts on|only|off  the analysts' query set beside PostgreSQL (only: just that)
 //	-snapshot DIR      use this snapshot (read only) instead of generating one
 //	-wrk-duration D    each wrk round against gds and then the ceiling (default 5s)
-//	-wrk-rounds N      rounds per wrk row, alternating; each side's best is shown (default 2)
+//	-wrk-rounds N      rounds per wrk row, alternating; each side's best is shown (default 3)
 //	-wrk-threads N     wrk -t (default 1: the client shares the cores with the server)
 //	-http-only         only gds over HTTP and its ceiling, on the data and queries.json in -work
 //	-go-clients=false  leave out the Go client's HTTP rows
