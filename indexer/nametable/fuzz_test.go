@@ -25,13 +25,8 @@ func FuzzOpenTable(f *testing.F) {
 		entries = append(entries, Entry{ID: int64(1000 + i), Folded: name, Access: []int64{int64(1 + i%3)}})
 	}
 	path := filepath.Join(f.TempDir(), "t.tbl")
-	if err := Write(path, entries, nil); err != nil {
-		f.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		f.Fatal(err)
-	}
+	raw := writtenTable(f, entries)
+	var err error
 	if tbl, err := parseTable(append([]byte(nil), raw...)); err != nil {
 		f.Fatalf("the table as written: %v", err)
 	} else if len(tbl.cl.overOrd) == 0 {
@@ -103,14 +98,7 @@ func TestOpenRefusesDamagedList(t *testing.T) {
 		// Every other name: an array container, not a run.
 		entries = append(entries, Entry{ID: int64(1 + i), Folded: fmt.Sprintf("%s %d", []string{"kiri", "otsu"}[i%2], i)})
 	}
-	path := filepath.Join(t.TempDir(), "t.tbl")
-	if err := Write(path, entries, nil); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := writtenTable(t, entries)
 	tbl, err := parseTable(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -156,14 +144,7 @@ func TestOpenRefusesDamagedCells(t *testing.T) {
 		}
 		entries = append(entries, Entry{ID: int64(1 + i), Folded: name})
 	}
-	path := filepath.Join(t.TempDir(), "t.tbl")
-	if err := Write(path, entries, nil); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := writtenTable(t, entries)
 	tbl, err := parseTable(append([]byte(nil), raw...))
 	if err != nil {
 		t.Fatal(err)
@@ -196,4 +177,18 @@ func TestOpenRefusesDamagedCells(t *testing.T) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
+}
+
+// writtenTable writes entries as a table and returns the file's bytes.
+func writtenTable(tb testing.TB, entries []Entry) []byte {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "t.tbl")
+	if err := Write(path, entries, nil); err != nil {
+		tb.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raw
 }
