@@ -6,31 +6,37 @@ import (
 )
 
 // appendID appends id in decimal, as strconv.AppendInt does, twice as fast
-// for the IDs of nine and ten digits that fill search answers (characters,
-// corporations, alliances: up to 500 of them an answer). The last eight
-// digits come from one multiplication by 2^57/10^6 (rounded up) and three
-// by 100 of the fraction left, two digits each, with no division: the
-// fixed point's error, under 10^8/2^57 < 7e-10 of the first pair's unit,
-// stays under the 10^-6 that separates eight-digit values, and so never
-// reaches a digit.
+// for the IDs of eight to ten digits that fill search answers
+// (characters, corporations, alliances: up to 500 of them an answer).
 func appendID(b []byte, id int64) []byte {
-	if id < 100_000_000 || id >= 10_000_000_000 {
-		return strconv.AppendInt(b, id, 10)
+	switch {
+	case id >= 100_000_000 && id < 10_000_000_000:
+		hi := uint64(id) / 100_000_000
+		if hi >= 10 {
+			b = append(b, digitPairs[2*hi], digitPairs[2*hi+1])
+		} else {
+			b = append(b, byte('0'+hi))
+		}
+		return append8(b, uint64(id)-hi*100_000_000)
+	case id >= 10_000_000 && id < 100_000_000:
+		return append8(b, uint64(id))
 	}
-	u := uint64(id)
-	hi := u / 100_000_000
-	lo := u - hi*100_000_000
-	if hi >= 10 {
-		b = append(b, digitPairs[2*hi], digitPairs[2*hi+1])
-	} else {
-		b = append(b, byte('0'+hi))
-	}
+	return strconv.AppendInt(b, id, 10)
+}
+
+// append8 appends v (below 10^8) as eight digits, leading zeros included.
+// They come from one multiplication by 2^57/10^6 (rounded up) and three by
+// 100 of the fraction left, two digits each, with no division: the fixed
+// point's error, under 10^8/2^57 < 7e-10 of the first pair's unit, stays
+// under the 10^-6 that separates eight-digit values, and so never reaches
+// a digit.
+func append8(b []byte, v uint64) []byte {
 	const (
 		shift = 57
 		frac  = 1<<shift - 1
 		scale = 1<<shift/1_000_000 + 1
 	)
-	t := lo * scale
+	t := v * scale
 	p0 := t >> shift
 	t = (t & frac) * 100
 	p1 := t >> shift
