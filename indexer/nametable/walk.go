@@ -446,8 +446,11 @@ type ref struct {
 // rather than intersected further: each further list costs a search per
 // ordinal in a container elsewhere in the file, about what verifying the
 // ordinal costs, and a set this small is mostly matches (2026-11-24, 10M
-// names, the bench's texts: about 3% less CPU than intersecting on).
-const smallSet = 4
+// names, the bench's texts: 4 took about 3% less CPU than intersecting
+// on). Since a candidate costs one cache miss (GDSTBL04's cells), 16
+// takes 2% less than 4, and 32 or 64 more (BenchmarkWalkTable, 2026-11-27,
+// alternated 8 times).
+const smallSet = 16
 
 // A list that has kept more than keptNum/keptDen of the ordinals it was
 // intersected with (at least minTried of them) is skipped in later blocks,
