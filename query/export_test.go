@@ -11,17 +11,13 @@ func SetExportLimits(page, limit int) (restore func()) {
 // SetNameTables turns answering name-only queries from the name tables on
 // or off; the returned func restores the setting.
 func SetNameTables(on bool) (restore func()) {
-	was := nameTables
-	nameTables = on
-	return func() { nameTables = was }
+	return setForTest(&nameTables, on)
 }
 
 // SetMaxNameIDs sets the most IDs a name clause becomes; the returned func
 // restores it.
 func SetMaxNameIDs(n int) (restore func()) {
-	was := maxNameIDs
-	maxNameIDs = n
-	return func() { maxNameIDs = was }
+	return setForTest(&maxNameIDs, n)
 }
 
 // AnsweredByTables reports whether req is answered from the name tables
@@ -38,16 +34,19 @@ func AnsweredByTables(req AnalystRequest) bool {
 // SetMaxSortAll sets the most matches a sort reads every value of; the
 // returned func restores it.
 func SetMaxSortAll(n int) (restore func()) {
-	was := maxSortAll
-	maxSortAll = n
-	return func() { maxSortAll = was }
+	return setForTest(&maxSortAll, n)
 }
 
 // SetRecordsPerScan sets when sorts and facets read records' values
 // rather than pass over a column (0: always records); the returned func
 // restores it.
 func SetRecordsPerScan(n uint64) (restore func()) {
-	was := recordsPerScan
-	recordsPerScan = n
-	return func() { recordsPerScan = was }
+	return setForTest(&recordsPerScan, n)
+}
+
+// setForTest sets *p to v and returns the func that puts back what it was.
+func setForTest[T any](p *T, v T) (restore func()) {
+	was := *p
+	*p = v
+	return func() { *p = was }
 }
