@@ -156,7 +156,7 @@ func (w *walk) contains(s *blockScratch, limit int, emit func(o uint32, m Match)
 	if hasPrefix && !w.prefixMatches(s, grams, first, allow, 0, emit) {
 		return
 	}
-	w.intersect(s, w.withAllow(s, grams, allow), 0, func(o uint32) bool {
+	w.intersect(s, w.withAllow(s, allow, nil, grams), 0, func(o uint32) bool {
 		if w.f.denied(o) {
 			return true
 		}
@@ -187,7 +187,7 @@ func (w *walk) containsHeld(s *blockScratch, grams []rlist, first, allow rlist, 
 		held = held[:min(len(held), limit-emitted)]
 		return emitted < limit
 	}
-	complete := w.intersect(s, w.withAllow(s, grams, allow), 0, func(o uint32) bool {
+	complete := w.intersect(s, w.withAllow(s, allow, nil, grams), 0, func(o uint32) bool {
 		if w.f.denied(o) {
 			return true
 		}
@@ -232,11 +232,7 @@ func (w *walk) containsHeld(s *blockScratch, grams []rlist, first, allow rlist, 
 // every ordinal.
 func (w *walk) prefixMatches(s *blockScratch, grams []rlist, first, allow rlist, from uint32, emit func(o uint32, m Match) bool) bool {
 	// The first trigram is implied by the prefix list.
-	lists := append(append(s.phase[:0], first), grams[1:]...)
-	if w.f.allow != nil {
-		lists = append(lists, allow)
-	}
-	return w.intersect(s, lists, from, func(o uint32) bool {
+	return w.intersect(s, w.withAllow(s, allow, &first, grams[1:]), from, func(o uint32) bool {
 		if o < from || w.f.denied(o) {
 			return true
 		}
@@ -257,10 +253,14 @@ func prefixClass(name, text []byte) Match {
 	return MatchPrefix
 }
 
-// withAllow returns grams, and the allow list when the walk has one, in
-// scratch lists a walk may move the cursors of.
-func (w *walk) withAllow(s *blockScratch, grams []rlist, allow rlist) []rlist {
-	lists := append(s.phase[:0], grams...)
+// withAllow returns first (when not nil) and rest, and the allow list
+// when the walk has one, in scratch lists a walk may move the cursors of.
+func (w *walk) withAllow(s *blockScratch, allow rlist, first *rlist, rest []rlist) []rlist {
+	lists := s.phase[:0]
+	if first != nil {
+		lists = append(lists, *first)
+	}
+	lists = append(lists, rest...)
 	if w.f.allow != nil {
 		lists = append(lists, allow)
 	}
