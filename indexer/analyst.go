@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 )
 
-// The analysts' bleve queries run in package query (query.Analysts); this
+// The analysts' bleve queries run in package query (analyst.Engine); this
 // file opens a data directory's live generation for tools that only read.
 
 // OpenReadOnly opens the live generation of dataDir for reading only, for

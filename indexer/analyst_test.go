@@ -17,6 +17,7 @@ import (
 	"gds/indexer"
 	"gds/indexer/indexertest"
 	"gds/query"
+	"gds/query/analyst"
 	"gds/snapshots"
 )
 
@@ -35,8 +36,8 @@ func analystSnapshot(t testing.TB) string {
 }
 
 // analystQuery runs an analyst's query over g, which the caller holds.
-func analystQuery(g *indexer.Generation, q string, cat snapshots.Category, limit int) ([]query.AnalystHit, error) {
-	res, err := query.AnalystsOn(g).Query(context.Background(), query.AnalystRequest{Query: q, Category: cat, Limit: limit})
+func analystQuery(g *indexer.Generation, q string, cat snapshots.Category, limit int) ([]analyst.Hit, error) {
+	res, err := analyst.On(g).Query(context.Background(), analyst.Request{Query: q, Category: cat, Limit: limit})
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"gds/indexer"
 	"gds/indexer/indexertest"
 	"gds/query"
+	"gds/query/analyst"
 	"gds/snapshots"
 )
 
@@ -56,9 +57,9 @@ func openGated(t *testing.T, data string) (*indexer.Manager, *bleveGate) {
 	return m, g
 }
 
-func analystsAnswer(t *testing.T, m *indexer.Manager, q string) (*query.AnalystResult, error) {
+func analystsAnswer(t *testing.T, m *indexer.Manager, q string) (*analyst.Result, error) {
 	t.Helper()
-	return query.NewAnalysts(m).Query(context.Background(), query.AnalystRequest{Query: q, Category: "character", Limit: 100})
+	return analyst.New(m).Query(context.Background(), analyst.Request{Query: q, Category: "character", Limit: 100})
 }
 
 // While a build's bleve phase is held, its generation already answers

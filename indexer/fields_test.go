@@ -10,7 +10,7 @@ import (
 
 	"gds/indexer"
 	"gds/indexer/indexertest"
-	"gds/query"
+	"gds/query/analyst"
 	"gds/snapshots"
 )
 
@@ -54,8 +54,8 @@ func TestOlderFieldsLayoutIsRebuilt(t *testing.T) {
 	if live := m2.Live(); live.Fields != indexer.FieldsVersion {
 		t.Errorf("rebuilt generation records fields layout %d", live.Fields)
 	}
-	a := query.NewAnalysts(m2)
-	res, err := a.Query(context.Background(), query.AnalystRequest{Query: "category_id:6", Limit: 10,
+	a := analyst.New(m2)
+	res, err := a.Query(context.Background(), analyst.Request{Query: "category_id:6", Limit: 10,
 		Sort: []string{"id"}, Fields: []string{"category_id", "group_id"}, Facets: []string{"category_id"}})
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestOlderFieldsLayoutIsRebuilt(t *testing.T) {
 	old := indexertest.Snapshot(t, indexertest.Records{snapshots.Types: types(false)})
 	build(t, m2, old, false)
 	for q, want := range map[string]uint64{"category_id:*": 0, "group_id:25": 1, "name:rifter": 1} {
-		res, err := a.Query(context.Background(), query.AnalystRequest{Query: q, Category: snapshots.CategoryInventoryType})
+		res, err := a.Query(context.Background(), analyst.Request{Query: q, Category: snapshots.CategoryInventoryType})
 		if err != nil || res.Total != want {
 			t.Errorf("%s over types without a category: %v hits (err %v), want %d", q, res, err, want)
 		}

@@ -21,6 +21,7 @@ import (
 	"gds/indexer"
 	"gds/indexer/indexertest"
 	"gds/query"
+	"gds/query/analyst"
 	"gds/snapshots"
 )
 
@@ -534,9 +535,9 @@ func TestHalfShardCategorySplitInTwo(t *testing.T) {
 	if n, bounds := meta.Shards[cat], meta.ShardBounds[cat]; n != 2 || len(bounds) != 1 || bounds[0] != 90000250 {
 		t.Fatalf("500 characters at 700 a shard: %d shards, bounds %v; want 2, [90000250]", n, bounds)
 	}
-	a := query.NewAnalysts(m)
+	a := analyst.New(m)
 	for q, want := range map[string]int{"*": 500, "words:pilot": 500, "name:pilot*": 500, "id:90000249": 1, "id:90000250": 1, "words:499": 1} {
-		res, err := a.Query(context.Background(), query.AnalystRequest{Query: q, Category: cat, Limit: 1000})
+		res, err := a.Query(context.Background(), analyst.Request{Query: q, Category: cat, Limit: 1000})
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

@@ -15,7 +15,13 @@ import (
 
 // Record returns the record of kind with key id, decoded, or ErrNotFound.
 func (v *View) Record(kind snapshots.Kind, id int64) (snapshots.Record, error) {
-	s := v.g.Store(kind)
+	return RecordOf(v.g, kind, id)
+}
+
+// RecordOf decodes the record of that kind and key from g's record store,
+// which the caller holds (as View.Record does for the view's generation).
+func RecordOf(g *indexer.Generation, kind snapshots.Kind, id int64) (snapshots.Record, error) {
+	s := g.Store(kind)
 	if s == nil {
 		return nil, ErrNotFound
 	}

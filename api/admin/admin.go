@@ -25,7 +25,7 @@ import (
 
 	"gds/api/httplog"
 	"gds/indexer"
-	"gds/query"
+	"gds/query/analyst"
 	"gds/snapshots"
 )
 
@@ -54,7 +54,7 @@ type Options struct {
 	// Now is the clock of the status report; nil means time.Now.
 	Now func() time.Time
 	// Analysts answers /admin/query and the console; nil answers 503.
-	Analysts *query.Analysts
+	Analysts *analyst.Engine
 	// Hosts are further names (name or name:port) the port may be reached
 	// by; its IP address and, on loopback, localhost always work. Other
 	// Host headers are refused, as are cross-origin requests.

@@ -20,7 +20,7 @@ import (
 	"gds/api/admin"
 	"gds/indexer"
 	"gds/indexer/indexertest"
-	"gds/query"
+	"gds/query/analyst"
 	"gds/snapshots"
 	"gds/snapshots/disk"
 )
@@ -274,21 +274,21 @@ func TestReindex(t *testing.T) {
 func TestQuery(t *testing.T) {
 	metrics := admin.NewMetrics()
 	mgr := openManager(t, metrics)
-	h := admin.New(admin.Options{Indexer: mgr, Analysts: query.NewAnalysts(mgr), Metrics: metrics, Logger: zerolog.New(io.Discard)})
+	h := admin.New(admin.Options{Indexer: mgr, Analysts: analyst.New(mgr), Metrics: metrics, Logger: zerolog.New(io.Discard)})
 	if r := do(t, h, "GET", "/admin/query?q=name:jita", ""); r.status != 503 {
 		t.Errorf("query before a generation = %d, want 503", r.status)
 	}
 	if _, err := mgr.Build(context.Background(), indexer.BuildRequest{Snapshot: snapshot(t, 0), Trigger: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	var res query.AnalystResult
+	var res analyst.Result
 	r := do(t, h, "GET", "/admin/query?q=words:jita", "")
 	r.decode(t, &res)
 	if r.status != 200 || res.Generation != 1 || len(res.Hits) != 2 || res.Total != 2 {
 		t.Fatalf("words:jita = %d %s", r.status, r.body)
 	}
 	r = do(t, h, "GET", "/admin/query?q=words:jita&category=solar_system&limit=5", "")
-	res = query.AnalystResult{}
+	res = analyst.Result{}
 	r.decode(t, &res)
 	if len(res.Hits) != 1 || res.Hits[0].ID != 30000142 || res.Hits[0].Name != "Jita" || res.Hits[0].Category != snapshots.CategorySolarSystem {
 		t.Errorf("words:jita in solar_system = %s", r.body)
@@ -299,7 +299,7 @@ func TestQuery(t *testing.T) {
 	}
 	// Facets, sort and stored fields over HTTP.
 	r = do(t, h, "GET", "/admin/query?q=*&category=solar_system&facets=constellation_id&fields=constellation_id&sort=-constellation_id", "")
-	res = query.AnalystResult{}
+	res = analyst.Result{}
 	r.decode(t, &res)
 	if r.status != 200 || len(res.Hits) != 2 || res.Hits[0].ID != 30002187 || res.Hits[0].Fields["constellation_id"] != float64(20000322) ||
 		len(res.Facets) != 1 || len(res.Facets[0].Buckets) != 2 || res.Facets[0].Buckets[0].Count != 1 {
@@ -315,7 +315,7 @@ func TestQuery(t *testing.T) {
 	r = do(t, h, "GET", "/admin/query?q=*&format=jsonl&sort=id", "")
 	var ids []int64
 	for line := range strings.Lines(string(r.body)) {
-		var hit query.AnalystHit
+		var hit analyst.Hit
 		if err := json.Unmarshal([]byte(line), &hit); err != nil {
 			t.Fatalf("jsonl line %q: %v", line, err)
 		}
@@ -352,7 +352,7 @@ func TestQuery(t *testing.T) {
 	}
 	r = do(t, h, "GET", "/admin/fields", "")
 	r.decode(t, &fl)
-	if r.status != 200 || len(fl.Fields) != len(query.AnalystFields()) {
+	if r.status != 200 || len(fl.Fields) != len(analyst.Fields()) {
 		t.Errorf("/admin/fields = %d %s", r.status, r.body)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"gds/api/browsertest"
-	"gds/query"
+	"gds/query/analyst"
 )
 
 // The analysts' console in a real Chromium against the real binary on the
@@ -26,7 +26,7 @@ import (
 func TestBrowserConsole(t *testing.T) {
 	const token = "console-s3cret"
 	s := browsertest.Serve(t, browsertest.ServeOptions{Args: []string{"--admin-token", token}})
-	api := func(params string) query.AnalystResult {
+	api := func(params string) analyst.Result {
 		t.Helper()
 		req, _ := http.NewRequest("GET", s.AdminURL+"/admin/query?"+params, nil)
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -35,7 +35,7 @@ func TestBrowserConsole(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var res query.AnalystResult
+		var res analyst.Result
 		if err := json.NewDecoder(resp.Body).Decode(&res); err != nil || resp.StatusCode != 200 {
 			t.Fatalf("%s: %d %v", params, resp.StatusCode, err)
 		}
@@ -56,8 +56,8 @@ func TestBrowserConsole(t *testing.T) {
 	if got := browsertest.Eval[string](t, tab, `sessionStorage.getItem('gds-admin-token')`); got != token {
 		t.Errorf("sessionStorage holds %q, want the token", got)
 	}
-	if n := browsertest.Eval[int](t, tab, `document.querySelectorAll('#field-list tbody tr').length`); n != len(query.AnalystFields()) {
-		t.Errorf("the field list has %d rows, want %d", n, len(query.AnalystFields()))
+	if n := browsertest.Eval[int](t, tab, `document.querySelectorAll('#field-list tbody tr').length`); n != len(analyst.Fields()) {
+		t.Errorf("the field list has %d rows, want %d", n, len(analyst.Fields()))
 	}
 
 	// Completion of a field name, then a numeric range with a facet.

@@ -12,6 +12,7 @@ import (
 
 	"gds/api/httplog"
 	"gds/query"
+	"gds/query/analyst"
 	"gds/snapshots"
 )
 
@@ -21,7 +22,7 @@ var queryParams = []string{"q", "category", "limit", "sort", "fields", "facets",
 // AnalystRequest reads an analyst's request from URL parameters (those of
 // GET /admin/query; gds query's flags mean the same) and the format asked
 // for; the error names what to fix.
-func AnalystRequest(get func(string) string) (query.AnalystRequest, string, error) {
+func AnalystRequest(get func(string) string) (analyst.Request, string, error) {
 	list := func(s string) []string {
 		var out []string
 		for _, f := range strings.Split(s, ",") {
@@ -31,7 +32,7 @@ func AnalystRequest(get func(string) string) (query.AnalystRequest, string, erro
 		}
 		return out
 	}
-	req := query.AnalystRequest{
+	req := analyst.Request{
 		Query:    strings.TrimSpace(get("q")),
 		Category: snapshots.Category(get("category")),
 		Sort:     list(get("sort")),
@@ -45,7 +46,7 @@ func AnalystRequest(get func(string) string) (query.AnalystRequest, string, erro
 		name string
 		dst  *int
 		max  int
-	}{{"limit", &req.Limit, query.MaxExportRows}, {"facet_size", &req.FacetSize, query.MaxFacetSize}} {
+	}{{"limit", &req.Limit, analyst.MaxExportRows}, {"facet_size", &req.FacetSize, analyst.MaxFacetSize}} {
 		if s := get(p.name); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 1 || n > p.max {
@@ -56,15 +57,15 @@ func AnalystRequest(get func(string) string) (query.AnalystRequest, string, erro
 	}
 	format := get("format")
 	if format == "" {
-		format = query.FormatJSON
+		format = analyst.FormatJSON
 	}
-	if !slices.Contains(query.Formats, format) {
-		return req, "", fmt.Errorf("Parameter format must be one of %s", strings.Join(query.Formats, ", "))
+	if !slices.Contains(analyst.Formats, format) {
+		return req, "", fmt.Errorf("Parameter format must be one of %s", strings.Join(analyst.Formats, ", "))
 	}
 	return req, format, nil
 }
 
-func (h *handler) analysts(c *gin.Context) *query.Analysts {
+func (h *handler) analysts(c *gin.Context) *analyst.Engine {
 	if h.o.Analysts == nil {
 		writeError(c, http.StatusServiceUnavailable, "Analysts' queries are not available on this server")
 	}
@@ -89,7 +90,7 @@ func (h *handler) query(c *gin.Context) {
 	if a == nil {
 		return
 	}
-	if format != query.FormatJSON {
+	if format != analyst.FormatJSON {
 		h.export(c, a, req, format)
 		return
 	}
@@ -106,7 +107,7 @@ func (h *handler) queryFailed(c *gin.Context, err error) bool {
 	switch {
 	case err == nil:
 		return false
-	case errors.Is(err, query.ErrBadAnalystQuery):
+	case errors.Is(err, analyst.ErrBadQuery):
 		writeError(c, http.StatusBadRequest, err.Error())
 	case errors.Is(err, query.ErrNotReady):
 		msg := "No index generation is live yet"
@@ -125,8 +126,8 @@ func (h *handler) queryFailed(c *gin.Context, err error) bool {
 // the first byte (a JSON error with its status); a failure mid-stream can
 // only cut the response short, so it is logged and the connection ends
 // without the final chunk.
-func (h *handler) export(c *gin.Context, a *query.Analysts, req query.AnalystRequest, format string) {
-	w, err := query.NewExportWriter(c.Writer, format)
+func (h *handler) export(c *gin.Context, a *analyst.Engine, req analyst.Request, format string) {
+	w, err := analyst.NewExportWriter(c.Writer, format)
 	if h.queryFailed(c, err) {
 		return
 	}
@@ -134,7 +135,7 @@ func (h *handler) export(c *gin.Context, a *query.Analysts, req query.AnalystReq
 	err = a.Export(c.Request.Context(), req, func(total uint64, fields []string) error {
 		started = true
 		ct := "text/csv; charset=utf-8"
-		if format == query.FormatJSONL {
+		if format == analyst.FormatJSONL {
 			ct = "application/x-ndjson"
 		}
 		c.Header("Content-Type", ct)
@@ -164,10 +165,10 @@ func (h *handler) export(c *gin.Context, a *query.Analysts, req query.AnalystReq
 // the categories, the formats and the limits, for the console and scripts.
 func (h *handler) fields(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{
-		"fields":     query.AnalystFields(),
+		"fields":     analyst.Fields(),
 		"categories": snapshots.Categories,
-		"formats":    query.Formats,
-		"limits": gin.H{"default": query.DefaultAnalystLimit, "json": query.MaxAnalystLimit, "export": query.MaxExportRows,
-			"facet_size": query.MaxFacetSize},
+		"formats":    analyst.Formats,
+		"limits": gin.H{"default": analyst.DefaultLimit, "json": analyst.MaxLimit, "export": analyst.MaxExportRows,
+			"facet_size": analyst.MaxFacetSize},
 	})
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"gds/query"
+	"gds/query/analyst"
 	"gds/snapshots"
 )
 
@@ -38,11 +38,11 @@ func runQuery(ctx context.Context, env *Env, args []string) error {
 	data := fs.String("data", "", "data directory holding the index generations")
 	category := fs.String("category", "", "search one category only (e.g. solar_system); default all")
 	limit := fs.Int("limit", 0, fmt.Sprintf("most hits: default %d (table, json; at most %d), every hit up to %d for csv and jsonl",
-		query.DefaultAnalystLimit, query.MaxAnalystLimit, query.MaxExportRows))
+		analyst.DefaultLimit, analyst.MaxLimit, analyst.MaxExportRows))
 	fields := fs.String("fields", "", "stored fields to print with each hit, comma-separated, or * (alone: list every field)")
 	facets := fs.String("facets", "", "stored fields to count the hits by, comma-separated (terms, or fixed ranges of numbers and dates)")
 	sortBy := fs.String("sort", "", "order hits by these fields (stored ones, id, score); -field for descending")
-	facetSize := fs.Int("facet-size", 0, fmt.Sprintf("most terms per terms facet (default %d, at most %d)", query.DefaultFacetSize, query.MaxFacetSize))
+	facetSize := fs.Int("facet-size", 0, fmt.Sprintf("most terms per terms facet (default %d, at most %d)", analyst.DefaultFacetSize, analyst.MaxFacetSize))
 	format := fs.String("format", "table", "table, json (the shape of GET /admin/query), csv or jsonl (every hit, streamed)")
 	asJSON := fs.Bool("json", false, "same as --format json")
 	positional, err := parseFlags(env, fs, args)
@@ -53,10 +53,10 @@ func runQuery(ctx context.Context, env *Env, args []string) error {
 		return errors.New("query: --data is required (or GDS_DATA)")
 	}
 	if *asJSON {
-		*format = query.FormatJSON
+		*format = analyst.FormatJSON
 	}
-	if *format != "table" && !slices.Contains(query.Formats, *format) {
-		return fmt.Errorf("query: --format must be table, %s; got %q", strings.Join(query.Formats, ", "), *format)
+	if *format != "table" && !slices.Contains(analyst.Formats, *format) {
+		return fmt.Errorf("query: --format must be table, %s; got %q", strings.Join(analyst.Formats, ", "), *format)
 	}
 	// Unquoted words arrive as several arguments; bleve joins clauses with
 	// spaces anyway.
@@ -68,21 +68,21 @@ func runQuery(ctx context.Context, env *Env, args []string) error {
 	if *limit < 0 {
 		return fmt.Errorf("query: --limit must be positive, got %d", *limit)
 	}
-	req := query.AnalystRequest{Query: q, Category: snapshots.Category(*category), Limit: *limit,
+	req := analyst.Request{Query: q, Category: snapshots.Category(*category), Limit: *limit,
 		Fields: splitList(*fields), Facets: splitList(*facets), Sort: splitList(*sortBy), FacetSize: *facetSize}
-	a, err := query.OpenAnalysts(*data)
+	a, err := analyst.Open(*data)
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
 	defer a.Close()
-	if *format == query.FormatCSV || *format == query.FormatJSONL {
+	if *format == analyst.FormatCSV || *format == analyst.FormatJSONL {
 		return exportQuery(ctx, env, a, req, *format)
 	}
 	res, err := a.Query(ctx, req)
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
-	if *format == query.FormatJSON {
+	if *format == analyst.FormatJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
@@ -105,8 +105,8 @@ func splitList(s string) []string {
 }
 
 // exportQuery streams every hit as CSV or JSON Lines to stdout.
-func exportQuery(ctx context.Context, env *Env, a *query.Analysts, req query.AnalystRequest, format string) error {
-	w, err := query.NewExportWriter(env.Stdout, format)
+func exportQuery(ctx context.Context, env *Env, a *analyst.Engine, req analyst.Request, format string) error {
+	w, err := analyst.NewExportWriter(env.Stdout, format)
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
@@ -123,7 +123,7 @@ func exportQuery(ctx context.Context, env *Env, a *query.Analysts, req query.Ana
 }
 
 // printHits prints the hits as a table, then each facet with bars.
-func printHits(out io.Writer, res *query.AnalystResult, fields []string) error {
+func printHits(out io.Writer, res *analyst.Result, fields []string) error {
 	if slices.Contains(fields, "*") {
 		fields = nil
 		for _, h := range res.Hits {
@@ -182,7 +182,7 @@ func cellText(v any) string {
 func printFields(out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FIELD\tTYPE\tSTORED\tCATEGORIES\tWHAT IT HOLDS\tEXAMPLE")
-	for _, f := range query.AnalystFields() {
+	for _, f := range analyst.Fields() {
 		cats := "all"
 		if len(f.Categories) > 0 {
 			var names []string

@@ -15,7 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"gds/indexer"
-	"gds/query"
+	"gds/query/analyst"
 )
 
 // openServedData builds snapshot into a data directory and keeps its
@@ -52,7 +52,7 @@ func TestQueryBesideServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res query.AnalystResult
+	var res analyst.Result
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
@@ -75,7 +75,7 @@ func TestQueryBesideServer(t *testing.T) {
 
 	// Unquoted clauses arrive as separate arguments.
 	out, _, err = runCmd(t, "query", "--data", data, "--json", "+words:jita", "+id:90000001")
-	res = query.AnalystResult{}
+	res = analyst.Result{}
 	if err != nil || json.Unmarshal([]byte(out), &res) != nil || len(res.Hits) != 1 || res.Hits[0].ID != 90000001 {
 		t.Errorf("two-argument query: %v %s", err, out)
 	}
@@ -84,7 +84,7 @@ func TestQueryBesideServer(t *testing.T) {
 	if g == nil {
 		t.Fatal("the manager lost its generation")
 	}
-	mres, err := query.AnalystsOn(g).Query(context.Background(), query.AnalystRequest{Query: "name:amarr", Limit: 5})
+	mres, err := analyst.On(g).Query(context.Background(), analyst.Request{Query: "name:amarr", Limit: 5})
 	g.Release()
 	if err != nil || len(mres.Hits) != 1 {
 		t.Errorf("manager query after gds query: %+v %v", mres, err)
@@ -93,7 +93,7 @@ func TestQueryBesideServer(t *testing.T) {
 	if err != nil || r.Generation != 2 {
 		t.Fatalf("manager rebuild after gds query: %+v %v", r, err)
 	}
-	res = query.AnalystResult{}
+	res = analyst.Result{}
 	out, _, err = runCmd(t, "query", "--data", data, "--json", "name:jita")
 	if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.Generation != 2 {
 		t.Errorf("gds query after the switch: %v %s", err, out)
@@ -119,7 +119,7 @@ func TestQueryOtherProcess(t *testing.T) {
 	}
 	g := m.Acquire()
 	defer g.Release()
-	if res, err := query.AnalystsOn(g).Query(context.Background(), query.AnalystRequest{Query: "name:jita"}); err != nil || len(res.Hits) != 1 {
+	if res, err := analyst.On(g).Query(context.Background(), analyst.Request{Query: "name:jita"}); err != nil || len(res.Hits) != 1 {
 		t.Errorf("manager after the child: %+v %v", res, err)
 	}
 }
@@ -169,7 +169,7 @@ func TestQueryAnalystFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range query.AnalystFields() {
+	for _, f := range analyst.Fields() {
 		if !strings.Contains(out, "\n"+f.Name+" ") || !strings.Contains(out, f.Example) {
 			t.Errorf("--fields lacks %s or its example %q", f.Name, f.Example)
 		}
@@ -203,7 +203,7 @@ func TestQueryAnalystFlags(t *testing.T) {
 	}
 	n := 0
 	for line := range strings.Lines(out) {
-		var h query.AnalystHit
+		var h analyst.Hit
 		if err := json.Unmarshal([]byte(line), &h); err != nil || h.ID == 0 {
 			t.Fatalf("jsonl line %q: %v", line, err)
 		}

@@ -24,6 +24,7 @@ import (
 	"gds/indexer"
 	"gds/indexer/fleet"
 	"gds/query"
+	"gds/query/analyst"
 )
 
 func init() {
@@ -99,7 +100,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	var publicUp atomic.Bool
 	adminLog := log.With().Str("listener", "admin").Logger()
 	adminOpts := admin.Options{
-		Indexer: mgr, Analysts: query.NewAnalysts(mgr), Snapshot: cfg.Snapshot, Token: cfg.AdminToken, Metrics: metrics,
+		Indexer: mgr, Analysts: analyst.New(mgr), Snapshot: cfg.Snapshot, Token: cfg.AdminToken, Metrics: metrics,
 		Logger: adminLog, MaxBodyBytes: cfg.HTTP.MaxBodyBytes, Hosts: cfg.AdminHosts,
 		Ready: func() error {
 			if !publicUp.Load() {

@@ -12,18 +12,18 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"gds/query"
+	"gds/query/analyst"
 	"gds/snapshots"
 )
 
-// The analysts' query set: bleve through query.Analysts (a warm, read-only
+// The analysts' query set: bleve through analyst.Engine (a warm, read-only
 // open of the generation, as gds query or a server's /admin/query run it)
 // beside the equivalent SQL on the same records in the same PostgreSQL.
 
 // analystQuery is one query of the set, with its SQL equivalent.
 type analystQuery struct {
 	Class string
-	Req   query.AnalystRequest
+	Req   analyst.Request
 	// SQL counts what Req matches (the facet class runs each of Group).
 	SQL   string
 	Group []string
@@ -61,7 +61,7 @@ func analystBench(ctx context.Context, conn *pgx.Conn, snap *snapshots.Snapshot,
 			return r
 		}
 	}
-	a, err := query.OpenAnalysts(data)
+	a, err := analyst.Open(data)
 	if err != nil {
 		r.Err = err
 		return r
@@ -213,7 +213,7 @@ func analystQueries(ctx context.Context, conn *pgx.Conn, names []string) ([]anal
 			}
 			p := n[:4]
 			seen[p] = true
-			qs = append(qs, analystQuery{Class: "prefix", Req: query.AnalystRequest{Query: "name:" + p + "*", Category: snapshots.CategoryCharacter},
+			qs = append(qs, analystQuery{Class: "prefix", Req: analyst.Request{Query: "name:" + p + "*", Category: snapshots.CategoryCharacter},
 				SQL: fmt.Sprintf(`SELECT count(*) FROM names WHERE lower(name) LIKE '%s%%'`, p)})
 			continue
 		}
@@ -226,7 +226,7 @@ func analystQueries(ctx context.Context, conn *pgx.Conn, names []string) ([]anal
 			continue
 		}
 		seen["*"+w] = true
-		qs = append(qs, analystQuery{Class: "wildcard", Req: query.AnalystRequest{Query: "name:*" + w + "*", Category: snapshots.CategoryCharacter},
+		qs = append(qs, analystQuery{Class: "wildcard", Req: analyst.Request{Query: "name:*" + w + "*", Category: snapshots.CategoryCharacter},
 			SQL: fmt.Sprintf(`SELECT count(*) FROM names WHERE name ILIKE '%%%s%%'`, w)})
 	}
 	rows, err := conn.Query(ctx, `SELECT id FROM a_corporations ORDER BY hashint8(id) LIMIT 10`)
@@ -238,18 +238,18 @@ func analystQueries(ctx context.Context, conn *pgx.Conn, names []string) ([]anal
 		return nil, err
 	}
 	for _, c := range corps {
-		qs = append(qs, analystQuery{Class: "term", Req: query.AnalystRequest{Query: fmt.Sprintf("corporation_id:%d", c), Category: snapshots.CategoryCharacter},
+		qs = append(qs, analystQuery{Class: "term", Req: analyst.Request{Query: fmt.Sprintf("corporation_id:%d", c), Category: snapshots.CategoryCharacter},
 			SQL: fmt.Sprintf(`SELECT count(*) FROM a_characters WHERE corporation_id = %d`, c)})
 	}
 	for _, n := range []int{10, 50, 100, 500, 1000} {
-		qs = append(qs, analystQuery{Class: "range", Req: query.AnalystRequest{Query: fmt.Sprintf("member_count:>=%d", n), Category: snapshots.CategoryCorporation},
+		qs = append(qs, analystQuery{Class: "range", Req: analyst.Request{Query: fmt.Sprintf("member_count:>=%d", n), Category: snapshots.CategoryCorporation},
 			SQL: fmt.Sprintf(`SELECT count(*) FROM a_corporations WHERE member_count >= %d`, n)})
 	}
 	for _, y := range []int{2008, 2014, 2020, 2024, 2026} {
-		qs = append(qs, analystQuery{Class: "daterange", Req: query.AnalystRequest{Query: fmt.Sprintf(`birthday:>="%d-01-01T00:00:00Z"`, y), Category: snapshots.CategoryCharacter},
+		qs = append(qs, analystQuery{Class: "daterange", Req: analyst.Request{Query: fmt.Sprintf(`birthday:>="%d-01-01T00:00:00Z"`, y), Category: snapshots.CategoryCharacter},
 			SQL: fmt.Sprintf(`SELECT count(*) FROM a_characters WHERE birthday >= '%d-01-01T00:00:00Z'`, y)})
 	}
-	qs = append(qs, analystQuery{Class: "facets", Req: query.AnalystRequest{Query: "*", Category: snapshots.CategoryStructure, Facets: []string{"state", "region_id"}},
+	qs = append(qs, analystQuery{Class: "facets", Req: analyst.Request{Query: "*", Category: snapshots.CategoryStructure, Facets: []string{"state", "region_id"}},
 		SQL:   `SELECT count(*) FROM a_structures`,
 		Group: []string{`SELECT state, count(*) FROM a_structures GROUP BY state`, `SELECT region_id, count(*) FROM a_structures GROUP BY region_id`}})
 	return qs, nil
@@ -278,7 +278,7 @@ func pgAnalyst(ctx context.Context, conn *pgx.Conn, q *analystQuery) error {
 
 // analystTable prints the set's figures, gds next to PostgreSQL.
 func analystTable(p func(string, ...any), r analystResult) {
-	p("\n== analysts' queries (bleve through query.Analysts, warm, 1 client; limit 20 hits + total) vs PostgreSQL (1 connection)\n")
+	p("\n== analysts' queries (bleve through analyst.Engine, warm, 1 client; limit 20 hits + total) vs PostgreSQL (1 connection)\n")
 	if r.Err != nil {
 		p("   not measured: %v\n", r.Err)
 		return

@@ -1,4 +1,4 @@
-package query
+package analyst
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"gds/indexer"
+	"gds/query"
 	"gds/snapshots"
 )
 
@@ -16,7 +17,7 @@ import (
 // tables (see analysttables.go) and, when others is not empty, the other
 // categories from bleve: each side's first hits, merged in p's order, the
 // totals added and the facets' counts summed.
-func queryTables(ctx context.Context, g *indexer.Generation, p *plan, tables, others []snapshots.Category, res *AnalystResult) error {
+func queryTables(ctx context.Context, g *indexer.Generation, p *plan, tables, others []snapshots.Category, res *Result) error {
 	now := time.Now()
 	tm, err := matchTables(ctx, g, p, tables)
 	if err != nil {
@@ -38,7 +39,7 @@ func queryTables(ctx context.Context, g *indexer.Generation, p *plan, tables, ot
 		return err
 	}
 	res.Total += out.Total
-	var bhits []AnalystHit
+	var bhits []Hit
 	for _, h := range out.Hits {
 		hit, err := hitOf(g, h.ID, h.Index, h.Score, p.fields)
 		if err != nil {
@@ -65,15 +66,15 @@ func queryTables(ctx context.Context, g *indexer.Generation, p *plan, tables, ot
 type hitOrder struct {
 	g    *indexer.Generation
 	keys []sortKey
-	vals map[*AnalystHit][]any
+	vals map[*Hit][]any
 }
 
 func newHitOrder(g *indexer.Generation, keys []sortKey) *hitOrder {
-	return &hitOrder{g: g, keys: keys, vals: map[*AnalystHit][]any{}}
+	return &hitOrder{g: g, keys: keys, vals: map[*Hit][]any{}}
 }
 
 // values are h's sort values: nil where it has none.
-func (o *hitOrder) values(h *AnalystHit) []any {
+func (o *hitOrder) values(h *Hit) []any {
 	if v, ok := o.vals[h]; ok {
 		return v
 	}
@@ -82,7 +83,7 @@ func (o *hitOrder) values(h *AnalystHit) []any {
 		names = append(names, k.field)
 	}
 	var fields map[string]any
-	if rec, err := (&View{g: o.g}).Record(h.Category.Kind(), h.ID); err == nil {
+	if rec, err := query.RecordOf(o.g, h.Category.Kind(), h.ID); err == nil {
 		fields = o.g.FieldValues(rec, names)
 	}
 	v := make([]any, len(o.keys))
@@ -104,7 +105,7 @@ func (o *hitOrder) values(h *AnalystHit) []any {
 }
 
 // compare orders x and y: by each key (a value before none), then by ID.
-func (o *hitOrder) compare(x, y *AnalystHit) int {
+func (o *hitOrder) compare(x, y *Hit) int {
 	vx, vy := o.values(x), o.values(y)
 	for i, k := range o.keys {
 		a, b := vx[i], vy[i]
@@ -139,8 +140,8 @@ func (o *hitOrder) compare(x, y *AnalystHit) int {
 }
 
 // merge merges two lists, each in order, into the first limit.
-func (o *hitOrder) merge(a, b []AnalystHit, limit int) []AnalystHit {
-	out := make([]AnalystHit, 0, min(len(a)+len(b), limit))
+func (o *hitOrder) merge(a, b []Hit, limit int) []Hit {
+	out := make([]Hit, 0, min(len(a)+len(b), limit))
 	for len(out) < limit && (len(a) > 0 || len(b) > 0) {
 		if len(b) == 0 || len(a) > 0 && o.compare(&a[0], &b[0]) <= 0 {
 			out, a = append(out, a[0]), a[1:]
@@ -186,8 +187,8 @@ func mergeFacets(a, b FacetResult, size int) FacetResult {
 // exportTables streams an export of p over the categories tables answers
 // from their tables, merged in order with the bleve export of the others
 // (exportBleve).
-func exportTables(ctx context.Context, g *indexer.Generation, p *plan, tables, others []snapshots.Category, req AnalystRequest,
-	start func(total uint64, columns []string) error, row func(AnalystHit) error) error {
+func exportTables(ctx context.Context, g *indexer.Generation, p *plan, tables, others []snapshots.Category, req Request,
+	start func(total uint64, columns []string) error, row func(Hit) error) error {
 	order := append(slices.Clone(p.sort), indexer.DocIDField)
 	sorted := *p
 	sorted.sort = order
@@ -214,7 +215,7 @@ func exportTables(ctx context.Context, g *indexer.Generation, p *plan, tables, o
 		return err
 	}
 	sent := 0
-	emit := func(h AnalystHit) error {
+	emit := func(h Hit) error {
 		if sent >= p.limit {
 			return errExportDone
 		}
@@ -238,7 +239,7 @@ func exportTables(ctx context.Context, g *indexer.Generation, p *plan, tables, o
 			return wrapBad(err)
 		}
 		return nil
-	}, func(h AnalystHit) error {
+	}, func(h Hit) error {
 		for len(hits) > 0 && ord.compare(&hits[0], &h) <= 0 {
 			if err := emit(hits[0]); err != nil {
 				return err
@@ -261,4 +262,4 @@ func exportTables(ctx context.Context, g *indexer.Generation, p *plan, tables, o
 }
 
 // forget drops h's cached values (exports compare each hit once or twice).
-func (o *hitOrder) forget(h *AnalystHit) { delete(o.vals, h) }
+func (o *hitOrder) forget(h *Hit) { delete(o.vals, h) }

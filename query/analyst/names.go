@@ -1,4 +1,4 @@
-package query
+package analyst
 
 import (
 	"bytes"
@@ -347,7 +347,7 @@ type nameHit struct {
 // queryNames answers a plan of table clauses (names, ranges): the total,
 // and the first hits (shortest names first) with their stored fields from
 // the records.
-func (a *Analysts) queryNames(ctx context.Context, g *indexer.Generation, p *plan, np *namePlan, res *AnalystResult) error {
+func (a *Engine) queryNames(ctx context.Context, g *indexer.Generation, p *plan, np *namePlan, res *Result) error {
 	var hits []nameHit
 	for _, tv := range tableViews(g, p.cats) {
 		bm, err := tv.matches(ctx, np.q)

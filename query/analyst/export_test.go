@@ -1,4 +1,4 @@
-package query
+package analyst
 
 // SetExportLimits lowers the export page and cap for a test; the returned
 // func restores them.
@@ -22,7 +22,7 @@ func SetMaxNameIDs(n int) (restore func()) {
 
 // AnsweredByTables reports whether req is answered from the name tables
 // and value columns rather than by bleve (in a generation with columns).
-func AnsweredByTables(req AnalystRequest) bool {
+func AnsweredByTables(req Request) bool {
 	p, err := prepare(req, false)
 	if err != nil {
 		return false

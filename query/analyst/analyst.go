@@ -1,4 +1,9 @@
-package query
+// Package analyst answers analysts' queries over a generation: bleve's query
+// string syntax, stored fields, sorting, facets and exports (CSV, JSON
+// Lines), from the bleve shards of most categories and from the name tables
+// and value columns of the categories without them (tables*.go), merged
+// across categories (merge.go). Public name search is package query.
+package analyst
 
 import (
 	"context"
@@ -13,23 +18,24 @@ import (
 	bquery "github.com/blevesearch/bleve/v2/search/query"
 
 	"gds/indexer"
+	"gds/query"
 	"gds/snapshots"
 )
 
-// Analysts runs analysts' queries, in bleve's query string syntax, over the
+// Engine runs analysts' queries, in bleve's query string syntax, over the
 // bleve indexes of a generation: hits with stored fields, sorting, facets
 // and exports. It is safe for concurrent use.
-type Analysts struct {
+type Engine struct {
 	// acquire pins a generation (nil when none is live) until release.
 	acquire func() (g *indexer.Generation, release func())
 	close   func()
 }
 
-// NewAnalysts returns the analysts' queries over m's generation whose
+// New returns the analysts' queries over m's generation whose
 // bleve shards are complete: the live one, or an earlier one while the
 // live one's are still being built (answers say which).
-func NewAnalysts(m *indexer.Manager) *Analysts {
-	return &Analysts{
+func New(m *indexer.Manager) *Engine {
+	return &Engine{
 		acquire: func() (*indexer.Generation, func()) {
 			g := m.AcquireAnalysts()
 			if g == nil {
@@ -41,38 +47,38 @@ func NewAnalysts(m *indexer.Manager) *Analysts {
 	}
 }
 
-// AnalystsOn runs analysts' queries over g, which the caller holds.
-func AnalystsOn(g *indexer.Generation) *Analysts {
-	return &Analysts{acquire: func() (*indexer.Generation, func()) { return g, func() {} }, close: func() {}}
+// On runs analysts' queries over g, which the caller holds.
+func On(g *indexer.Generation) *Engine {
+	return &Engine{acquire: func() (*indexer.Generation, func()) { return g, func() {} }, close: func() {}}
 }
 
-// OpenAnalysts opens the live generation of dataDir read-only, for tools
+// Open opens the live generation of dataDir read-only, for tools
 // such as gds query beside a running server (see indexer.OpenReadOnly).
 // Close releases it.
-func OpenAnalysts(dataDir string) (*Analysts, error) {
+func Open(dataDir string) (*Engine, error) {
 	g, err := indexer.OpenReadOnly(dataDir)
 	if err != nil {
 		if errors.Is(err, indexer.ErrNoGeneration) {
-			return nil, fmt.Errorf("%w: %v", ErrNotReady, err)
+			return nil, fmt.Errorf("%w: %v", query.ErrNotReady, err)
 		}
 		return nil, err
 	}
-	return &Analysts{
+	return &Engine{
 		acquire: func() (*indexer.Generation, func()) { return g, func() {} },
 		close:   g.Release,
 	}, nil
 }
 
-// Close releases what OpenAnalysts opened.
-func (a *Analysts) Close() { a.close() }
+// Close releases what Open opened.
+func (a *Engine) Close() { a.close() }
 
 // Limits of analysts' queries.
 const (
-	// DefaultAnalystLimit is the hits a query returns unless told.
-	DefaultAnalystLimit = 20
-	// MaxAnalystLimit bounds the hits of one JSON answer, so a query such
+	// DefaultLimit is the hits a query returns unless told.
+	DefaultLimit = 20
+	// MaxLimit bounds the hits of one JSON answer, so a query such
 	// as name:* cannot make a server materialize millions of hits.
-	MaxAnalystLimit = 1000
+	MaxLimit = 1000
 	// MaxExportRows is the hard cap of an export (CSV or JSON Lines),
 	// which streams its rows page by page.
 	MaxExportRows = 100000
@@ -88,20 +94,20 @@ var (
 	exportCap  = MaxExportRows
 )
 
-// ErrBadAnalystQuery wraps every complaint about an analyst's request
+// ErrBadQuery wraps every complaint about an analyst's request
 // itself (query string, fields, facets, sort, limit), so an HTTP layer can
 // answer 400 rather than 500.
-var ErrBadAnalystQuery = errors.New("bad query")
+var ErrBadQuery = errors.New("bad query")
 
-// AnalystRequest is one analyst's query.
-type AnalystRequest struct {
+// Request is one analyst's query.
+type Request struct {
 	// Query in bleve's query string syntax (name:jita, security:<0.45);
 	// "*" alone matches every document.
 	Query string
 	// Category limits the query to one category; "" means all.
 	Category snapshots.Category
-	// Limit is the most hits: 1 to MaxAnalystLimit (MaxExportRows for an
-	// export); 0 means DefaultAnalystLimit (the cap for an export).
+	// Limit is the most hits: 1 to MaxLimit (MaxExportRows for an
+	// export); 0 means DefaultLimit (the cap for an export).
 	Limit int
 	// Sort orders hits by these fields (stored ones, id, score; "-field"
 	// descending). Empty means best score first, or index order when no
@@ -118,8 +124,8 @@ type AnalystRequest struct {
 	FacetSize int
 }
 
-// AnalystHit is one document an analyst's query matched.
-type AnalystHit struct {
+// Hit is one document an analyst's query matched.
+type Hit struct {
 	ID       int64              `json:"id"`
 	Category snapshots.Category `json:"category"`
 	Name     string             `json:"name"`
@@ -128,15 +134,15 @@ type AnalystHit struct {
 	Fields map[string]any `json:"fields,omitempty"`
 }
 
-// AnalystResult is the answer to an AnalystRequest.
-type AnalystResult struct {
+// Result is the answer to a Request.
+type Result struct {
 	Generation uint64             `json:"generation"`
 	Query      string             `json:"query"`
 	Category   snapshots.Category `json:"category,omitempty"`
 	// Total counts every matching document, beyond the hits returned.
 	Total  uint64        `json:"total"`
 	TookMS float64       `json:"took_ms"`
-	Hits   []AnalystHit  `json:"hits"`
+	Hits   []Hit         `json:"hits"`
 	Facets []FacetResult `json:"facets,omitempty"`
 }
 
@@ -158,8 +164,8 @@ type Bucket struct {
 	Count int    `json:"count"`
 }
 
-// AnalystFields lists every field of the analysts' documents.
-func AnalystFields() []indexer.AnalystField { return indexer.AnalystFields() }
+// Fields lists every field of the analysts' documents.
+func Fields() []indexer.AnalystField { return indexer.AnalystFields() }
 
 // plan is an analyst request checked and turned into bleve's terms.
 type plan struct {
@@ -174,10 +180,10 @@ type plan struct {
 	unscored bool
 }
 
-// prepare checks req; every complaint wraps ErrBadAnalystQuery.
-func prepare(req AnalystRequest, export bool) (*plan, error) {
+// prepare checks req; every complaint wraps ErrBadQuery.
+func prepare(req Request, export bool) (*plan, error) {
 	bad := func(format string, args ...any) (*plan, error) {
-		return nil, fmt.Errorf("%w: %s", ErrBadAnalystQuery, fmt.Sprintf(format, args...))
+		return nil, fmt.Errorf("%w: %s", ErrBadQuery, fmt.Sprintf(format, args...))
 	}
 	if strings.TrimSpace(req.Query) == "" {
 		return bad("the query string is empty")
@@ -189,7 +195,7 @@ func prepare(req AnalystRequest, export bool) (*plan, error) {
 		}
 		p.cats = []snapshots.Category{req.Category}
 	}
-	maxLimit := MaxAnalystLimit
+	maxLimit := MaxLimit
 	if export {
 		maxLimit = exportCap
 	}
@@ -198,7 +204,7 @@ func prepare(req AnalystRequest, export bool) (*plan, error) {
 	case p.limit == 0 && export:
 		p.limit = exportCap
 	case p.limit == 0:
-		p.limit = DefaultAnalystLimit
+		p.limit = DefaultLimit
 	case p.limit < 0 || p.limit > maxLimit:
 		return bad("limit must be from 1 to %d, got %d", maxLimit, p.limit)
 	}
@@ -279,7 +285,7 @@ func prepare(req AnalystRequest, export bool) (*plan, error) {
 
 // Query runs req over the live generation: the best hits (or the first in
 // req.Sort's order), their stored fields, the total and the facets.
-func (a *Analysts) Query(ctx context.Context, req AnalystRequest) (*AnalystResult, error) {
+func (a *Engine) Query(ctx context.Context, req Request) (*Result, error) {
 	start := time.Now()
 	p, err := prepare(req, false)
 	if err != nil {
@@ -287,7 +293,7 @@ func (a *Analysts) Query(ctx context.Context, req AnalystRequest) (*AnalystResul
 	}
 	g, release := a.acquire()
 	if g == nil {
-		return nil, ErrNotReady
+		return nil, query.ErrNotReady
 	}
 	defer release()
 	defer g.UseIndexes()()
@@ -295,7 +301,7 @@ func (a *Analysts) Query(ctx context.Context, req AnalystRequest) (*AnalystResul
 	if err != nil {
 		return nil, err
 	}
-	res := &AnalystResult{Generation: g.Meta.ID, Query: req.Query, Category: req.Category, Hits: []AnalystHit{}}
+	res := &Result{Generation: g.Meta.ID, Query: req.Query, Category: req.Category, Hits: []Hit{}}
 	tables, others := tablesOnlyCategories(g, p.cats)
 	if np, ok := nameOnly(p, g.HasColumns()); ok {
 		if err := a.queryNames(ctx, g, p, np, res); err != nil {
@@ -375,14 +381,14 @@ func (e *ExportTooLargeError) Error() string {
 // MaxExportRows). start learns the total before any row; an unlimited
 // request matching more than the cap fails with *ExportTooLargeError
 // before start.
-func (a *Analysts) Export(ctx context.Context, req AnalystRequest, start func(total uint64, columns []string) error, row func(AnalystHit) error) error {
+func (a *Engine) Export(ctx context.Context, req Request, start func(total uint64, columns []string) error, row func(Hit) error) error {
 	p, err := prepare(req, true)
 	if err != nil {
 		return err
 	}
 	g, release := a.acquire()
 	if g == nil {
-		return ErrNotReady
+		return query.ErrNotReady
 	}
 	defer release()
 	defer g.UseIndexes()()
@@ -406,7 +412,7 @@ func (a *Analysts) Export(ctx context.Context, req AnalystRequest, start func(to
 
 // exportBleve pages through p's hits in idx (p.sort's order, then ID
 // order), at most p.limit of them: begin learns the total first.
-func exportBleve(ctx context.Context, g *indexer.Generation, p *plan, idx bleve.Index, begin func(total uint64) error, row func(AnalystHit) error) error {
+func exportBleve(ctx context.Context, g *indexer.Generation, p *plan, idx bleve.Index, begin func(total uint64) error, row func(Hit) error) error {
 	if err := rewriteNames(ctx, g, p); err != nil {
 		return err
 	}
@@ -464,10 +470,10 @@ func ignoreDone(err error) error {
 
 // wrapBad makes err an analyst's error.
 func wrapBad(err error) error {
-	if errors.Is(err, ErrBadAnalystQuery) {
+	if errors.Is(err, ErrBadQuery) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", ErrBadAnalystQuery, err)
+	return fmt.Errorf("%w: %w", ErrBadQuery, err)
 }
 
 // categoryIndexes is one index over the categories' bleve indexes (nil
@@ -515,17 +521,17 @@ func (n *namedIndex) SearchInContext(ctx context.Context, req *bleve.SearchReque
 	return res, err
 }
 
-// hitOf makes a bleve hit an AnalystHit, with the record's name and the
+// hitOf makes a bleve hit a Hit, with the record's name and the
 // fields named from the generation's record store (the bleve index
 // stores neither).
-func hitOf(g *indexer.Generation, docID, cat string, score float64, fields []string) (AnalystHit, error) {
+func hitOf(g *indexer.Generation, docID, cat string, score float64, fields []string) (Hit, error) {
 	id, err := strconv.ParseInt(docID, 10, 64)
 	if err != nil {
-		return AnalystHit{}, fmt.Errorf("analysts' query: document id %q is not an integer", docID)
+		return Hit{}, fmt.Errorf("analysts' query: document id %q is not an integer", docID)
 	}
 	c := snapshots.Category(cat)
-	h := AnalystHit{ID: id, Category: c, Score: score}
-	rec, err := (&View{g: g}).Record(c.Kind(), id)
+	h := Hit{ID: id, Category: c, Score: score}
+	rec, err := query.RecordOf(g, c.Kind(), id)
 	if err != nil {
 		return h, nil // a damaged record: the hit without its name
 	}

@@ -1,4 +1,4 @@
-package query
+package analyst
 
 import (
 	"regexp"
@@ -28,7 +28,7 @@ func TestNameOnly(t *testing.T) {
 		"+name:kari* +corporation_id:1": false,
 		"name:kari* words:navy":         false,
 	} {
-		p, err := prepare(AnalystRequest{Query: q, Category: snapshots.CategoryCharacter}, false)
+		p, err := prepare(Request{Query: q, Category: snapshots.CategoryCharacter}, false)
 		if err != nil {
 			t.Fatalf("%q: %v", q, err)
 		}
@@ -47,7 +47,7 @@ func TestNameOnly(t *testing.T) {
 		"+birthday:>2010 +corporation_id:98000001": false,
 		"alliance_id:>1 birthday:<=\"2011-01-01\"": false,
 	} {
-		p, err := prepare(AnalystRequest{Query: q, Category: snapshots.CategoryCharacter}, false)
+		p, err := prepare(Request{Query: q, Category: snapshots.CategoryCharacter}, false)
 		if err != nil {
 			t.Fatalf("%q: %v", q, err)
 		}
@@ -58,11 +58,11 @@ func TestNameOnly(t *testing.T) {
 			t.Errorf("%q: answered by the tables without value columns", q)
 		}
 	}
-	p, _ := prepare(AnalystRequest{Query: "name:kari*", Facets: []string{"corporation_id"}, Category: snapshots.CategoryCharacter}, false)
+	p, _ := prepare(Request{Query: "name:kari*", Facets: []string{"corporation_id"}, Category: snapshots.CategoryCharacter}, false)
 	if _, ok := nameOnly(p, true); ok {
 		t.Error("a query with facets went to the name tables")
 	}
-	p, _ = prepare(AnalystRequest{Query: "name:kari*", Sort: []string{"id"}}, false)
+	p, _ = prepare(Request{Query: "name:kari*", Sort: []string{"id"}}, false)
 	if _, ok := nameOnly(p, true); ok {
 		t.Error("a sorted query went to the name tables")
 	}

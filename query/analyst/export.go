@@ -1,4 +1,4 @@
-package query
+package analyst
 
 import (
 	"bufio"
@@ -39,7 +39,7 @@ func NewExportWriter(w io.Writer, format string) (*ExportWriter, error) {
 	case FormatJSONL:
 		e.enc = json.NewEncoder(bw)
 	default:
-		return nil, fmt.Errorf("%w: format %q cannot stream; valid: %s, %s", ErrBadAnalystQuery, format, FormatCSV, FormatJSONL)
+		return nil, fmt.Errorf("%w: format %q cannot stream; valid: %s, %s", ErrBadQuery, format, FormatCSV, FormatJSONL)
 	}
 	return e, nil
 }
@@ -56,7 +56,7 @@ func (e *ExportWriter) Start(fields []string) error {
 
 // Row writes one hit. A CSV cell of a field with several values joins
 // them with "|"; a missing field is empty.
-func (e *ExportWriter) Row(h AnalystHit) error {
+func (e *ExportWriter) Row(h Hit) error {
 	e.rows++
 	if e.enc != nil {
 		return e.enc.Encode(h)

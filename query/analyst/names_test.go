@@ -1,4 +1,4 @@
-package query_test
+package analyst_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"gds/indexer"
 	"gds/indexer/indexertest"
 	"gds/indexer/nametable"
-	"gds/query"
+	"gds/query/analyst"
 	"gds/snapshots"
 )
 
@@ -102,8 +102,8 @@ func TestNameQueriesMatchBleve(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	a := query.NewAnalysts(m)
-	const n = 400 // all hits fit in one answer (MaxAnalystLimit)
+	a := analyst.New(m)
+	const n = 400 // all hits fit in one answer (MaxLimit)
 	for gen := range 2 {
 		recs := nameRecords(n, gen)
 		res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: indexertest.Snapshot(t, recs), Trigger: "test"})
@@ -128,7 +128,7 @@ func TestNameQueriesMatchBleve(t *testing.T) {
 			for k := range args {
 				args[k] = namePattern(rng, names)
 			}
-			req := query.AnalystRequest{Query: fmt.Sprintf(form, args...), Limit: query.MaxAnalystLimit}
+			req := analyst.Request{Query: fmt.Sprintf(form, args...), Limit: analyst.MaxLimit}
 			if i%3 != 0 {
 				req.Category = snapshots.CategoryCharacter
 			}
@@ -137,25 +137,25 @@ func TestNameQueriesMatchBleve(t *testing.T) {
 			}
 			// Few IDs: the clauses become the IDs they do not match, or
 			// stay bleve's.
-			restore := query.SetMaxNameIDs([]int{20000, 150, 10}[(i/3)%3])
+			restore := analyst.SetMaxNameIDs([]int{20000, 150, 10}[(i/3)%3])
 			compareWithBleve(t, a, req)
 			restore()
 		}
 		// Patterns matching most names, as the IDs of the names they do
 		// not match.
-		restore := query.SetMaxNameIDs(150)
+		restore := analyst.SetMaxNameIDs(150)
 		for _, q := range []string{"+name:*a* +corporation_id:98000003", "-name:* +corporation_id:98000003", "+name:?* -corporation_id:98000001",
 			"+name:*a* -name:*b* +corporation_id:98000006"} {
-			compareWithBleve(t, a, query.AnalystRequest{Query: q, Category: snapshots.CategoryCharacter, Limit: query.MaxAnalystLimit})
+			compareWithBleve(t, a, analyst.Request{Query: q, Category: snapshots.CategoryCharacter, Limit: analyst.MaxLimit})
 		}
 		restore()
 	}
 }
 
-func compareWithBleve(t *testing.T, a *query.Analysts, req query.AnalystRequest) {
+func compareWithBleve(t *testing.T, a *analyst.Engine, req analyst.Request) {
 	t.Helper()
 	got, err := a.Query(context.Background(), req)
-	restore := query.SetNameTables(false)
+	restore := analyst.SetNameTables(false)
 	want, werr := a.Query(context.Background(), req)
 	restore()
 	if (err == nil) != (werr == nil) {
@@ -175,8 +175,8 @@ func compareWithBleve(t *testing.T, a *query.Analysts, req query.AnalystRequest)
 	if got.Total > uint64(len(got.Hits)) {
 		return // the first hits: bleve's order for unscored queries is its own
 	}
-	byID := func(r *query.AnalystResult) map[string]query.AnalystHit {
-		out := map[string]query.AnalystHit{}
+	byID := func(r *analyst.Result) map[string]analyst.Hit {
+		out := map[string]analyst.Hit{}
 		for _, h := range r.Hits {
 			out[fmt.Sprint(h.Category, h.ID)] = h
 		}
@@ -195,9 +195,9 @@ func TestNameQueryLargeMatch(t *testing.T) {
 		recs[snapshots.Characters] = append(recs[snapshots.Characters],
 			&snapshots.Character{Entity: indexertest.Named(90000000+int64(i), fmt.Sprintf("Kari %s", strings.Repeat("a", 1+i%50))), CorporationID: 98000001})
 	}
-	a := query.NewAnalysts(indexertest.Manager(t, indexertest.Snapshot(t, recs)))
+	a := analyst.New(indexertest.Manager(t, indexertest.Snapshot(t, recs)))
 	for _, q := range []string{"name:*a*", "name:kari*", "name:*", "*", "name:*ri\\ a*", "-name:zz*"} {
-		res, err := a.Query(context.Background(), query.AnalystRequest{Query: q, Category: snapshots.CategoryCharacter, Limit: 3})
+		res, err := a.Query(context.Background(), analyst.Request{Query: q, Category: snapshots.CategoryCharacter, Limit: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

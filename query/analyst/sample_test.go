@@ -1,4 +1,4 @@
-package query_test
+package analyst_test
 
 import (
 	"bytes"
@@ -15,17 +15,17 @@ import (
 	"time"
 
 	"gds/indexer/indexertest"
-	"gds/query"
+	"gds/query/analyst"
 	"gds/snapshots"
 	"gds/snapshots/reinforce"
 )
 
-const sampleDir = "../snapshots/sample"
+const sampleDir = "../../snapshots/sample"
 
 // sample is the committed sample snapshot, its records by kind, and one
 // generation built from it, shared by the analysts' tests of this package.
 type sample struct {
-	a    *query.Analysts
+	a    *analyst.Engine
 	recs map[snapshots.Kind][]snapshots.Record
 }
 
@@ -48,7 +48,7 @@ func loadSample(t *testing.T) *sample {
 			t.Fatal(err)
 		}
 	}
-	s.a = query.NewAnalysts(indexertest.Manager(t, sampleDir))
+	s.a = analyst.New(indexertest.Manager(t, sampleDir))
 	return s
 }
 
@@ -91,7 +91,7 @@ func (s *sample) regionOf(system int64) int64 {
 	return 0
 }
 
-func (s *sample) query(t *testing.T, req query.AnalystRequest) *query.AnalystResult {
+func (s *sample) query(t *testing.T, req analyst.Request) *analyst.Result {
 	t.Helper()
 	res, err := s.a.Query(context.Background(), req)
 	if err != nil {
@@ -181,19 +181,19 @@ func testFieldTypes(t *testing.T, s *sample) {
 		if want == 0 || want == uint64(len(s.recs[tc.kind])) {
 			t.Errorf("%s: the sample has %d of %d matching records; the case proves nothing", tc.q, want, len(s.recs[tc.kind]))
 		}
-		res := s.query(t, query.AnalystRequest{Query: tc.q, Category: tc.cat, Limit: 1})
+		res := s.query(t, analyst.Request{Query: tc.q, Category: tc.cat, Limit: 1})
 		if res.Total != want {
 			t.Errorf("%s in %s: %d hits, brute force %d", tc.q, tc.cat, res.Total, want)
 		}
 	}
 	// Every stored field is in the documents of each category it names:
 	// faceting on it over all of them sees a value in at least one.
-	for _, f := range query.AnalystFields() {
+	for _, f := range analyst.Fields() {
 		if !f.Stored {
 			continue
 		}
 		for _, cat := range f.Categories {
-			res := s.query(t, query.AnalystRequest{Query: "*", Category: cat, Limit: 1, Facets: []string{f.Name}})
+			res := s.query(t, analyst.Request{Query: "*", Category: cat, Limit: 1, Facets: []string{f.Name}})
 			if len(res.Facets) != 1 || res.Facets[0].Total == 0 {
 				t.Errorf("%s (%s) in %s: no values indexed: %+v", f.Name, f.Type, cat, res.Facets)
 			}
@@ -204,7 +204,7 @@ func testFieldTypes(t *testing.T, s *sample) {
 // Facets count exactly what a brute-force pass over the snapshot counts:
 // terms of keywords (derived ones too), fixed ranges of numbers and dates.
 func testFacets(t *testing.T, s *sample) {
-	res := s.query(t, query.AnalystRequest{Query: "*", Category: snapshots.CategoryStructure, Limit: 1,
+	res := s.query(t, analyst.Request{Query: "*", Category: snapshots.CategoryStructure, Limit: 1,
 		Facets: []string{"state", "region_id", "reinforce_hour", "power_mode"}, FacetSize: 100})
 	want := map[string]map[string]int{}
 	add := func(field, term string) {
@@ -239,7 +239,7 @@ func testFacets(t *testing.T, s *sample) {
 	}
 	// A terms facet of a keyword the SDE importer derives: types by the
 	// category of their group, every category counted.
-	res = s.query(t, query.AnalystRequest{Query: "*", Category: snapshots.CategoryInventoryType, Limit: 1,
+	res = s.query(t, analyst.Request{Query: "*", Category: snapshots.CategoryInventoryType, Limit: 1,
 		Facets: []string{"category_id"}, FacetSize: 100})
 	cats := map[string]int{}
 	for _, r := range s.recs[snapshots.Types] {
@@ -255,7 +255,7 @@ func testFacets(t *testing.T, s *sample) {
 		t.Errorf("category_id facet:\n got  %v\n want %v", got, cats)
 	}
 	// A date range facet: birthdays by year.
-	res = s.query(t, query.AnalystRequest{Query: "*", Category: snapshots.CategoryCharacter, Limit: 1, Facets: []string{"birthday"}})
+	res = s.query(t, analyst.Request{Query: "*", Category: snapshots.CategoryCharacter, Limit: 1, Facets: []string{"birthday"}})
 	years := map[string]int{}
 	for _, r := range s.recs[snapshots.Characters] {
 		if b := r.(*snapshots.Character).Birthday; b != nil {
@@ -268,7 +268,7 @@ func testFacets(t *testing.T, s *sample) {
 		}
 	}
 	// A numeric range facet: security classes.
-	res = s.query(t, query.AnalystRequest{Query: "*", Category: snapshots.CategorySolarSystem, Limit: 1, Facets: []string{"security"}})
+	res = s.query(t, analyst.Request{Query: "*", Category: snapshots.CategorySolarSystem, Limit: 1, Facets: []string{"security"}})
 	high := int(s.count(snapshots.SolarSystems, func(r snapshots.Record) bool { return r.(*snapshots.SolarSystem).SecurityStatus >= 0.45 }))
 	if b := res.Facets[0].Buckets; len(b) != 3 || b[2].Count != high || b[0].Count+b[1].Count+b[2].Count != len(s.recs[snapshots.SolarSystems]) {
 		t.Errorf("security facet %+v: want 3 buckets, high %d, all %d", b, high, len(s.recs[snapshots.SolarSystems]))
@@ -278,7 +278,7 @@ func testFacets(t *testing.T, s *sample) {
 // Sorting orders hits by a stored field, either way, and fields= returns
 // the records' values.
 func testSortAndFields(t *testing.T, s *sample) {
-	res := s.query(t, query.AnalystRequest{Query: "*", Category: snapshots.CategoryCorporation, Limit: 50,
+	res := s.query(t, analyst.Request{Query: "*", Category: snapshots.CategoryCorporation, Limit: 50,
 		Sort: []string{"-member_count"}, Fields: []string{"member_count", "ticker", "alliance_id"}})
 	byID := map[int64]*snapshots.Corporation{}
 	var counts []int64
@@ -308,7 +308,7 @@ func testSortAndFields(t *testing.T, s *sample) {
 		}
 	}
 	// Ascending, over two categories at once, by a field both have.
-	res = s.query(t, query.AnalystRequest{Query: "alliance_id:*", Limit: 1000, Sort: []string{"alliance_id", "id"}, Fields: []string{"alliance_id"}})
+	res = s.query(t, analyst.Request{Query: "alliance_id:*", Limit: 1000, Sort: []string{"alliance_id", "id"}, Fields: []string{"alliance_id"}})
 	cats := map[snapshots.Category]bool{}
 	for i, h := range res.Hits {
 		cats[h.Category] = true
@@ -321,7 +321,7 @@ func testSortAndFields(t *testing.T, s *sample) {
 	}
 	// Derived fields come from the generation's universe (its systems and
 	// constellations): every structure's region and power mode.
-	res = s.query(t, query.AnalystRequest{Query: "*", Category: snapshots.CategoryStructure, Limit: 1000, Fields: []string{"region_id", "system_id", "power_mode"}})
+	res = s.query(t, analyst.Request{Query: "*", Category: snapshots.CategoryStructure, Limit: 1000, Fields: []string{"region_id", "system_id", "power_mode"}})
 	structs := map[int64]*snapshots.Structure{}
 	for _, r := range s.recs[snapshots.Structures] {
 		structs[r.Key()] = r.(*snapshots.Structure)
@@ -341,11 +341,11 @@ func testSortAndFields(t *testing.T, s *sample) {
 // back to the records; past the cap without a limit they refuse with a
 // message saying so, and with a limit they stop at it.
 func testExport(t *testing.T, s *sample) {
-	defer query.SetExportLimits(70, 250)()
-	req := query.AnalystRequest{Query: "*", Category: snapshots.CategoryStructure, Fields: []string{"system_id", "service", "reinforce_hour"}, Sort: []string{"reinforce_hour"}}
-	export := func(req query.AnalystRequest, format string) (string, uint64, error) {
+	defer analyst.SetExportLimits(70, 250)()
+	req := analyst.Request{Query: "*", Category: snapshots.CategoryStructure, Fields: []string{"system_id", "service", "reinforce_hour"}, Sort: []string{"reinforce_hour"}}
+	export := func(req analyst.Request, format string) (string, uint64, error) {
 		var buf bytes.Buffer
-		w, err := query.NewExportWriter(&buf, format)
+		w, err := analyst.NewExportWriter(&buf, format)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,9 +359,9 @@ func testExport(t *testing.T, s *sample) {
 		return buf.String(), total, err
 	}
 	// 600 structures, cap 250: refused with the message, before any row.
-	out, _, err := export(req, query.FormatCSV)
-	var tooLarge *query.ExportTooLargeError
-	if !errors.As(err, &tooLarge) || !errors.Is(err, query.ErrBadAnalystQuery) || out != "" ||
+	out, _, err := export(req, analyst.FormatCSV)
+	var tooLarge *analyst.ExportTooLargeError
+	if !errors.As(err, &tooLarge) || !errors.Is(err, analyst.ErrBadQuery) || out != "" ||
 		!strings.Contains(err.Error(), "more than the export cap of 250") {
 		t.Fatalf("export past the cap: %q, err %v", out, err)
 	}
@@ -370,7 +370,7 @@ func testExport(t *testing.T, s *sample) {
 		structs[r.Key()] = r.(*snapshots.Structure)
 	}
 	req.Limit = 250
-	out, total, err := export(req, query.FormatCSV)
+	out, total, err := export(req, analyst.FormatCSV)
 	if err != nil || total != uint64(len(structs)) {
 		t.Fatalf("csv export: total %d, err %v", total, err)
 	}
@@ -405,15 +405,15 @@ func testExport(t *testing.T, s *sample) {
 		last = st.ReinforceHour
 	}
 	// JSON Lines of every corporation (300: pages of 70, cap raised).
-	defer query.SetExportLimits(70, 1000)()
-	out, _, err = export(query.AnalystRequest{Query: "*", Category: snapshots.CategoryCorporation, Fields: []string{"member_count"}}, query.FormatJSONL)
+	defer analyst.SetExportLimits(70, 1000)()
+	out, _, err = export(analyst.Request{Query: "*", Category: snapshots.CategoryCorporation, Fields: []string{"member_count"}}, analyst.FormatJSONL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dec := json.NewDecoder(strings.NewReader(out))
 	ids := map[int64]bool{}
 	for {
-		var h query.AnalystHit
+		var h analyst.Hit
 		if err := dec.Decode(&h); err == io.EOF {
 			break
 		} else if err != nil {
@@ -433,22 +433,22 @@ func testExport(t *testing.T, s *sample) {
 // valid ones.
 func testRefusesNamingValid(t *testing.T, s *sample) {
 	for _, tc := range []struct {
-		req  query.AnalystRequest
+		req  analyst.Request
 		want string
 	}{
-		{query.AnalystRequest{Query: "colour:red"}, `no field "colour"; valid: name, words, id`},
-		{query.AnalystRequest{Query: "*", Category: snapshots.CategorySolarSystem, Facets: []string{"member_count"}}, `cannot facet on "member_count"; valid: region_id, constellation_id, security`},
-		{query.AnalystRequest{Query: "*", Sort: []string{"name"}}, `cannot sort by "name"; valid: id, score, corporation_id`},
-		{query.AnalystRequest{Query: "*", Fields: []string{"words"}}, `no stored field "words" to return; valid: *, corporation_id`},
-		{query.AnalystRequest{Query: "*", Category: "planet"}, `unknown category "planet"; valid: agent, alliance`},
-		{query.AnalystRequest{Query: "*", FacetSize: 1000, Facets: []string{"state"}}, "facet size must be from 1 to 100"},
+		{analyst.Request{Query: "colour:red"}, `no field "colour"; valid: name, words, id`},
+		{analyst.Request{Query: "*", Category: snapshots.CategorySolarSystem, Facets: []string{"member_count"}}, `cannot facet on "member_count"; valid: region_id, constellation_id, security`},
+		{analyst.Request{Query: "*", Sort: []string{"name"}}, `cannot sort by "name"; valid: id, score, corporation_id`},
+		{analyst.Request{Query: "*", Fields: []string{"words"}}, `no stored field "words" to return; valid: *, corporation_id`},
+		{analyst.Request{Query: "*", Category: "planet"}, `unknown category "planet"; valid: agent, alliance`},
+		{analyst.Request{Query: "*", FacetSize: 1000, Facets: []string{"state"}}, "facet size must be from 1 to 100"},
 	} {
 		_, err := s.a.Query(context.Background(), tc.req)
-		if !errors.Is(err, query.ErrBadAnalystQuery) || !strings.Contains(err.Error(), tc.want) {
+		if !errors.Is(err, analyst.ErrBadQuery) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err = %v, want one containing %q", tc.req, err, tc.want)
 		}
 	}
-	if _, err := query.NewExportWriter(io.Discard, "xml"); !errors.Is(err, query.ErrBadAnalystQuery) {
+	if _, err := analyst.NewExportWriter(io.Discard, "xml"); !errors.Is(err, analyst.ErrBadQuery) {
 		t.Errorf("format xml: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package query
+package analyst
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	bquery "github.com/blevesearch/bleve/v2/search/query"
 
 	"gds/indexer"
+	"gds/query"
 	"gds/snapshots"
 )
 
@@ -418,11 +419,10 @@ func (m *tableMatches) valuesOf(v int, field string, set *roaring.Bitmap, fn fun
 		return
 	}
 	if set.GetCardinality()*recordsPerScan < uint64(tv.cols.Count(field)) || recordsPerScan == 0 {
-		view := &View{g: m.g}
 		it := set.Iterator()
 		for it.HasNext() {
 			o := it.Next()
-			rec, err := view.Record(tv.cat.Kind(), tv.t.ID(o))
+			rec, err := query.RecordOf(m.g, tv.cat.Kind(), tv.t.ID(o))
 			if err != nil {
 				continue // a damaged record: as a missing value (hitOf says no more)
 			}
@@ -480,7 +480,7 @@ func (m *tableMatches) compare(x, y tableHit, keys []sortKey) int {
 }
 
 // first is the first limit matches as answers (see hits).
-func (m *tableMatches) first(limit int) ([]AnalystHit, error) {
+func (m *tableMatches) first(limit int) ([]Hit, error) {
 	th, err := m.hits(limit)
 	if err != nil {
 		return nil, err
@@ -490,8 +490,8 @@ func (m *tableMatches) first(limit int) ([]AnalystHit, error) {
 
 // analystHits turns hits into answers, with their records' names and
 // fields.
-func (m *tableMatches) analystHits(hits []tableHit) ([]AnalystHit, error) {
-	out := make([]AnalystHit, 0, len(hits))
+func (m *tableMatches) analystHits(hits []tableHit) ([]Hit, error) {
+	out := make([]Hit, 0, len(hits))
 	for _, h := range hits {
 		tv := m.views[h.view]
 		hit, err := hitOf(m.g, strconv.FormatInt(tv.t.ID(h.o), 10), string(tv.cat), h.score, m.p.fields)

@@ -1,4 +1,4 @@
-package query_test
+package analyst_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 
 	"gds/indexer"
 	"gds/indexer/indexertest"
-	"gds/query"
+	"gds/query/analyst"
 	"gds/snapshots"
 )
 
@@ -33,8 +33,8 @@ func analystSnapshot(t testing.TB) string {
 }
 
 // run runs an analyst's query and returns its hits.
-func run(a *query.Analysts, q string, cat snapshots.Category, limit int) ([]query.AnalystHit, error) {
-	res, err := a.Query(context.Background(), query.AnalystRequest{Query: q, Category: cat, Limit: limit})
+func run(a *analyst.Engine, q string, cat snapshots.Category, limit int) ([]analyst.Hit, error) {
+	res, err := a.Query(context.Background(), analyst.Request{Query: q, Category: cat, Limit: limit})
 	if err != nil {
 		return nil, err
 	}
@@ -42,8 +42,8 @@ func run(a *query.Analysts, q string, cat snapshots.Category, limit int) ([]quer
 }
 
 func TestGenerationQuery(t *testing.T) {
-	a := query.NewAnalysts(indexertest.Manager(t, analystSnapshot(t)))
-	ids := func(hits []query.AnalystHit) []int64 {
+	a := analyst.New(indexertest.Manager(t, analystSnapshot(t)))
+	ids := func(hits []analyst.Hit) []int64 {
 		var out []int64
 		for _, h := range hits {
 			out = append(out, h.ID)
@@ -92,7 +92,7 @@ func TestGenerationQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := query.AnalystHit{ID: 30000142, Category: snapshots.CategorySolarSystem, Name: "Jita", Score: hits[0].Score}
+	want := analyst.Hit{ID: 30000142, Category: snapshots.CategorySolarSystem, Name: "Jita", Score: hits[0].Score}
 	if !reflect.DeepEqual(hits[0], want) || hits[0].Score <= 0 {
 		t.Errorf("hit = %+v, want %+v with a positive score", hits[0], want)
 	}
@@ -118,7 +118,7 @@ func sameIDs(a, b []int64) bool {
 }
 
 func TestGenerationQueryRefuses(t *testing.T) {
-	a := query.NewAnalysts(indexertest.Manager(t, analystSnapshot(t)))
+	a := analyst.New(indexertest.Manager(t, analystSnapshot(t)))
 	for _, tc := range []struct {
 		q     string
 		cat   snapshots.Category
@@ -128,7 +128,7 @@ func TestGenerationQueryRefuses(t *testing.T) {
 		{`name:"unterminated`, "", 10},
 		{"name:jita", "planet", 10},
 		{"name:jita", "", -1},
-		{"name:jita", "", query.MaxAnalystLimit + 1},
+		{"name:jita", "", analyst.MaxLimit + 1},
 		{"nofield:jita", "", 10},
 		{"security:<0.45", snapshots.CategoryCharacter, 10},
 		// Refused before searching, not failed while searching.
@@ -139,8 +139,8 @@ func TestGenerationQueryRefuses(t *testing.T) {
 		{"name:jita~5", "", 10},
 		{`words:"amarr navy"~3`, "", 10},
 	} {
-		if _, err := run(a, tc.q, tc.cat, tc.limit); !errors.Is(err, query.ErrBadAnalystQuery) {
-			t.Errorf("%q %q %d: err = %v, want ErrBadAnalystQuery", tc.q, tc.cat, tc.limit, err)
+		if _, err := run(a, tc.q, tc.cat, tc.limit); !errors.Is(err, analyst.ErrBadQuery) {
+			t.Errorf("%q %q %d: err = %v, want ErrBadQuery", tc.q, tc.cat, tc.limit, err)
 		}
 	}
 }
@@ -156,21 +156,21 @@ func FuzzAnalystQuery(f *testing.F) {
 		`"kari vanhanen"`, "id:9*"} {
 		f.Add(s)
 	}
-	a := query.NewAnalysts(indexertest.Manager(f, analystSnapshot(f)))
+	a := analyst.New(indexertest.Manager(f, analystSnapshot(f)))
 	f.Fuzz(func(t *testing.T, q string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		if _, err := a.Query(ctx, query.AnalystRequest{Query: q, Limit: 10}); err != nil && !errors.Is(err, query.ErrBadAnalystQuery) {
+		if _, err := a.Query(ctx, analyst.Request{Query: q, Limit: 10}); err != nil && !errors.Is(err, analyst.ErrBadQuery) {
 			t.Errorf("%q: %v", q, err)
 		}
-		req := query.AnalystRequest{Query: q, Category: snapshots.CategoryCharacter, Limit: 10,
+		req := analyst.Request{Query: q, Category: snapshots.CategoryCharacter, Limit: 10,
 			Sort: []string{"-birthday", "score"}, Facets: []string{"corporation_id", "birthday"}}
-		if _, err := a.Query(ctx, req); err != nil && !errors.Is(err, query.ErrBadAnalystQuery) {
+		if _, err := a.Query(ctx, req); err != nil && !errors.Is(err, analyst.ErrBadQuery) {
 			t.Errorf("%q over characters: %v", q, err)
 		}
 		req.Facets, req.Category = nil, ""
-		err := a.Export(ctx, req, func(uint64, []string) error { return nil }, func(query.AnalystHit) error { return nil })
-		if err != nil && !errors.Is(err, query.ErrBadAnalystQuery) {
+		err := a.Export(ctx, req, func(uint64, []string) error { return nil }, func(analyst.Hit) error { return nil })
+		if err != nil && !errors.Is(err, analyst.ErrBadQuery) {
 			t.Errorf("%q exported: %v", q, err)
 		}
 	})
@@ -208,10 +208,10 @@ func TestAnalystFieldsAfterIncrementalBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	a := query.NewAnalysts(m)
+	a := analyst.New(m)
 	total := func(q string) uint64 {
 		t.Helper()
-		res, err := a.Query(context.Background(), query.AnalystRequest{Query: q, Category: snapshots.CategoryStructure})
+		res, err := a.Query(context.Background(), analyst.Request{Query: q, Category: snapshots.CategoryStructure})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,17 +249,17 @@ func TestAnalystFieldsAfterIncrementalBuild(t *testing.T) {
 // An export over several categories pages through bleve's alias of their
 // indexes: every document once, in ID order, whatever the page size.
 func TestAnalystExportAcrossCategories(t *testing.T) {
-	a := query.NewAnalysts(indexertest.Manager(t, analystSnapshot(t)))
-	defer query.SetExportLimits(1, 100)()
+	a := analyst.New(indexertest.Manager(t, analystSnapshot(t)))
+	defer analyst.SetExportLimits(1, 100)()
 	var ids []int64
-	err := a.Export(context.Background(), query.AnalystRequest{Query: "*"},
+	err := a.Export(context.Background(), analyst.Request{Query: "*"},
 		func(total uint64, _ []string) error {
 			if total != 4 {
 				t.Errorf("total %d, want 4", total)
 			}
 			return nil
 		},
-		func(h query.AnalystHit) error { ids = append(ids, h.ID); return nil })
+		func(h analyst.Hit) error { ids = append(ids, h.ID); return nil })
 	if err != nil || fmt.Sprint(ids) != "[30000142 30002187 90000001 90000002]" {
 		t.Errorf("export: %v %v", ids, err)
 	}

@@ -1,4 +1,4 @@
-package query
+package analyst
 
 import (
 	"bytes"
@@ -70,7 +70,7 @@ func newTableQuery(ctx context.Context, g *indexer.Generation, tv tableView, doc
 
 // badClause is an analyst's error found while evaluating.
 func badClause(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadAnalystQuery, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s", ErrBadQuery, fmt.Sprintf(format, args...))
 }
 
 // eval returns the ordinals of the view that q matches.

@@ -1,4 +1,4 @@
-package query_test
+package analyst_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 
 	"gds/indexer"
 	"gds/indexer/indexertest"
-	"gds/query"
+	"gds/query/analyst"
 	"gds/snapshots"
 )
 
@@ -129,7 +129,7 @@ func TestRangeQueriesMatchBleve(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	a := query.NewAnalysts(m)
+	a := analyst.New(m)
 	const n = 400
 	byTables := 0
 	for gen := range 4 {
@@ -176,14 +176,14 @@ func TestRangeQueriesMatchBleve(t *testing.T) {
 			for strings.Contains(q, "%s") {
 				q = strings.Replace(q, "%s", namePattern(rng, names), 1)
 			}
-			req := query.AnalystRequest{Query: q, Category: cat, Limit: query.MaxAnalystLimit}
+			req := analyst.Request{Query: q, Category: cat, Limit: analyst.MaxLimit}
 			if i%5 == 0 && (cat == "" || cat == snapshots.CategoryCharacter) {
 				req.Fields = []string{"birthday"}
 			}
-			if query.AnsweredByTables(req) {
+			if analyst.AnsweredByTables(req) {
 				byTables++
 			}
-			restore := query.SetMaxNameIDs([]int{20000, 150, 10}[(i/3)%3])
+			restore := analyst.SetMaxNameIDs([]int{20000, 150, 10}[(i/3)%3])
 			compareWithBleve(t, a, req)
 			restore()
 		}
@@ -203,11 +203,11 @@ func TestRangeQueryLargeMatch(t *testing.T) {
 		recs[snapshots.Characters] = append(recs[snapshots.Characters],
 			&snapshots.Character{Entity: indexertest.Named(90000000+int64(i), fmt.Sprintf("Kari %s", strings.Repeat("a", 1+i%50))), CorporationID: 98000001, Birthday: &b})
 	}
-	a := query.NewAnalysts(indexertest.Manager(t, indexertest.Snapshot(t, recs)))
+	a := analyst.New(indexertest.Manager(t, indexertest.Snapshot(t, recs)))
 	for q, want := range map[string]uint64{`birthday:>="2010-01-01"`: 3000, `birthday:>"2010-01-01T00:00:00Z"`: 2970,
 		`+birthday:<"2010-01-02" +name:kari*`: 720, `-birthday:>="2010-01-03T00:00:00+00:00"`: 1440} {
-		req := query.AnalystRequest{Query: q, Category: snapshots.CategoryCharacter, Limit: 3}
-		if !query.AnsweredByTables(req) {
+		req := analyst.Request{Query: q, Category: snapshots.CategoryCharacter, Limit: 3}
+		if !analyst.AnsweredByTables(req) {
 			t.Errorf("%s: not answered by the tables", q)
 		}
 		res, err := a.Query(context.Background(), req)
@@ -287,11 +287,11 @@ func testRangesMatchBleve(t *testing.T, s *sample) {
 		}
 		// All hits are compared when they fit (bleve's first ones are in
 		// an order of its own); a limit of 100 keeps it cheap.
-		req := query.AnalystRequest{Query: q, Limit: 100}
+		req := analyst.Request{Query: q, Limit: 100}
 		if i%3 != 0 {
 			req.Category = f.cat
 		}
-		if !query.AnsweredByTables(req) {
+		if !analyst.AnsweredByTables(req) {
 			t.Errorf("%s (%s): not answered by the tables", q, req.Category)
 		}
 		compareWithBleve(t, s.a, req)

@@ -1,4 +1,4 @@
-package query_test
+package analyst_test
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 	"gds/indexer"
 	"gds/indexer/indexertest"
 	"gds/indexer/nametable"
-	"gds/query"
+	"gds/query/analyst"
 	"gds/snapshots"
 )
 
@@ -63,14 +63,14 @@ func tableRecords(n, gen int) indexertest.Records {
 // rows. Scores are the tables' own: the best first.
 func TestTableQueriesMatchBleve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 31))
-	open := func(bleveChars bool) (*indexer.Manager, *query.Analysts) {
+	open := func(bleveChars bool) (*indexer.Manager, *analyst.Engine) {
 		m, err := indexer.Open(indexer.Options{DataDir: filepath.Join(t.TempDir(), "data"), Logger: zerolog.New(io.Discard),
 			MaxIncrementalShare: 0.5, BleveCharacters: bleveChars})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { m.Close() })
-		return m, query.NewAnalysts(m)
+		return m, analyst.New(m)
 	}
 	mb, ab := open(true)
 	mt, at := open(false)
@@ -195,7 +195,7 @@ func TestTableQueriesMatchBleve(t *testing.T) {
 			if i%4 == 3 {
 				cat = "" // every category: the tables' hits merged with bleve's
 			}
-			req := query.AnalystRequest{Query: q, Category: cat, Limit: query.MaxAnalystLimit, Fields: []string{"*"}}
+			req := analyst.Request{Query: q, Category: cat, Limit: analyst.MaxLimit, Fields: []string{"*"}}
 			want, werr := ab.Query(ctx, req)
 			got, gerr := at.Query(ctx, req)
 			if (werr != nil) != (gerr != nil) {
@@ -228,12 +228,12 @@ func TestTableQueriesMatchBleve(t *testing.T) {
 			sorted.Sort = [][]string{{"corporation_id", "id"}, {"-birthday", "-id"}, {"-alliance_id", "birthday", "id"}, {"id"}}[rng.IntN(4)]
 			sorted.Limit = 1 + rng.IntN(50)
 			sorted.Facets = []string{"corporation_id", "alliance_id", "birthday"}
-			sorted.FacetSize = query.MaxFacetSize
+			sorted.FacetSize = analyst.MaxFacetSize
 			if cat == "" {
 				sorted.Facets = sorted.Facets[1:2]
 			}
 			want, werr = ab.Query(ctx, sorted)
-			restore := query.SetRecordsPerScan([]uint64{0, 1 << 40}[i%2]) // records' values, or the columns'
+			restore := analyst.SetRecordsPerScan([]uint64{0, 1 << 40}[i%2]) // records' values, or the columns'
 			got, gerr = at.Query(ctx, sorted)
 			restore()
 			if werr != nil || gerr != nil {
@@ -261,7 +261,7 @@ func TestTableQueriesMatchBleve(t *testing.T) {
 // phrases match nothing): checked against the records' words.
 func TestTablePhrases(t *testing.T) {
 	recs := tableRecords(600, 0)
-	a := query.NewAnalysts(indexertest.Manager(t, indexertest.Snapshot(t, recs)))
+	a := analyst.New(indexertest.Manager(t, indexertest.Snapshot(t, recs)))
 	wordsOf := map[int64][]string{}
 	var pairs [][2]string
 	for _, r := range recs[snapshots.Characters] {
@@ -293,7 +293,7 @@ func TestTablePhrases(t *testing.T) {
 				}
 			}
 		}
-		got, err := a.Query(context.Background(), query.AnalystRequest{Query: q, Category: snapshots.CategoryCharacter, Limit: query.MaxAnalystLimit})
+		got, err := a.Query(context.Background(), analyst.Request{Query: q, Category: snapshots.CategoryCharacter, Limit: analyst.MaxLimit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,7 +319,7 @@ func TestPhrasesInBleve(t *testing.T) {
 		recs[snapshots.Corporations] = append(recs[snapshots.Corporations], &snapshots.Corporation{
 			Entity: indexertest.Named(98100000+int64(i), name), Ticker: fmt.Sprint("P", i)})
 	}
-	a := query.NewAnalysts(indexertest.Manager(t, indexertest.Snapshot(t, recs)))
+	a := analyst.New(indexertest.Manager(t, indexertest.Snapshot(t, recs)))
 	for q, want := range map[string][]string{
 		`"caldari navy"`:              {"corporation/98100000", "corporation/98100002", "corporation/98100003"},
 		`words:"navy of"`:             {"corporation/98100001"},
@@ -327,7 +327,7 @@ func TestPhrasesInBleve(t *testing.T) {
 		`+"caldari navy" -reserve`:    {"corporation/98100000", "corporation/98100003"},
 		`name:"caldari navy reserve"`: {"corporation/98100002"},
 	} {
-		res, err := a.Query(context.Background(), query.AnalystRequest{Query: q, Category: snapshots.CategoryCorporation, Limit: 100})
+		res, err := a.Query(context.Background(), analyst.Request{Query: q, Category: snapshots.CategoryCorporation, Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -343,16 +343,16 @@ func TestPhrasesInBleve(t *testing.T) {
 // candidates by its first key: the same first hits as sorting them all.
 func TestTableQueryLargeMatch(t *testing.T) {
 	m := indexertest.Manager(t, indexertest.Snapshot(t, tableRecords(3000, 0)))
-	a := query.NewAnalysts(m)
+	a := analyst.New(m)
 	ctx := context.Background()
 	for _, s := range [][]string{{"-birthday", "id"}, {"corporation_id", "-id"}, {"id"}, {"-alliance_id", "id"}, {"-score", "id"}} {
 		for _, q := range []string{"*", "name:*a*", "words:kari", "birthday:>\"2005-01-01\""} {
-			req := query.AnalystRequest{Query: q, Category: snapshots.CategoryCharacter, Sort: s, Limit: 37}
+			req := analyst.Request{Query: q, Category: snapshots.CategoryCharacter, Sort: s, Limit: 37}
 			all, err := a.Query(ctx, req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			restore := query.SetMaxSortAll(10)
+			restore := analyst.SetMaxSortAll(10)
 			few, err := a.Query(ctx, req)
 			restore()
 			if err != nil {
@@ -365,7 +365,7 @@ func TestTableQueryLargeMatch(t *testing.T) {
 	}
 }
 
-func hitSet(hits []query.AnalystHit) []string {
+func hitSet(hits []analyst.Hit) []string {
 	var out []string
 	for _, h := range hits {
 		out = append(out, fmt.Sprintf("%s/%d %s %v", h.Category, h.ID, h.Name, h.Fields))
@@ -385,7 +385,7 @@ func minus(a, b []string) []string {
 	return out
 }
 
-func hitIDs(hits []query.AnalystHit) []string {
+func hitIDs(hits []analyst.Hit) []string {
 	var out []string
 	for _, h := range hits {
 		out = append(out, fmt.Sprintf("%s/%d", h.Category, h.ID))
@@ -394,7 +394,7 @@ func hitIDs(hits []query.AnalystHit) []string {
 }
 
 // facetCounts is each facet's counts, terms in any order.
-func facetCounts(fs []query.FacetResult) []string {
+func facetCounts(fs []analyst.FacetResult) []string {
 	var out []string
 	for _, f := range fs {
 		var bs []string
@@ -409,13 +409,13 @@ func facetCounts(fs []query.FacetResult) []string {
 	return out
 }
 
-func exportRows(t *testing.T, a *query.Analysts, req query.AnalystRequest) string {
+func exportRows(t *testing.T, a *analyst.Engine, req analyst.Request) string {
 	t.Helper()
 	var b bytes.Buffer
 	err := a.Export(context.Background(), req, func(total uint64, columns []string) error {
 		fmt.Fprintf(&b, "total %d %v\n", total, columns)
 		return nil
-	}, func(h query.AnalystHit) error {
+	}, func(h analyst.Hit) error {
 		fmt.Fprintf(&b, "%s/%d %s %v\n", h.Category, h.ID, h.Name, h.Fields)
 		return nil
 	})
@@ -428,11 +428,11 @@ func exportRows(t *testing.T, a *query.Analysts, req query.AnalystRequest) strin
 // A canceled analyst's query over characters stops with the context's
 // error, whatever it was doing.
 func TestTableQueryCanceled(t *testing.T) {
-	a := query.NewAnalysts(indexertest.Manager(t, indexertest.Snapshot(t, tableRecords(300, 0))))
+	a := analyst.New(indexertest.Manager(t, indexertest.Snapshot(t, tableRecords(300, 0))))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, q := range []string{"*", "words:kari", "name:/k.*/", "words:kar~1"} {
-		_, err := a.Query(ctx, query.AnalystRequest{Query: q, Category: snapshots.CategoryCharacter, Sort: []string{"-birthday"}})
+		_, err := a.Query(ctx, analyst.Request{Query: q, Category: snapshots.CategoryCharacter, Sort: []string{"-birthday"}})
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: %v, want the context's error", q, err)
 		}
