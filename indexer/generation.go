@@ -448,3 +448,70 @@ func lockBuilds(ctx context.Context, data string, waiting func()) (*buildLock, e
 func generationDir(data string, id uint64) string {
 	return filepath.Join(data, generationsIn, fmt.Sprintf("%06d", id))
 }
+
+// finishDir writes a built directory's generation.json and renames it into
+// place; on failure the directory is removed.
+func finishDir(tmp, final string, meta Meta) error {
+	err := writeMeta(tmp, meta)
+	if err == nil {
+		// bleve creates some files as the umask allows.
+		err = disk.MakePrivate(tmp)
+	}
+	if err == nil {
+		err = os.Rename(tmp, final)
+	}
+	if err != nil {
+		_ = os.RemoveAll(tmp)
+	}
+	return err
+}
+
+// openChecked opens the generation renamed into final and checks it
+// against snap; on failure it is removed.
+func (m *Manager) openChecked(final string, id uint64, snap *snapshots.Snapshot) (*Generation, error) {
+	opened := m.now()
+	gen, err := openGeneration(final, m.opts.AnalystIdle, m.opts.inMemory())
+	if err == nil {
+		err = check(gen, snap)
+	}
+	m.log.Debug().Uint64("generation", id).Dur("open", m.now().Sub(opened)).Msg("generation opened and checked")
+	if err != nil {
+		if gen != nil {
+			gen.remove = true
+			gen.Release()
+		}
+		_ = os.RemoveAll(final)
+		return nil, fmt.Errorf("check of generation %d: %w", id, err)
+	}
+	return gen, nil
+}
+
+// check verifies a generation against its snapshot before it goes live:
+// every category has as many names and bleve documents as records.
+func check(g *Generation, snap *snapshots.Snapshot) error {
+	for _, cat := range snapshots.Categories {
+		want := snap.Count(cat.Kind())
+		if !snap.Has(cat.Kind()) {
+			continue
+		}
+		if got := g.Meta.Counts[cat]; int64(got) != want {
+			return fmt.Errorf("%s: %d names indexed, snapshot has %d", cat, got, want)
+		}
+		if !g.BleveReady() || g.TablesAnswer(cat) {
+			continue // checked once the background phase has built them, or none
+		}
+		n, err := g.countDocuments(cat)
+		if err != nil {
+			return err
+		}
+		if int64(n) != want {
+			return fmt.Errorf("%s: bleve holds %d documents, snapshot has %d", cat, n, want)
+		}
+	}
+	for kind, n := range g.Meta.Records {
+		if s := g.Store(kind); s == nil || s.Len() != n {
+			return fmt.Errorf("%s: record store does not hold %d records", kind, n)
+		}
+	}
+	return nil
+}

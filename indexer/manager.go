@@ -431,23 +431,10 @@ func (m *Manager) buildSearch(j *job, req BuildRequest, ph *phase1) (*Generation
 	} else if j.resume {
 		return nil, Meta{}, nil
 	}
-	lock, err := lockBuilds(j.ctx, m.opts.DataDir, func() {
-		m.log.Info().Str("build_id", j.running.ID).Msg("another process is building in this data directory; waiting for it")
-	})
+	id, tmp, err := m.claimBuild(j, ph)
 	if err != nil {
 		return nil, Meta{}, err
 	}
-	ph.lock = lock
-	m.mu.Lock()
-	after := m.nextID
-	m.mu.Unlock()
-	id, tmp, err := claimID(m.opts.DataDir, after)
-	if err != nil {
-		return nil, Meta{}, err
-	}
-	m.mu.Lock()
-	m.nextID = id
-	m.mu.Unlock()
 	final := generationDir(m.opts.DataDir, id)
 	started := m.now()
 	b := &builder{ctx: j.ctx, opts: m.opts, snap: snap, prev: prev, full: full, dir: tmp, progress: progress, log: m.log}
@@ -462,33 +449,13 @@ func (m *Manager) buildSearch(j *job, req BuildRequest, ph *phase1) (*Generation
 	b.meta.SearchableAfter = b.meta.BuildDuration
 	b.meta.BlevePending = len(b.pendingBleve) > 0
 	progress(Progress{Phase: "switch"})
-	if err := writeMeta(tmp, b.meta); err != nil {
-		_ = os.RemoveAll(tmp)
+	if err := finishDir(tmp, final, b.meta); err != nil {
 		return nil, Meta{}, err
 	}
-	// bleve creates some files as the umask allows.
-	if err := disk.MakePrivate(tmp); err != nil {
-		_ = os.RemoveAll(tmp)
-		return nil, Meta{}, err
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		_ = os.RemoveAll(tmp)
-		return nil, Meta{}, err
-	}
-	opened := m.now()
 	b.dir = final
-	gen, err := openGeneration(final, m.opts.AnalystIdle, m.opts.inMemory())
-	if err == nil {
-		err = check(gen, snap)
-	}
-	m.log.Debug().Uint64("generation", id).Dur("open", m.now().Sub(opened)).Msg("generation opened and checked")
+	gen, err := m.openChecked(final, id, snap)
 	if err != nil {
-		if gen != nil {
-			gen.remove = true
-			gen.Release()
-		}
-		_ = os.RemoveAll(final)
-		return nil, Meta{}, fmt.Errorf("check of generation %d: %w", id, err)
+		return nil, Meta{}, err
 	}
 	if err := disk.WriteFileAtomic(filepath.Join(m.opts.DataDir, currentFile), []byte(strconv.FormatUint(id, 10)+"\n"), disk.PrivateFile); err != nil {
 		gen.remove = true
@@ -501,34 +468,28 @@ func (m *Manager) buildSearch(j *job, req BuildRequest, ph *phase1) (*Generation
 	return gen, gen.Meta, nil
 }
 
-// check verifies a generation against its snapshot before it goes live:
-// every category has as many names and bleve documents as records.
-func check(g *Generation, snap *snapshots.Snapshot) error {
-	for _, cat := range snapshots.Categories {
-		want := snap.Count(cat.Kind())
-		if !snap.Has(cat.Kind()) {
-			continue
-		}
-		if got := g.Meta.Counts[cat]; int64(got) != want {
-			return fmt.Errorf("%s: %d names indexed, snapshot has %d", cat, got, want)
-		}
-		if !g.BleveReady() || g.TablesAnswer(cat) {
-			continue // checked once the background phase has built them, or none
-		}
-		n, err := g.countDocuments(cat)
-		if err != nil {
-			return err
-		}
-		if int64(n) != want {
-			return fmt.Errorf("%s: bleve holds %d documents, snapshot has %d", cat, n, want)
-		}
+// claimBuild takes the data directory's build lock (waiting for another
+// process's build) and the next generation ID, with its .building
+// directory.
+func (m *Manager) claimBuild(j *job, ph *phase1) (id uint64, tmp string, err error) {
+	lock, err := lockBuilds(j.ctx, m.opts.DataDir, func() {
+		m.log.Info().Str("build_id", j.running.ID).Msg("another process is building in this data directory; waiting for it")
+	})
+	if err != nil {
+		return 0, "", err
 	}
-	for kind, n := range g.Meta.Records {
-		if s := g.Store(kind); s == nil || s.Len() != n {
-			return fmt.Errorf("%s: record store does not hold %d records", kind, n)
-		}
+	ph.lock = lock
+	m.mu.Lock()
+	after := m.nextID
+	m.mu.Unlock()
+	id, tmp, err = claimID(m.opts.DataDir, after)
+	if err != nil {
+		return 0, "", err
 	}
-	return nil
+	m.mu.Lock()
+	m.nextID = id
+	m.mu.Unlock()
+	return id, tmp, nil
 }
 
 // swap makes gen live for searches, and for analysts too when its bleve

@@ -33,22 +33,13 @@ const maxStoreDelta = 0.25
 // only new and changed records are collected.
 func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatcher) (readResult, error) {
 	rd := readResult{partial: partial}
-	dir := filepath.Join(b.dir, recordsDir)
 	var prev *Store
 	if b.prev != nil {
 		prev = b.prev.Store(kind)
 	}
 	cat, searchable := categoryOf(kind)
-	var sw *storeWriter
-	var err error
-	switch {
-	case searchable && !partial:
-		rd.split = true
-	case partial && prev.compressed() && prev.DeltaShare() < maxStoreDelta:
-		sw, err = newDeltaStoreWriter(dir, string(kind), prev, filepath.Join(b.prev.Dir(), recordsDir))
-	default:
-		sw, err = newStoreWriter(dir, string(kind), prev)
-	}
+	rd.split = searchable && !partial
+	sw, err := b.storeFor(kind, partial, rd.split, prev)
 	if err != nil {
 		return rd, err
 	}
@@ -102,24 +93,8 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 			if changed && prev != nil {
 				rd.ch.upserts = append(rd.ch.upserts, line.Key)
 			}
-			if sw == nil {
-				if r, ok := rec.(*snapshots.Structure); ok {
-					rd.corps = append(rd.corps, r.CorporationID)
-				}
-			} else {
-				if err := sw.add(line.Key, line.Raw); err != nil {
-					return err
-				}
-				switch r := rec.(type) {
-				case *snapshots.Structure:
-					sw.group(groupCorporation, r.CorporationID)
-				case *snapshots.Document:
-					sw.group(groupPath, HashPath(r.Path))
-				}
-			}
-			if searchable && (!partial || changed) {
-				rd.docs = append(rd.docs, b.docOf(line.Key, rec, b.mayPatch()))
-				rd.cols.addRecord(len(rd.docs)-1, rec)
+			if err := b.addRecord(&rd, sw, rec, line, searchable && (!partial || changed)); err != nil {
+				return err
 			}
 		}
 		if early != nil {
@@ -148,6 +123,48 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		return rd, nil
 	}
 	return rd, sw.close()
+}
+
+// storeFor opens the writer of kind's store: none for a search category
+// read whole (split: buildstore.go writes its store in a second pass), a
+// delta beside the previous generation's base while the delta stays small,
+// else a store written whole.
+func (b *builder) storeFor(kind snapshots.Kind, partial, split bool, prev *Store) (*storeWriter, error) {
+	dir := filepath.Join(b.dir, recordsDir)
+	switch {
+	case split:
+		return nil, nil
+	case partial && prev.compressed() && prev.DeltaShare() < maxStoreDelta:
+		return newDeltaStoreWriter(dir, string(kind), prev, filepath.Join(b.prev.Dir(), recordsDir))
+	default:
+		return newStoreWriter(dir, string(kind), prev)
+	}
+}
+
+// addRecord takes one decoded record into kind's store (or, without a
+// writer, notes its group for the second pass) and, when doc, into the
+// category's documents and value columns.
+func (b *builder) addRecord(rd *readResult, sw *storeWriter, rec snapshots.Record, line snapshots.Line, doc bool) error {
+	if sw == nil {
+		if r, ok := rec.(*snapshots.Structure); ok {
+			rd.corps = append(rd.corps, r.CorporationID)
+		}
+	} else {
+		if err := sw.add(line.Key, line.Raw); err != nil {
+			return err
+		}
+		switch r := rec.(type) {
+		case *snapshots.Structure:
+			sw.group(groupCorporation, r.CorporationID)
+		case *snapshots.Document:
+			sw.group(groupPath, HashPath(r.Path))
+		}
+	}
+	if doc {
+		rd.docs = append(rd.docs, b.docOf(line.Key, rec, b.mayPatch()))
+		rd.cols.addRecord(len(rd.docs)-1, rec)
+	}
+	return nil
 }
 
 // baseName is the name searched when no language is asked for: the English

@@ -44,19 +44,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// JSON lines are written in batches (httplog.LogBuffer: warnings and
-	// errors at once, a request's info line within 100 ms), not one write
-	// per request; a terminal gets every line as it happens.
-	logOut := env.Stderr
-	if cfg.Log.Format == "json" || (cfg.Log.Format != "pretty" && !isTerminal(env.Stderr)) {
-		lb := httplog.NewLogBuffer(env.Stderr, httplog.FlushEvery)
-		defer lb.Close()
-		logOut = lb
-	}
-	log, err := newLogger(cfg.Log, logOut)
+	log, closeLog, err := serveLogger(cfg, env)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	defer closeLog()
 	if err := admin.CheckExposure(cfg.AdminAddr, cfg.AdminToken); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -98,48 +90,12 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	srv := &servers{log: log, shutdownTimeout: cfg.HTTP.ShutdownTimeout}
 	defer srv.shutdown()
 	var publicUp atomic.Bool
-	adminLog := log.With().Str("listener", "admin").Logger()
-	adminOpts := admin.Options{
-		Indexer: mgr, Analysts: analyst.New(mgr), Snapshot: cfg.Snapshot, Token: cfg.AdminToken, Metrics: metrics,
-		Logger: adminLog, MaxBodyBytes: cfg.HTTP.MaxBodyBytes, Hosts: cfg.AdminHosts,
-		Ready: func() error {
-			if !publicUp.Load() {
-				return errors.New("The public listener is not up yet")
-			}
-			return nil
-		},
-	}
-	if fr.active() {
-		adminOpts.Fleet = fr.status
-	}
-	if cfg.Fleet.Follow != "" {
-		adminOpts.ReindexRefused = "This server is a replica (--follow): it builds nothing and serves the generations " +
-			"published to its bucket. Reindex on the indexer that publishes them."
-	}
-	adminHandler := admin.New(adminOpts)
-	if err := srv.listen("admin", cfg.AdminAddr, onJSONErrors(newHTTPServer(adminHandler, cfg.HTTP, adminLog), nil), nil); err != nil {
+	if err := startAdmin(srv, cfg, mgr, fr, metrics, log, &publicUp); err != nil {
 		return err
 	}
 
-	switch {
-	case mgr.Live() == nil && cfg.Fleet.Follow != "":
-		log.Info().Str("bucket", fleet.Redact(cfg.Fleet.Follow)).Msg("no generation is live; waiting for the first from the bucket")
-		if !waitForLive(ctx, mgr) {
-			log.Info().Msg("interrupted while waiting for the first generation")
-			return nil
-		}
-	case mgr.Live() == nil:
-		if cfg.Snapshot == "" {
-			return fmt.Errorf("serve: no index generation in %s yet: give --snapshot to build one", cfg.Data)
-		}
-		log.Info().Str("snapshot", cfg.Snapshot).Msg("no generation is live; building one before serving")
-		if _, err := mgr.Build(ctx, indexer.BuildRequest{Snapshot: cfg.Snapshot, Trigger: "start"}); err != nil {
-			if ctx.Err() != nil {
-				log.Info().Msg("interrupted during the initial build")
-				return nil
-			}
-			return fmt.Errorf("serve: initial build from %s failed and no generation is live: %w", cfg.Snapshot, err)
-		}
+	if live, err := ensureLive(ctx, mgr, cfg, log); !live || err != nil {
+		return err
 	}
 	rebuildMisread(mgr, cfg.Snapshot, cfg.Fleet.Follow != "", log)
 	if cfg.Schedule != "" {
@@ -153,29 +109,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	defer restoreProcs()
 	log.Info().Int("search_slots", slots).Int("gomaxprocs", procs).Msg("searches at once")
 	publicLog := log.With().Str("listener", "public").Logger()
-	public := publicHandler(api.Deps{
-		Views:      query.New(mgr),
-		Tokens:     tokens,
-		Now:        time.Now,
-		Logger:     publicLog,
-		ReleaseDay: cfg.ReleaseDay,
-		DevEnabled: cfg.Dev,
-		Metrics:    metrics,
-		Middleware: []gin.HandlerFunc{
-			httplog.Logger(httplog.Options{Logger: publicLog, Labels: api.Labels, ClientIP: cfg.TrustedProxies.r.IP}),
-		},
-		Limits: api.Limits{
-			MaxConcurrentSearches: cfg.MaxConcurrentSearches,
-			SearchQueueWait:       cfg.SearchQueueWait,
-			ErrorLimit:            cfg.ErrorLimit,
-			CacheBytes:            cfg.CacheBytes,
-			RateLimits:            cfg.RateLimits.spec.Groups,
-			RateLimitsOff:         cfg.RateLimits.spec.Off,
-			MaxBodyBytes:          cfg.HTTP.MaxBodyBytes,
-			MaxHeaderBytes:        cfg.HTTP.MaxHeaderBytes,
-		},
-		ClientIP: cfg.TrustedProxies.r,
-	})
+	public := publicHandler(publicDeps(cfg, mgr, tokens, metrics, publicLog))
 	// publicUp is set before "listening" is logged: an operator (or a
 	// test) who sees that line finds /readyz answering 200.
 	// The public port's answers of a few kilobytes leave in one write
@@ -360,4 +294,104 @@ func rebuildMisread(mgr *indexer.Manager, snapshot string, replica bool, log zer
 	id, _ := mgr.Start(indexer.BuildRequest{Snapshot: snap, Full: true, Trigger: "start"})
 	log.Warn().Err(err).Uint64("generation", live.ID).Str("snapshot", snap).Str("build_id", id).
 		Msg("the live generation was written by another gds version; it serves until this build replaces it")
+}
+
+// startAdmin starts the operator port: status, reindex, metrics, the
+// analysts' queries; /readyz answers 200 once publicUp is set.
+func startAdmin(srv *servers, cfg serveConfig, mgr *indexer.Manager, fr *fleetRun, metrics *admin.Metrics, log zerolog.Logger, publicUp *atomic.Bool) error {
+	adminLog := log.With().Str("listener", "admin").Logger()
+	adminOpts := admin.Options{
+		Indexer: mgr, Analysts: analyst.New(mgr), Snapshot: cfg.Snapshot, Token: cfg.AdminToken, Metrics: metrics,
+		Logger: adminLog, MaxBodyBytes: cfg.HTTP.MaxBodyBytes, Hosts: cfg.AdminHosts,
+		Ready: func() error {
+			if !publicUp.Load() {
+				return errors.New("The public listener is not up yet")
+			}
+			return nil
+		},
+	}
+	if fr.active() {
+		adminOpts.Fleet = fr.status
+	}
+	if cfg.Fleet.Follow != "" {
+		adminOpts.ReindexRefused = "This server is a replica (--follow): it builds nothing and serves the generations " +
+			"published to its bucket. Reindex on the indexer that publishes them."
+	}
+	adminHandler := admin.New(adminOpts)
+	if err := srv.listen("admin", cfg.AdminAddr, onJSONErrors(newHTTPServer(adminHandler, cfg.HTTP, adminLog), nil), nil); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ensureLive makes sure a generation is live before the public port opens:
+// a replica waits for the first from its bucket, an indexer builds one from
+// --snapshot. live is false when ctx ended first (not an error).
+func ensureLive(ctx context.Context, mgr *indexer.Manager, cfg serveConfig, log zerolog.Logger) (live bool, err error) {
+	switch {
+	case mgr.Live() == nil && cfg.Fleet.Follow != "":
+		log.Info().Str("bucket", fleet.Redact(cfg.Fleet.Follow)).Msg("no generation is live; waiting for the first from the bucket")
+		if !waitForLive(ctx, mgr) {
+			log.Info().Msg("interrupted while waiting for the first generation")
+			return false, nil
+		}
+	case mgr.Live() == nil:
+		if cfg.Snapshot == "" {
+			return false, fmt.Errorf("serve: no index generation in %s yet: give --snapshot to build one", cfg.Data)
+		}
+		log.Info().Str("snapshot", cfg.Snapshot).Msg("no generation is live; building one before serving")
+		if _, err := mgr.Build(ctx, indexer.BuildRequest{Snapshot: cfg.Snapshot, Trigger: "start"}); err != nil {
+			if ctx.Err() != nil {
+				log.Info().Msg("interrupted during the initial build")
+				return false, nil
+			}
+			return false, fmt.Errorf("serve: initial build from %s failed and no generation is live: %w", cfg.Snapshot, err)
+		}
+	}
+	return true, nil
+}
+
+// publicDeps is what the public port's handler is built from.
+func publicDeps(cfg serveConfig, mgr *indexer.Manager, tokens *auth.Verifier, metrics *admin.Metrics, publicLog zerolog.Logger) api.Deps {
+	return api.Deps{
+		Views:      query.New(mgr),
+		Tokens:     tokens,
+		Now:        time.Now,
+		Logger:     publicLog,
+		ReleaseDay: cfg.ReleaseDay,
+		DevEnabled: cfg.Dev,
+		Metrics:    metrics,
+		Middleware: []gin.HandlerFunc{
+			httplog.Logger(httplog.Options{Logger: publicLog, Labels: api.Labels, ClientIP: cfg.TrustedProxies.r.IP}),
+		},
+		Limits: api.Limits{
+			MaxConcurrentSearches: cfg.MaxConcurrentSearches,
+			SearchQueueWait:       cfg.SearchQueueWait,
+			ErrorLimit:            cfg.ErrorLimit,
+			CacheBytes:            cfg.CacheBytes,
+			RateLimits:            cfg.RateLimits.spec.Groups,
+			RateLimitsOff:         cfg.RateLimits.spec.Off,
+			MaxBodyBytes:          cfg.HTTP.MaxBodyBytes,
+			MaxHeaderBytes:        cfg.HTTP.MaxHeaderBytes,
+		},
+		ClientIP: cfg.TrustedProxies.r,
+	}
+}
+
+// serveLogger is the server's logger. JSON lines are written in batches
+// (httplog.LogBuffer: warnings and errors at once, a request's info line
+// within 100 ms), not one write per request; a terminal gets every line as
+// it happens. closeLog flushes what is buffered.
+func serveLogger(cfg serveConfig, env *Env) (log zerolog.Logger, closeLog func(), err error) {
+	logOut, closeLog := env.Stderr, func() {}
+	if cfg.Log.Format == "json" || (cfg.Log.Format != "pretty" && !isTerminal(env.Stderr)) {
+		lb := httplog.NewLogBuffer(env.Stderr, httplog.FlushEvery)
+		logOut, closeLog = lb, func() { lb.Close() }
+	}
+	log, err = newLogger(cfg.Log, logOut)
+	if err != nil {
+		closeLog()
+		return log, nil, err
+	}
+	return log, closeLog, nil
 }

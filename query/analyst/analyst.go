@@ -364,97 +364,9 @@ func bleveSearch(ctx context.Context, g *indexer.Generation, p *plan, idx bleve.
 	return out, nil
 }
 
-// ExportTooLargeError is returned by Export when a query matches more than
-// it may stream and no limit was set: the message says what to do.
-type ExportTooLargeError struct {
-	Total uint64
-	Cap   int
-}
-
 func (e *ExportTooLargeError) Error() string {
 	return fmt.Sprintf("the query matches %d documents, more than the export cap of %d: narrow the query, or set a limit (at most %d) to export the first ones in sort order",
 		e.Total, e.Cap, e.Cap)
-}
-
-// Export streams req's hits to start and then row, page by page in req.Sort's
-// order (ID order by default), at most req.Limit of them (at most
-// MaxExportRows). start learns the total before any row; an unlimited
-// request matching more than the cap fails with *ExportTooLargeError
-// before start.
-func (a *Engine) Export(ctx context.Context, req Request, start func(total uint64, columns []string) error, row func(Hit) error) error {
-	p, err := prepare(req, true)
-	if err != nil {
-		return err
-	}
-	g, release := a.acquire()
-	if g == nil {
-		return query.ErrNotReady
-	}
-	defer release()
-	defer g.UseIndexes()()
-	if tables, others := tablesOnlyCategories(g, p.cats); len(tables) > 0 {
-		return exportTables(ctx, g, p, tables, others, req, start, row)
-	}
-	idx, err := categoryIndexes(g, p.cats)
-	if err != nil {
-		return err
-	}
-	if idx == nil {
-		return start(0, p.fields)
-	}
-	return exportBleve(ctx, g, p, idx, func(total uint64) error {
-		if req.Limit == 0 && total > uint64(exportCap) {
-			return wrapBad(&ExportTooLargeError{Total: total, Cap: exportCap})
-		}
-		return start(total, p.fields)
-	}, row)
-}
-
-// exportBleve pages through p's hits in idx (p.sort's order, then ID
-// order), at most p.limit of them: begin learns the total first.
-func exportBleve(ctx context.Context, g *indexer.Generation, p *plan, idx bleve.Index, begin func(total uint64) error, row func(Hit) error) error {
-	if err := rewriteNames(ctx, g, p); err != nil {
-		return err
-	}
-	q := instantRanges(p.q)
-	// A unique last key lets each page start after the one before.
-	order := append(slices.Clone(p.sort), indexer.DocIDField)
-	var after []string
-	sent := 0
-	for first := true; ; first = false {
-		size := min(exportPage, p.limit-sent)
-		sr := bleve.NewSearchRequestOptions(q, size, 0, false)
-		sr.SortBy(order)
-		if !slices.ContainsFunc(order, func(k string) bool { return strings.TrimPrefix(k, "-") == "_score" }) {
-			sr.Score = "none" // an order without scores needs none
-		}
-		if after != nil {
-			sr.SetSearchAfter(after)
-		}
-		out, err := idx.SearchInContext(ctx, sr)
-		if err != nil {
-			return fmt.Errorf("analysts' export: %w", err)
-		}
-		if first {
-			if err := begin(out.Total); err != nil {
-				return err
-			}
-		}
-		for _, h := range out.Hits {
-			hit, err := hitOf(g, h.ID, h.Index, h.Score, p.fields)
-			if err != nil {
-				return err
-			}
-			if err := row(hit); err != nil {
-				return err
-			}
-		}
-		sent += len(out.Hits)
-		if len(out.Hits) < size || sent >= p.limit {
-			return nil
-		}
-		after = out.Hits[len(out.Hits)-1].Sort
-	}
 }
 
 // errExportDone stops an export's paging once it has sent its rows.
