@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"gds/indexer/recstore"
 	"gds/snapshots"
 )
 
@@ -28,7 +29,7 @@ type storeJob struct {
 func (b *builder) writeStoreBeside(kind snapshots.Kind, rd readResult) {
 	job := &storeJob{kind: kind, done: make(chan struct{})}
 	b.stores = append(b.stores, job)
-	var prev *Store
+	var prev *recstore.Store
 	if b.prev != nil {
 		prev = b.prev.Store(kind)
 	}
@@ -41,23 +42,23 @@ func (b *builder) writeStoreBeside(kind snapshots.Kind, rd readResult) {
 
 // writeStore writes kind's store whole from its file; corps, when set, is
 // each record's corporation (the structures' group).
-func (b *builder) writeStore(kind snapshots.Kind, prev *Store, corps []int64) error {
-	sw, err := newStoreWriter(filepath.Join(b.dir, recordsDir), string(kind), prev)
+func (b *builder) writeStore(kind snapshots.Kind, prev *recstore.Store, corps []int64) error {
+	sw, err := recstore.NewWriter(filepath.Join(b.dir, recordsDir), string(kind), prev)
 	if err != nil {
 		return err
 	}
-	sw.reserve(int(b.snap.Count(kind)))
+	sw.Reserve(int(b.snap.Count(kind)))
 	i := 0
 	opts := snapshots.EachOptions{Skip: func(int64, []byte) bool { return true }}
 	err = b.snap.EachWith(kind, opts, func(_ snapshots.Record, line snapshots.Line) error {
-		if err := sw.add(line.Key, line.Raw); err != nil {
+		if err := sw.Add(line.Key, line.Raw); err != nil {
 			return err
 		}
 		if corps != nil {
 			if i >= len(corps) {
 				return fmt.Errorf("the file has more records than its first reading")
 			}
-			sw.group(groupCorporation, corps[i])
+			sw.Group(groupCorporation, corps[i])
 		}
 		if i++; i%100000 == 0 {
 			return b.ctx.Err()
@@ -68,10 +69,10 @@ func (b *builder) writeStore(kind snapshots.Kind, prev *Store, corps []int64) er
 		err = fmt.Errorf("the file has %d records, its first reading %d", i, len(corps))
 	}
 	if err != nil {
-		sw.abort()
+		sw.Abort()
 		return err
 	}
-	return sw.close()
+	return sw.Close()
 }
 
 // finishStores waits for every store still being written and returns the

@@ -17,6 +17,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"gds/indexer/nametable"
+	"gds/indexer/recstore"
 	"gds/indexer/valuecol"
 	"gds/snapshots"
 	"gds/snapshots/disk"
@@ -122,7 +123,7 @@ type Generation struct {
 	dir  string
 
 	tables map[snapshots.Category]*CategoryTables
-	stores map[snapshots.Kind]*Store
+	stores map[snapshots.Kind]*recstore.Store
 	// storesHeld: the stores are held in memory rather than mapped.
 	storesHeld bool
 
@@ -178,7 +179,7 @@ func (g *Generation) Dir() string { return g.dir }
 func (g *Generation) Tables(c snapshots.Category) *CategoryTables { return g.tables[c] }
 
 // Store returns a kind's record store, or nil when the snapshot had none.
-func (g *Generation) Store(k snapshots.Kind) *Store { return g.stores[k] }
+func (g *Generation) Store(k snapshots.Kind) *recstore.Store { return g.stores[k] }
 
 // Release gives back a reference taken by Manager.Acquire.
 func (g *Generation) Release() {
@@ -265,7 +266,7 @@ func openGeneration(dir string, idle time.Duration, held inMemory) (*Generation,
 		return nil, fmt.Errorf("generation %s: %w", dir, err)
 	}
 	g := &Generation{Meta: meta, dir: dir, idle: idle, tables: map[snapshots.Category]*CategoryTables{},
-		indexes: map[snapshots.Category]bleve.Index{}, stores: map[snapshots.Kind]*Store{}}
+		indexes: map[snapshots.Category]bleve.Index{}, stores: map[snapshots.Kind]*recstore.Store{}}
 	g.refs.Store(1)
 	g.bleveReady.Store(!meta.BlevePending)
 	fail := func(err error) (*Generation, error) {
@@ -278,7 +279,7 @@ func openGeneration(dir string, idle time.Duration, held inMemory) (*Generation,
 	}
 	g.storesHeld = holdStores
 	for kind := range meta.Records {
-		s, err := openStore(filepath.Join(dir, recordsDir), string(kind), holdStores, storeGroups(kind)...)
+		s, err := recstore.Open(filepath.Join(dir, recordsDir), string(kind), holdStores, storeGroups(kind)...)
 		if err != nil {
 			return fail(err)
 		}

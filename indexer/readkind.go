@@ -4,6 +4,7 @@ import (
 	"math"
 	"path/filepath"
 
+	"gds/indexer/recstore"
 	"gds/snapshots"
 )
 
@@ -33,7 +34,7 @@ const maxStoreDelta = 0.25
 // only new and changed records are collected.
 func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatcher) (readResult, error) {
 	rd := readResult{partial: partial}
-	var prev *Store
+	var prev *recstore.Store
 	if b.prev != nil {
 		prev = b.prev.Store(kind)
 	}
@@ -45,7 +46,7 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 	}
 	total := b.snap.Count(kind)
 	if sw != nil {
-		sw.reserve(int(total))
+		sw.Reserve(int(total))
 	}
 	if searchable && !partial {
 		rd.docs = make([]docInfo, 0, total)
@@ -81,7 +82,7 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		advance(line.Key)
 		known := prev != nil && pi < prev.Len() && prev.Key(pi) == line.Key
 		if rec == nil { // skipped: the previous generation's record, unchanged
-			if err := sw.keep(pi, line.Raw); err != nil {
+			if err := sw.Keep(pi, line.Raw); err != nil {
 				return err
 			}
 			pi++
@@ -110,7 +111,7 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 	})
 	if err != nil {
 		if sw != nil {
-			sw.abort()
+			sw.Abort()
 		}
 		return rd, err
 	}
@@ -122,42 +123,42 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 	if sw == nil {
 		return rd, nil
 	}
-	return rd, sw.close()
+	return rd, sw.Close()
 }
 
 // storeFor opens the writer of kind's store: none for a search category
 // read whole (split: buildstore.go writes its store in a second pass), a
 // delta beside the previous generation's base while the delta stays small,
 // else a store written whole.
-func (b *builder) storeFor(kind snapshots.Kind, partial, split bool, prev *Store) (*storeWriter, error) {
+func (b *builder) storeFor(kind snapshots.Kind, partial, split bool, prev *recstore.Store) (*recstore.Writer, error) {
 	dir := filepath.Join(b.dir, recordsDir)
 	switch {
 	case split:
 		return nil, nil
-	case partial && prev.compressed() && prev.DeltaShare() < maxStoreDelta:
-		return newDeltaStoreWriter(dir, string(kind), prev, filepath.Join(b.prev.Dir(), recordsDir))
+	case partial && prev.Compressed() && prev.DeltaShare() < maxStoreDelta:
+		return recstore.NewDeltaWriter(dir, string(kind), prev, filepath.Join(b.prev.Dir(), recordsDir))
 	default:
-		return newStoreWriter(dir, string(kind), prev)
+		return recstore.NewWriter(dir, string(kind), prev)
 	}
 }
 
 // addRecord takes one decoded record into kind's store (or, without a
 // writer, notes its group for the second pass) and, when doc, into the
 // category's documents and value columns.
-func (b *builder) addRecord(rd *readResult, sw *storeWriter, rec snapshots.Record, line snapshots.Line, doc bool) error {
+func (b *builder) addRecord(rd *readResult, sw *recstore.Writer, rec snapshots.Record, line snapshots.Line, doc bool) error {
 	if sw == nil {
 		if r, ok := rec.(*snapshots.Structure); ok {
 			rd.corps = append(rd.corps, r.CorporationID)
 		}
 	} else {
-		if err := sw.add(line.Key, line.Raw); err != nil {
+		if err := sw.Add(line.Key, line.Raw); err != nil {
 			return err
 		}
 		switch r := rec.(type) {
 		case *snapshots.Structure:
-			sw.group(groupCorporation, r.CorporationID)
+			sw.Group(groupCorporation, r.CorporationID)
 		case *snapshots.Document:
-			sw.group(groupPath, HashPath(r.Path))
+			sw.Group(groupPath, recstore.HashPath(r.Path))
 		}
 	}
 	if doc {

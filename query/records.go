@@ -10,6 +10,7 @@ import (
 
 	"gds/indexer"
 	"gds/indexer/nametable"
+	"gds/indexer/recstore"
 	"gds/snapshots"
 )
 
@@ -38,7 +39,7 @@ func recordErr(kind snapshots.Kind, id int64, ok bool, err error) error {
 	switch {
 	case !ok:
 		return ErrNotFound
-	case errors.Is(err, indexer.ErrDamagedRecord):
+	case errors.Is(err, recstore.ErrDamagedRecord):
 		return fmt.Errorf("%s %d: %w", kind, id, ErrDamaged)
 	case err != nil:
 		return fmt.Errorf("%s %d: %w", kind, id, err)
@@ -117,7 +118,7 @@ func (v *View) Document(path string) (json.RawMessage, error) {
 	if s == nil {
 		return nil, ErrNotFound
 	}
-	for _, p := range s.Group("path", indexer.HashPath(path)) {
+	for _, p := range s.Group("path", recstore.HashPath(path)) {
 		var d snapshots.Document
 		if err := s.Read(p, func(raw []byte) error { return snapshots.DecodeRecord(raw, &d) }); err != nil {
 			return nil, err

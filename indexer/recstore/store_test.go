@@ -1,4 +1,4 @@
-package indexer
+package recstore
 
 import (
 	"bytes"
@@ -35,17 +35,17 @@ func writeStoreFormat(t testing.TB, dir string, keys []int64, recs [][]byte, v3 
 // by set.
 func writeStoreWith(t testing.TB, dir string, keys []int64, recs [][]byte, set func(*blockWriter)) {
 	t.Helper()
-	sw, err := newStoreWriter(dir, "things", nil)
+	sw, err := NewWriter(dir, "things", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	set(sw.bw)
 	for i, k := range keys {
-		if err := sw.add(k, recs[i]); err != nil {
+		if err := sw.Add(k, recs[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := sw.close(); err != nil {
+	if err := sw.Close(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -105,7 +105,7 @@ func TestStoreRecordsReadBackAcrossDeltas(t *testing.T) {
 					bw.entropy, bw.pack = true, nil
 				}
 			})
-			prev, err := openStore(prevDir, "things", false)
+			prev, err := Open(prevDir, "things", false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +117,7 @@ func TestStoreRecordsReadBackAcrossDeltas(t *testing.T) {
 			for step := range 4 {
 				if step%2 == 1 {
 					prev.Close()
-					if prev, err = openStore(prevDir, "things", true); err != nil {
+					if prev, err = Open(prevDir, "things", true); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -139,7 +139,7 @@ func TestStoreRecordsReadBackAcrossDeltas(t *testing.T) {
 					next[k] = record(rng, k)
 				}
 				dir := t.TempDir()
-				sw, err := newDeltaStoreWriter(dir, "things", prev, prevDir)
+				sw, err := NewDeltaWriter(dir, "things", prev, prevDir)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -150,24 +150,24 @@ func TestStoreRecordsReadBackAcrossDeltas(t *testing.T) {
 						pi++
 					}
 					if pi < prev.Len() && prev.Key(pi) == k && prev.Hash(pi) == prev.HashOf(next[k]) {
-						err = sw.keep(pi, next[k])
+						err = sw.Keep(pi, next[k])
 						kept++
 					} else {
-						err = sw.add(k, next[k])
+						err = sw.Add(k, next[k])
 						changed++
 					}
 					if err != nil {
 						t.Fatal(err)
 					}
 				}
-				if err := sw.close(); err != nil {
+				if err := sw.Close(); err != nil {
 					t.Fatal(err)
 				}
 				if kept < len(keys)*9/10 || changed == 0 {
 					t.Fatalf("step %d: kept %d, changed %d of %d", step, kept, changed, len(keys))
 				}
 				prev.Close()
-				if prev, err = openStore(dir, "things", false); err != nil {
+				if prev, err = Open(dir, "things", false); err != nil {
 					t.Fatal(err)
 				}
 				if prev.DeltaShare() == 0 {
@@ -190,7 +190,7 @@ func TestStoreRecordsReadBackAcrossDeltas(t *testing.T) {
 // the index parts a lookup reads lie in a mapping of its files.
 func checkInMemory(t *testing.T, dir string, keys []int64, want map[int64][]byte) {
 	t.Helper()
-	s, err := openStore(dir, "things", true)
+	s, err := Open(dir, "things", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,13 +311,13 @@ func TestStoreDamagedRecordReads(t *testing.T) {
 			if err := os.WriteFile(idxPath, raw, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s, err := openStore(dir, "things", false)
+			s, err := Open(dir, "things", false)
 			if err != nil {
 				t.Fatalf("open: %v", err)
 			}
 			defer s.Close()
-			if s.compressed() == v3 {
-				t.Errorf("compressed() = %v: only the current format takes a delta", s.compressed())
+			if s.Compressed() == v3 {
+				t.Errorf("compressed() = %v: only the current format takes a delta", s.Compressed())
 			}
 			if got := string(s.Raw(0)); got != string(lines[0]) {
 				t.Errorf("record 1 = %.20q, want %.20q", got, lines[0])
@@ -354,12 +354,12 @@ func TestStoreReadsV3(t *testing.T) {
 	if string(idx[:8]) != storeMagicV3 {
 		t.Fatalf("wrote %q", idx[:8])
 	}
-	s, err := openStore(dir, "things", false)
+	s, err := Open(dir, "things", false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if s.compressed() {
+	if s.Compressed() {
 		t.Fatal("a GDSSTO03 store reads as current: an incremental build would add bare frames to it")
 	}
 	checkStore(t, s, keys, want)
@@ -384,12 +384,12 @@ func TestStoreReadsRawLineFormat(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s, err := openStore(dir, "things", false)
+	s, err := Open(dir, "things", false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if s.compressed() {
+	if s.Compressed() {
 		t.Fatal("a GDSSTO02 store reads as compressed: an incremental build would add blocks to raw lines")
 	}
 	checkStore(t, s, []int64{5, 9}, map[int64][]byte{5: []byte(lines[0]), 9: []byte(lines[1])})
@@ -420,26 +420,26 @@ func FuzzStoreParse(f *testing.F) {
 	idx3, _ := os.ReadFile(filepath.Join(v3, "things.idx"))
 	data3, _ := os.ReadFile(filepath.Join(v3, "things.data"))
 	f.Add(idx3, data3, []byte(nil))
-	prev, err := openStore(dir, "things", false)
+	prev, err := Open(dir, "things", false)
 	if err != nil {
 		f.Fatal(err)
 	}
 	delta := f.TempDir()
-	sw, err := newDeltaStoreWriter(delta, "things", prev, dir)
+	sw, err := NewDeltaWriter(delta, "things", prev, dir)
 	if err != nil {
 		f.Fatal(err)
 	}
 	for i := range keys {
 		if i%3 == 0 {
-			err = sw.add(keys[i], record(rng, keys[i]))
+			err = sw.Add(keys[i], record(rng, keys[i]))
 		} else {
-			err = sw.keep(i, recs[i])
+			err = sw.Keep(i, recs[i])
 		}
 		if err != nil {
 			f.Fatal(err)
 		}
 	}
-	if err := sw.close(); err != nil {
+	if err := sw.Close(); err != nil {
 		f.Fatal(err)
 	}
 	prev.Close()
@@ -467,20 +467,20 @@ func BenchmarkStoreGet(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const n = 1_000_000
 	keys := make([]int64, n)
-	sw, err := newStoreWriter(dir, "things", nil)
+	sw, err := NewWriter(dir, "things", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := range keys {
 		keys[i] = int64(90000000 + 11*i + rng.IntN(10))
-		if err := sw.add(keys[i], record(rng, keys[i])); err != nil {
+		if err := sw.Add(keys[i], record(rng, keys[i])); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if err := sw.close(); err != nil {
+	if err := sw.Close(); err != nil {
 		b.Fatal(err)
 	}
-	s, err := openStore(dir, "things", false)
+	s, err := Open(dir, "things", false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -530,7 +530,7 @@ func TestStoreBlocksWithoutEntropy(t *testing.T) {
 	for _, entropy := range []bool{false, true} {
 		dir := t.TempDir()
 		writeStoreWith(t, dir, keys, recs, func(bw *blockWriter) { bw.entropy, bw.pack = entropy, nil })
-		s, err := openStore(dir, "things", false)
+		s, err := Open(dir, "things", false)
 		if err != nil {
 			t.Fatal(err)
 		}

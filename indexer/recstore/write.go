@@ -1,4 +1,4 @@
-package indexer
+package recstore
 
 import (
 	"encoding/binary"
@@ -12,10 +12,10 @@ import (
 	"gds/snapshots/disk"
 )
 
-// storeWriter writes a Store. A full writer puts every record in a new
-// base file; a delta writer (newDeltaStoreWriter) hard-links the previous
+// Writer writes a Store. A full writer puts every record in a new
+// base file; a delta writer (NewDeltaWriter) hard-links the previous
 // store's base and writes only records that are not in it to a delta file.
-type storeWriter struct {
+type Writer struct {
 	dir, kind string
 	f         *os.File          // the file new blocks go to: base or delta
 	w         *disk.ChunkWriter // huge-page-sized writes: see disk.HugeChunk
@@ -30,9 +30,9 @@ type storeWriter struct {
 	groups    map[string][]int64
 }
 
-// newStoreWriter starts a store written whole. prev, when set, is the
+// NewWriter starts a store written whole. prev, when set, is the
 // previous generation's store, which keep takes unchanged records from.
-func newStoreWriter(dir, kind string, prev *Store) (*storeWriter, error) {
+func NewWriter(dir, kind string, prev *Store) (*Writer, error) {
 	if err := os.Remove(filepath.Join(dir, kind+".delta")); err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
@@ -40,15 +40,15 @@ func newStoreWriter(dir, kind string, prev *Store) (*storeWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	sw := &storeWriter{dir: dir, kind: kind, f: f, w: disk.NewChunkWriter(f, disk.HugeChunk), groups: map[string][]int64{}}
+	sw := &Writer{dir: dir, kind: kind, f: f, w: disk.NewChunkWriter(f, disk.HugeChunk), groups: map[string][]int64{}}
 	sw.bw = &blockWriter{write: sw.writeFrame, offs: []uint64{0}, pack: recpack.NewPacker(nil)}
 	sw.from(prev)
 	return sw, nil
 }
 
-// newDeltaStoreWriter starts a store that shares prev's base file (linked
+// NewDeltaWriter starts a store that shares prev's base file (linked
 // into dir) and writes the rest to a delta file. prev must be compressed.
-func newDeltaStoreWriter(dir, kind string, prev *Store, prevDir string) (*storeWriter, error) {
+func NewDeltaWriter(dir, kind string, prev *Store, prevDir string) (*Writer, error) {
 	base := filepath.Join(dir, kind+".data")
 	if err := os.Remove(base); err != nil && !os.IsNotExist(err) {
 		return nil, err
@@ -60,7 +60,7 @@ func newDeltaStoreWriter(dir, kind string, prev *Store, prevDir string) (*storeW
 	if err != nil {
 		return nil, err
 	}
-	sw := &storeWriter{dir: dir, kind: kind, f: f, w: disk.NewChunkWriter(f, disk.HugeChunk), groups: map[string][]int64{},
+	sw := &Writer{dir: dir, kind: kind, f: f, w: disk.NewChunkWriter(f, disk.HugeChunk), groups: map[string][]int64{},
 		baseSize: prev.baseSize, delta: true}
 	pb := prev.blk
 	offs := make([]uint64, pb.baseBlocks+1)
@@ -81,12 +81,12 @@ func newDeltaStoreWriter(dir, kind string, prev *Store, prevDir string) (*storeW
 	return sw, nil
 }
 
-func (sw *storeWriter) writeFrame(b []byte) error {
+func (sw *Writer) writeFrame(b []byte) error {
 	_, err := sw.w.Write(b)
 	return err
 }
 
-func (sw *storeWriter) from(prev *Store) {
+func (sw *Writer) from(prev *Store) {
 	if prev == nil {
 		return
 	}
@@ -96,20 +96,20 @@ func (sw *storeWriter) from(prev *Store) {
 	}
 }
 
-// reserve makes room for n records.
-func (sw *storeWriter) reserve(n int) {
+// Reserve makes room for n records.
+func (sw *Writer) Reserve(n int) {
 	sw.keys = slices.Grow(sw.keys, n)
 	sw.locs = slices.Grow(sw.locs, n)
 	sw.hashes = slices.Grow(sw.hashes, n)
 }
 
-// add appends a new or changed record; keys arrive ascending (the snapshot
+// Add appends a new or changed record; keys arrive ascending (the snapshot
 // guarantees it).
-func (sw *storeWriter) add(key int64, raw []byte) error {
+func (sw *Writer) Add(key int64, raw []byte) error {
 	return sw.addHashed(key, raw, HashRecord(raw))
 }
 
-func (sw *storeWriter) addHashed(key int64, raw []byte, hash uint64) error {
+func (sw *Writer) addHashed(key int64, raw []byte, hash uint64) error {
 	if len(raw) > maxDecoded/2 {
 		return fmt.Errorf("record %d is too large (%d bytes)", key, len(raw))
 	}
@@ -123,16 +123,16 @@ func (sw *storeWriter) addHashed(key int64, raw []byte, hash uint64) error {
 	return nil
 }
 
-// keep carries the previous store's record at position pi over unchanged;
+// Keep carries the previous store's record at position pi over unchanged;
 // raw is its line (the same bytes). A delta writer leaves a record of the
 // shared base where it is and copies one of the previous delta; a full
 // writer writes it again. Its group keys come along.
-func (sw *storeWriter) keep(pi int, raw []byte) error {
+func (sw *Writer) Keep(pi int, raw []byte) error {
 	p := sw.prev
 	var err error
 	switch {
 	case !sw.delta:
-		err = sw.add(p.Key(pi), raw) // hashed anew: p may use the old hash
+		err = sw.Add(p.Key(pi), raw) // hashed anew: p may use the old hash
 	case p.inDelta(pi):
 		err = sw.addHashed(p.Key(pi), raw, p.hashes[pi])
 	default:
@@ -148,24 +148,24 @@ func (sw *storeWriter) keep(pi int, raw []byte) error {
 		return err
 	}
 	for name, keys := range sw.prevGroup {
-		sw.group(name, keys[pi])
+		sw.Group(name, keys[pi])
 	}
 	return nil
 }
 
-// group files the record just added under key in the named group.
-func (sw *storeWriter) group(name string, key int64) {
+// Group files the record just added under key in the named group.
+func (sw *Writer) Group(name string, key int64) {
 	sw.groups[name] = append(sw.groups[name], key, int64(len(sw.keys)-1))
 }
 
-// abort stops the writer after a failed read, leaving its files to the
+// Abort stops the writer after a failed read, leaving its files to the
 // build directory's removal.
-func (sw *storeWriter) abort() {
+func (sw *Writer) Abort() {
 	sw.bw.stop()
 	sw.f.Close()
 }
 
-func (sw *storeWriter) close() error {
+func (sw *Writer) Close() error {
 	if err := sw.bw.finish(); err != nil {
 		sw.f.Close()
 		return err
@@ -200,9 +200,9 @@ func (sw *storeWriter) close() error {
 	return nil
 }
 
-// index is the GDSSTO04 index file (layout in storeblocks.go), or a
+// index is the GDSSTO04 index file (layout in blocks.go), or a
 // GDSSTO03 one when the block writer keeps whole frames.
-func (sw *storeWriter) index(base, baseBlocks uint64) []byte {
+func (sw *Writer) index(base, baseBlocks uint64) []byte {
 	bw := sw.bw
 	n := len(sw.keys)
 	blocks := len(bw.offs) - 1

@@ -1,4 +1,4 @@
-package indexer
+package recstore
 
 import (
 	"encoding/binary"
@@ -16,24 +16,10 @@ import (
 )
 
 // Store holds one kind's records as the snapshot had them (raw JSON, in
-// key order), memory-mapped (or held in memory: openStore), for lookups by
+// key order), memory-mapped (or held in memory: Open), for lookups by
 // key without holding millions of records in the heap. A record's hash
-// lets the next build see what changed.
-//
-// Files (their layout: storeblocks.go and docs/architecture.md):
-//
-//	<kind>.data   the base: records in zstd blocks (storeblocks.go), written
-//	              by a full build and shared (hard-linked) by the
-//	              incremental builds after it
-//	<kind>.delta  blocks of the records added or changed since the base was
-//	              written (incremental builds only; rewritten by each)
-//	<kind>.idx    "GDSSTO04": the blocks' dictionary and offsets, and per
-//	              record its key, block and slot, and hash
-//	<kind>.by-<group>  sorted (group key, position) pairs
-//
-// Stores of older generations ("GDSSTO01", "GDSSTO02": raw JSON lines;
-// "GDSSTO03": larger blocks, whole frames) are still read; the next build
-// writes them whole in the current format.
+// lets the next build see what changed. Its files and versions: the
+// package doc; the index's layout: blocks.go.
 type Store struct {
 	keys   []int64  // the keys, when they do not fit keys32
 	keys32 []uint32 // key - keyBase, when every key fits
@@ -162,9 +148,9 @@ func (s *Store) inDelta(i int) bool {
 	return s.starts[i] >= s.baseSize
 }
 
-// compressed reports whether the store is in the current (block) format,
+// Compressed reports whether the store is in the current (block) format,
 // which an incremental build can add a delta to.
-func (s *Store) compressed() bool { return s.blk != nil && s.blk.bare }
+func (s *Store) Compressed() bool { return s.blk != nil && s.blk.bare }
 
 // DeltaShare is the size of the delta file relative to the base file.
 func (s *Store) DeltaShare() float64 {
@@ -293,9 +279,9 @@ func HashPath(path string) int64 {
 	return int64(h.Sum64() >> 1)
 }
 
-// openStore maps a kind's store in dir. inMemory holds what a lookup reads
+// Open maps a kind's store in dir. inMemory holds what a lookup reads
 // in memory of the process's own instead (holdInMemory).
-func openStore(dir, kind string, inMemory bool, groups ...string) (*Store, error) {
+func Open(dir, kind string, inMemory bool, groups ...string) (*Store, error) {
 	s := &Store{groups: map[string][]int64{}}
 	fail := func(err error) (*Store, error) {
 		s.Close()

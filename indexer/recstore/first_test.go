@@ -1,6 +1,6 @@
 //go:build bench
 
-package indexer
+package recstore
 
 import (
 	"bytes"
@@ -36,7 +36,7 @@ func TestStoreFirstTouch(t *testing.T) {
 	if k := os.Getenv("GDS_STORE_KIND"); k != "" {
 		kind = k
 	}
-	s, err := openStore(dir, kind, false)
+	s, err := Open(dir, kind, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestStoreFirstTouch(t *testing.T) {
 	}
 	inMemory := os.Getenv("GDS_STORE_IN_MEMORY") == "1"
 	t0 := time.Now()
-	s, err = openStore(dir, kind, inMemory)
+	s, err = Open(dir, kind, inMemory)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestStoreRewrite(t *testing.T) {
 		t.Skip("GDS_STORE_DIR or GDS_STORE_OUT not set")
 	}
 	kind := cmp.Or(os.Getenv("GDS_STORE_KIND"), "characters")
-	s, err := openStore(dir, kind, false)
+	s, err := Open(dir, kind, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestStoreRewrite(t *testing.T) {
 	if err := os.MkdirAll(out, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	sw, err := newStoreWriter(out, kind, nil)
+	sw, err := NewWriter(out, kind, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestStoreRewrite(t *testing.T) {
 	if os.Getenv("GDS_STORE_PACK") == "0" {
 		sw.bw.pack = nil
 	}
-	sw.reserve(s.Len())
+	sw.Reserve(s.Len())
 	t0, c0 := time.Now(), cpuTime()
 	// Block by block: each decoded once (positions follow the blocks in
 	// a store written whole).
@@ -228,7 +228,7 @@ func TestStoreRewrite(t *testing.T) {
 	if i != s.Len() {
 		t.Fatalf("%d records of %d", i, s.Len())
 	}
-	if err := sw.close(); err != nil {
+	if err := sw.Close(); err != nil {
 		t.Fatal(err)
 	}
 	var size int64
