@@ -48,7 +48,7 @@ func TestFindSampled(t *testing.T) {
 // MB, as the 10M characters' store holds), through the sample and by a
 // binary search over all of them:
 //
-//	go test -run '^$' -bench FindKeys ./indexer
+//	go test -run '^$' -bench FindKeys ./indexer/recstore
 func BenchmarkFindKeys(b *testing.B) {
 	const n = 10_000_000
 	keys := make([]uint32, n)

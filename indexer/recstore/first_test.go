@@ -26,7 +26,7 @@ import (
 // are dropped first, so every touch reads the disk); GDS_STORE_IN_MEMORY=1
 // opens it as gds serve does (Options.StoresInMemory).
 //
-//	GDS_STORE_DIR=/tmp/x/records go test -tags bench -run TestStoreFirstTouch -v ./indexer
+//	GDS_STORE_DIR=/tmp/x/records go test -tags bench -run TestStoreFirstTouch -v ./indexer/recstore
 func TestStoreFirstTouch(t *testing.T) {
 	dir := os.Getenv("GDS_STORE_DIR")
 	if dir == "" {
@@ -162,7 +162,7 @@ func dropCache(t *testing.T, name string) {
 // with tables of their own, and GDS_STORE_PACK=0 keeps the lines rather
 // than packing them, as stores written before 2026-11-25 are.
 //
-//	GDS_STORE_DIR=/tmp/x/records GDS_STORE_OUT=/tmp/y go test -tags bench -run TestStoreRewrite -v ./indexer
+//	GDS_STORE_DIR=/tmp/x/records GDS_STORE_OUT=/tmp/y go test -tags bench -run TestStoreRewrite -v ./indexer/recstore
 func TestStoreRewrite(t *testing.T) {
 	dir, out := os.Getenv("GDS_STORE_DIR"), os.Getenv("GDS_STORE_OUT")
 	if dir == "" || out == "" {
