@@ -150,6 +150,30 @@ func BenchmarkDecodeCharacter(b *testing.B) {
 	})
 }
 
+// BenchmarkDecodeRolesAndName times the other fast decoders: a roles line,
+// and a character line's name alone (resolving IDs to names):
+//
+//	go test -run '^$' -bench 'DecodeRolesAndName' ./snapshots
+func BenchmarkDecodeRolesAndName(b *testing.B) {
+	roles := []byte(`{"character_id":90000003,"corporation_id":98218302,"roles":["Director","Station_Manager","Accountant"]}`)
+	character := []byte(`{"id":90000003,"name":"Tibus Korhonen","corporation_id":98218302,"alliance_id":99521142,"birthday":"2003-05-06T00:01:51Z","gender":"male","race_id":1,"bloodline_id":1,"security_status":1.259557}`)
+	b.Run("roles", func(b *testing.B) {
+		for b.Loop() {
+			var r CharacterRoles
+			if !decodeRoles(roles, &r) {
+				b.Fatal("declined")
+			}
+		}
+	})
+	b.Run("name", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok := DecodeName(character); !ok {
+				b.Fatal("declined")
+			}
+		}
+	})
+}
+
 // TestFastDecoderTakesWhatTheWriterWrites: the lines this package writes
 // for characters are the ones the fast decoder is for; a change to either
 // that made it decline them would only show as a slower build.
