@@ -25,6 +25,15 @@ type fieldScanner struct {
 	i int
 }
 
+// object starts a scanner inside line, a JSON object; empty reports
+// "{}", and ok is false when line is not an object of the flat shape.
+func object(line []byte) (s fieldScanner, empty, ok bool) {
+	if len(line) < 2 || line[0] != '{' {
+		return s, false, false
+	}
+	return fieldScanner{b: line, i: 1}, len(line) == 2, len(line) > 2 || line[1] == '}'
+}
+
 // key reads `"key":` (or the opening brace before the first one) and
 // returns the key; ok is false at the closing brace or on anything else.
 func (s *fieldScanner) key() (key []byte, ok bool) {
@@ -58,15 +67,6 @@ func (s *fieldScanner) next() (done, ok bool) {
 		return true, s.i == len(s.b)
 	}
 	return false, false
-}
-
-// object starts a scanner inside line, a JSON object; empty reports
-// "{}", and ok is false when line is not an object of the flat shape.
-func object(line []byte) (s fieldScanner, empty, ok bool) {
-	if len(line) < 2 || line[0] != '{' {
-		return s, false, false
-	}
-	return fieldScanner{b: line, i: 1}, len(line) == 2, len(line) > 2 || line[1] == '}'
 }
 
 // field ends a field whose value was read when ok, under the key's bit (each
@@ -215,54 +215,31 @@ func decodeCharacter(line []byte, c *Character) bool {
 		var bit uint32
 		switch string(key) {
 		case "id":
-			bit = chID
-			c.ID, ok = s.int()
+			bit, ok = chID, s.intTo(&c.ID)
 		case "name":
-			bit = chName
-			c.Name, ok = s.str()
+			bit, ok = chName, s.strTo(&c.Name)
 		case "corporation_id":
-			bit = chCorporation
-			c.CorporationID, ok = s.int()
+			bit, ok = chCorporation, s.intTo(&c.CorporationID)
 		case "alliance_id":
-			bit = chAlliance
-			c.AllianceID, ok = s.int()
+			bit, ok = chAlliance, s.intTo(&c.AllianceID)
 		case "birthday":
-			bit = chBirthday
-			var q []byte
-			if q, _, ok = s.quoted(); ok {
-				t := new(time.Time)
-				ok = t.UnmarshalJSON(q) == nil
-				c.Birthday = t
-			}
+			bit, ok = chBirthday, s.timeTo(&c.Birthday)
 		case "gender":
-			bit = chGender
-			c.Gender, ok = s.str()
+			bit, ok = chGender, s.strTo(&c.Gender)
 		case "race_id":
-			bit = chRace
-			c.RaceID, ok = s.int()
+			bit, ok = chRace, s.intTo(&c.RaceID)
 		case "bloodline_id":
-			bit = chBloodline
-			c.BloodlineID, ok = s.int()
+			bit, ok = chBloodline, s.intTo(&c.BloodlineID)
 		case "ancestry_id":
-			bit = chAncestry
-			c.AncestryID, ok = s.int()
+			bit, ok = chAncestry, s.intTo(&c.AncestryID)
 		case "security_status":
-			bit = chSecurity
-			var tok []byte
-			if tok, _, ok = s.number(); ok {
-				f, err := strconv.ParseFloat(string(tok), 64)
-				ok = err == nil
-				c.SecurityStatus = &f
-			}
+			bit, ok = chSecurity, s.floatTo(&c.SecurityStatus)
 		case "description":
-			bit = chDescription
-			c.Description, ok = s.str()
+			bit, ok = chDescription, s.strTo(&c.Description)
 		case "title":
-			bit = chTitle
-			c.Title, ok = s.str()
+			bit, ok = chTitle, s.strTo(&c.Title)
 		case "faction_id":
-			bit = chFaction
-			c.FactionID, ok = s.int()
+			bit, ok = chFaction, s.intTo(&c.FactionID)
 		default:
 			return false // names, or a key encoding/json must judge
 		}
@@ -270,6 +247,38 @@ func decodeCharacter(line []byte, c *Character) bool {
 			return ok
 		}
 	}
+}
+
+// intTo, strTo, timeTo and floatTo read a value into *v, reporting
+// whether it could.
+func (s *fieldScanner) intTo(v *int64) (ok bool) {
+	*v, ok = s.int()
+	return ok
+}
+
+func (s *fieldScanner) strTo(v *string) (ok bool) {
+	*v, ok = s.str()
+	return ok
+}
+
+func (s *fieldScanner) timeTo(v **time.Time) bool {
+	q, _, ok := s.quoted()
+	if !ok {
+		return false
+	}
+	t := new(time.Time)
+	*v = t
+	return t.UnmarshalJSON(q) == nil
+}
+
+func (s *fieldScanner) floatTo(v **float64) bool {
+	tok, _, ok := s.number()
+	if !ok {
+		return false
+	}
+	f, err := strconv.ParseFloat(string(tok), 64)
+	*v = &f
+	return err == nil
 }
 
 // DecodeRecord decodes a record line of a snapshot (as a generation's
@@ -380,11 +389,9 @@ func decodeRoles(line []byte, r *CharacterRoles) bool {
 		var bit uint32
 		switch string(key) {
 		case "character_id":
-			bit = 1
-			r.CharacterID, ok = s.int()
+			bit, ok = 1, s.intTo(&r.CharacterID)
 		case "corporation_id":
-			bit = 2
-			r.CorporationID, ok = s.int()
+			bit, ok = 2, s.intTo(&r.CorporationID)
 		case "roles":
 			bit = 4
 			r.Roles, ok = s.strings()
