@@ -216,20 +216,12 @@ func localized(def string, l snapshots.Localized, lang string) string {
 }
 
 type typeResponse struct {
-	TypeID          int64                      `json:"type_id"`
-	Name            string                     `json:"name"`
-	Description     string                     `json:"description"`
-	Published       bool                       `json:"published"`
-	GroupID         int64                      `json:"group_id"`
-	MarketGroupID   *int64                     `json:"market_group_id,omitempty"`
-	Radius          *float64                   `json:"radius,omitempty"`
-	Volume          *float64                   `json:"volume,omitempty"`
-	PackagedVolume  *float64                   `json:"packaged_volume,omitempty"`
-	Capacity        *float64                   `json:"capacity,omitempty"`
-	PortionSize     *int64                     `json:"portion_size,omitempty"`
-	Mass            *float64                   `json:"mass,omitempty"`
-	GraphicID       *int64                     `json:"graphic_id,omitempty"`
-	IconID          *int64                     `json:"icon_id,omitempty"`
+	TypeID      int64  `json:"type_id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Published   bool   `json:"published"`
+	GroupID     int64  `json:"group_id"`
+	snapshots.TypeDetails
 	DogmaAttributes []snapshots.DogmaAttribute `json:"dogma_attributes,omitempty" schema:"maxItems=1000"`
 	DogmaEffects    []snapshots.DogmaEffect    `json:"dogma_effects,omitempty" schema:"maxItems=1000"`
 }
@@ -239,9 +231,7 @@ func renderType(rec snapshots.Record, lang string) any {
 	return typeResponse{
 		TypeID: t.ID, Name: localized(t.Name, t.Names, lang),
 		Description: localized(t.Description, t.Descriptions, lang),
-		Published:   t.Published, GroupID: t.GroupID, MarketGroupID: t.MarketGroupID,
-		Radius: t.Radius, Volume: t.Volume, PackagedVolume: t.PackagedVolume, Capacity: t.Capacity,
-		PortionSize: t.PortionSize, Mass: t.Mass, GraphicID: t.GraphicID, IconID: t.IconID,
+		Published:   t.Published, GroupID: t.GroupID, TypeDetails: t.TypeDetails,
 		DogmaAttributes: t.DogmaAttributes, DogmaEffects: t.DogmaEffects,
 	}
 }

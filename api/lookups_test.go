@@ -29,9 +29,9 @@ func universeFixture() indexertest.Records {
 		snapshots.Types: {
 			&snapshots.Type{Entity: named(587, "Rifter", snapshots.Localized{"de": "Rifter DE", "ja": "リフター"}),
 				Description: "A Minmatar frigate.", Descriptions: snapshots.Localized{"de": "Eine Fregatte."},
-				Published: true, GroupID: 25, CategoryID: 6, MarketGroupID: ptr(int64(64)), Radius: ptr(31.0), Volume: ptr(27289.0),
-				PackagedVolume: ptr(2500.0), Capacity: ptr(140.0), PortionSize: ptr(int64(1)), Mass: ptr(1067000.0),
-				GraphicID: ptr(int64(46)), IconID: ptr(int64(587)),
+				Published: true, GroupID: 25, CategoryID: 6, TypeDetails: snapshots.TypeDetails{MarketGroupID: ptr(int64(64)),
+					Radius: ptr(31.0), Volume: ptr(27289.0), PackagedVolume: ptr(2500.0), Capacity: ptr(140.0),
+					PortionSize: ptr(int64(1)), Mass: ptr(1067000.0), GraphicID: ptr(int64(46)), IconID: ptr(int64(587))},
 				DogmaAttributes: []snapshots.DogmaAttribute{{AttributeID: 4, Value: 1067000}, {AttributeID: 9, Value: 350}},
 				DogmaEffects:    []snapshots.DogmaEffect{{EffectID: 11, IsDefault: true}, {EffectID: 12, IsDefault: false}}},
 			&snapshots.Type{Entity: named(34, "Tritanium", nil), GroupID: 18, CategoryID: 4},

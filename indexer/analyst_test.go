@@ -21,20 +21,6 @@ import (
 	"gds/snapshots"
 )
 
-func analystSnapshot(t testing.TB) string {
-	t.Helper()
-	return indexertest.Snapshot(t, indexertest.Records{
-		snapshots.Characters: {
-			&snapshots.Character{Entity: indexertest.Named(90000001, "Jita Trader"), CorporationID: 98000001},
-			&snapshots.Character{Entity: indexertest.Named(90000002, "Amarr Navy Pilot"), CorporationID: 98000001},
-		},
-		snapshots.SolarSystems: {
-			&snapshots.SolarSystem{Entity: indexertest.Named(30000142, "Jita"), ConstellationID: 20000020},
-			&snapshots.SolarSystem{Entity: indexertest.Named(30002187, "Amarr"), ConstellationID: 20000322},
-		},
-	})
-}
-
 // analystQuery runs an analyst's query over g, which the caller holds.
 func analystQuery(g *indexer.Generation, q string, cat snapshots.Category, limit int) ([]analyst.Hit, error) {
 	res, err := analyst.On(g).Query(context.Background(), analyst.Request{Query: q, Category: cat, Limit: limit})
@@ -65,7 +51,7 @@ func openData(t *testing.T, snapshot string) (string, *indexer.Manager) {
 // serving and can still build afterwards: what gds query does beside a
 // running gds serve.
 func TestOpenReadOnlyBesideManager(t *testing.T) {
-	snap := analystSnapshot(t)
+	snap := indexertest.JitaAmarr(t)
 	dir, m := openData(t, snap)
 	a, err := indexer.OpenReadOnly(dir)
 	if err != nil {
@@ -134,7 +120,7 @@ func zapMappings(t *testing.T, dir string) int {
 // A generation opens its bleve shards on the first analyst query that needs
 // them: building, checking and searching leave no segment file mapped.
 func TestBleveOpensOnFirstAnalystQuery(t *testing.T) {
-	dir, m := openData(t, analystSnapshot(t))
+	dir, m := openData(t, indexertest.JitaAmarr(t))
 	res, err := query.New(m).Search(context.Background(), query.Request{Text: "jita",
 		Categories: []snapshots.Category{snapshots.CategoryCharacter, snapshots.CategorySolarSystem}})
 	if err != nil || len(res.IDs[snapshots.CategorySolarSystem]) != 1 {
@@ -158,7 +144,7 @@ func TestBleveOpensOnFirstAnalystQuery(t *testing.T) {
 // A damaged bleve index fails the analysts' queries that need it with an
 // error naming the category; searches, which do not read bleve, go on.
 func TestDamagedBleveFailsOnlyAnalystQueries(t *testing.T) {
-	_, m := openData(t, analystSnapshot(t))
+	_, m := openData(t, indexertest.JitaAmarr(t))
 	g := m.Acquire()
 	defer g.Release()
 	if err := os.RemoveAll(filepath.Join(g.Dir(), string(snapshots.CategoryCharacter), "bleve-0")); err != nil {
@@ -186,7 +172,7 @@ func TestBleveClosesWhenAnalystsIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: analystSnapshot(t), Trigger: "test"}); err != nil {
+	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: indexertest.JitaAmarr(t), Trigger: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	g := m.Acquire()

@@ -236,7 +236,7 @@ func attributeRecords() []snapshots.Named {
 		&snapshots.Character{Entity: snapshots.Entity{ID: 90000001, Name: "Ka-Ren Kitoda"}, CorporationID: 98000001, AllianceID: 99000001, Birthday: &birthday},
 		&snapshots.Corporation{Entity: snapshots.Entity{ID: 98000001, Name: "Kari Corp"}, Ticker: "KäRI", MemberCount: 1234, CEOID: 90000001, AllianceID: 99000001},
 		&snapshots.Alliance{Entity: snapshots.Entity{ID: 99000001, Name: "Kari Alliance"}, Ticker: "K-A"},
-		&snapshots.Type{Entity: snapshots.Entity{ID: 34, Name: "Tritanium"}, GroupID: 18, MarketGroupID: &mg, Published: true},
+		&snapshots.Type{Entity: snapshots.Entity{ID: 34, Name: "Tritanium"}, GroupID: 18, TypeDetails: snapshots.TypeDetails{MarketGroupID: &mg}, Published: true},
 		&snapshots.Type{Entity: snapshots.Entity{ID: 35, Name: "Unpublished"}, GroupID: 18},
 		&snapshots.SolarSystem{Entity: snapshots.Entity{ID: 30000142, Name: "Jita"}, ConstellationID: 20000020, SecurityStatus: 0.9459},
 		&snapshots.SolarSystem{Entity: snapshots.Entity{ID: 30000143, Name: "Null"}, ConstellationID: 1, SecurityStatus: -0.35},

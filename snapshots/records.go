@@ -302,22 +302,29 @@ type DogmaEffect struct {
 // analysts' index only: ESI's type answer has no category.
 type Type struct {
 	Entity
-	Description     string           `json:"description"`
-	Descriptions    Localized        `json:"descriptions,omitempty"`
-	Published       bool             `json:"published"`
-	GroupID         int64            `json:"group_id"`
-	CategoryID      int64            `json:"category_id,omitempty"`
-	MarketGroupID   *int64           `json:"market_group_id,omitempty"`
-	Radius          *float64         `json:"radius,omitempty"`
-	Volume          *float64         `json:"volume,omitempty"`
-	PackagedVolume  *float64         `json:"packaged_volume,omitempty"`
-	Capacity        *float64         `json:"capacity,omitempty"`
-	PortionSize     *int64           `json:"portion_size,omitempty"`
-	Mass            *float64         `json:"mass,omitempty"`
-	GraphicID       *int64           `json:"graphic_id,omitempty"`
-	IconID          *int64           `json:"icon_id,omitempty"`
+	Description  string    `json:"description"`
+	Descriptions Localized `json:"descriptions,omitempty"`
+	Published    bool      `json:"published"`
+	GroupID      int64     `json:"group_id"`
+	CategoryID   int64     `json:"category_id,omitempty"`
+	TypeDetails
 	DogmaAttributes []DogmaAttribute `json:"dogma_attributes,omitempty"`
 	DogmaEffects    []DogmaEffect    `json:"dogma_effects,omitempty"`
+}
+
+// TypeDetails are a type's optional figures, in the record and in ESI's
+// type answer alike (api embeds them): pointers, so that "unknown" and 0
+// stay distinct.
+type TypeDetails struct {
+	MarketGroupID  *int64   `json:"market_group_id,omitempty"`
+	Radius         *float64 `json:"radius,omitempty"`
+	Volume         *float64 `json:"volume,omitempty"`
+	PackagedVolume *float64 `json:"packaged_volume,omitempty"`
+	Capacity       *float64 `json:"capacity,omitempty"`
+	PortionSize    *int64   `json:"portion_size,omitempty"`
+	Mass           *float64 `json:"mass,omitempty"`
+	GraphicID      *int64   `json:"graphic_id,omitempty"`
+	IconID         *int64   `json:"icon_id,omitempty"`
 }
 
 func (r *Type) Validate() error {

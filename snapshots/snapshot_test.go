@@ -37,9 +37,9 @@ func sample() map[Kind][]Record {
 			Ticker: "CN", TaxRate: 0.1, NPC: true, WarEligible: ptr(false), Descriptions: Localized{"de": "Die Marine"}}},
 		Factions: {&Faction{Entity: Entity{ID: 500001, Name: "Caldari State"}, Description: "…", CorporationID: 1000035, SizeFactor: 5, StationCount: 1527, IsUnique: true}},
 		Types: {
-			&Type{Entity: Entity{ID: 34, Name: "Tritanium", Names: Localized{"en": "Tritanium", "zh": "三钛合金"}}, GroupID: 18, Published: true, Volume: ptr(0.01), PortionSize: ptr(int64(1))},
+			&Type{Entity: Entity{ID: 34, Name: "Tritanium", Names: Localized{"en": "Tritanium", "zh": "三钛合金"}}, GroupID: 18, Published: true, TypeDetails: TypeDetails{Volume: ptr(0.01), PortionSize: ptr(int64(1))}},
 			// Tritanium has no category_id (optional), the Rifter has one.
-			&Type{Entity: Entity{ID: 587, Name: "Rifter"}, GroupID: 25, CategoryID: 6, Published: true, Mass: ptr(1067000.0),
+			&Type{Entity: Entity{ID: 587, Name: "Rifter"}, GroupID: 25, CategoryID: 6, Published: true, TypeDetails: TypeDetails{Mass: ptr(1067000.0)},
 				DogmaAttributes: []DogmaAttribute{{AttributeID: 3, Value: 0}, {AttributeID: 4, Value: 1067000}},
 				DogmaEffects:    []DogmaEffect{{EffectID: 511, IsDefault: false}}},
 		},

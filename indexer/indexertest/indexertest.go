@@ -68,6 +68,23 @@ func Manager(t testing.TB, snapshot string) *indexer.Manager {
 	return m
 }
 
+// JitaAmarr writes a small snapshot: two characters of one corporation
+// ("Jita Trader", "Amarr Navy Pilot") and the solar systems Jita and Amarr,
+// for tests of what a generation answers.
+func JitaAmarr(t testing.TB) string {
+	t.Helper()
+	return Snapshot(t, Records{
+		snapshots.Characters: {
+			&snapshots.Character{Entity: Named(90000001, "Jita Trader"), CorporationID: 98000001},
+			&snapshots.Character{Entity: Named(90000002, "Amarr Navy Pilot"), CorporationID: 98000001},
+		},
+		snapshots.SolarSystems: {
+			&snapshots.SolarSystem{Entity: Named(30000142, "Jita"), ConstellationID: 20000020},
+			&snapshots.SolarSystem{Entity: Named(30002187, "Amarr"), ConstellationID: 20000322},
+		},
+	})
+}
+
 // Named returns an Entity with the given ID and name.
 func Named(id int64, name string) snapshots.Entity { return snapshots.Entity{ID: id, Name: name} }
 

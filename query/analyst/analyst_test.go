@@ -18,20 +18,6 @@ import (
 	"gds/snapshots"
 )
 
-func analystSnapshot(t testing.TB) string {
-	t.Helper()
-	return indexertest.Snapshot(t, indexertest.Records{
-		snapshots.Characters: {
-			&snapshots.Character{Entity: indexertest.Named(90000001, "Jita Trader"), CorporationID: 98000001},
-			&snapshots.Character{Entity: indexertest.Named(90000002, "Amarr Navy Pilot"), CorporationID: 98000001},
-		},
-		snapshots.SolarSystems: {
-			&snapshots.SolarSystem{Entity: indexertest.Named(30000142, "Jita"), ConstellationID: 20000020},
-			&snapshots.SolarSystem{Entity: indexertest.Named(30002187, "Amarr"), ConstellationID: 20000322},
-		},
-	})
-}
-
 // run runs an analyst's query and returns its hits.
 func run(a *analyst.Engine, q string, cat snapshots.Category, limit int) ([]analyst.Hit, error) {
 	res, err := a.Query(context.Background(), analyst.Request{Query: q, Category: cat, Limit: limit})
@@ -42,7 +28,7 @@ func run(a *analyst.Engine, q string, cat snapshots.Category, limit int) ([]anal
 }
 
 func TestGenerationQuery(t *testing.T) {
-	a := analyst.New(indexertest.Manager(t, analystSnapshot(t)))
+	a := analyst.New(indexertest.Manager(t, indexertest.JitaAmarr(t)))
 	ids := func(hits []analyst.Hit) []int64 {
 		var out []int64
 		for _, h := range hits {
@@ -118,7 +104,7 @@ func sameIDs(a, b []int64) bool {
 }
 
 func TestGenerationQueryRefuses(t *testing.T) {
-	a := analyst.New(indexertest.Manager(t, analystSnapshot(t)))
+	a := analyst.New(indexertest.Manager(t, indexertest.JitaAmarr(t)))
 	for _, tc := range []struct {
 		q     string
 		cat   snapshots.Category
@@ -156,7 +142,7 @@ func FuzzAnalystQuery(f *testing.F) {
 		`"kari vanhanen"`, "id:9*"} {
 		f.Add(s)
 	}
-	a := analyst.New(indexertest.Manager(f, analystSnapshot(f)))
+	a := analyst.New(indexertest.Manager(f, indexertest.JitaAmarr(f)))
 	f.Fuzz(func(t *testing.T, q string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
@@ -249,7 +235,7 @@ func TestAnalystFieldsAfterIncrementalBuild(t *testing.T) {
 // An export over several categories pages through bleve's alias of their
 // indexes: every document once, in ID order, whatever the page size.
 func TestAnalystExportAcrossCategories(t *testing.T) {
-	a := analyst.New(indexertest.Manager(t, analystSnapshot(t)))
+	a := analyst.New(indexertest.Manager(t, indexertest.JitaAmarr(t)))
 	defer analyst.SetExportLimits(1, 100)()
 	var ids []int64
 	err := a.Export(context.Background(), analyst.Request{Query: "*"},

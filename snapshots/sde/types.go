@@ -150,19 +150,15 @@ func newType(id int64, t *typeYAML) *snapshots.Type {
 	names := localized(t.Name)
 	descs := localized(t.Description)
 	return &snapshots.Type{
-		Entity:        snapshots.Entity{ID: id, Name: english(names), Names: names},
-		Description:   english(descs),
-		Descriptions:  descs,
-		Published:     t.Published,
-		GroupID:       t.GroupID,
-		MarketGroupID: t.MarketGroupID,
-		Radius:        t.Radius,
-		Volume:        t.Volume,
-		Capacity:      t.Capacity,
-		PortionSize:   t.PortionSize,
-		Mass:          t.Mass,
-		GraphicID:     t.GraphicID,
-		IconID:        t.IconID,
+		Entity:       snapshots.Entity{ID: id, Name: english(names), Names: names},
+		Description:  english(descs),
+		Descriptions: descs,
+		Published:    t.Published,
+		GroupID:      t.GroupID,
+		TypeDetails: snapshots.TypeDetails{
+			MarketGroupID: t.MarketGroupID, Radius: t.Radius, Volume: t.Volume, Capacity: t.Capacity,
+			PortionSize: t.PortionSize, Mass: t.Mass, GraphicID: t.GraphicID, IconID: t.IconID,
+		},
 	}
 }
 
