@@ -48,6 +48,9 @@ type Metrics interface {
 type Deps struct {
 	// Views gives access to the live generation.
 	Views Views
+	// Open, when set, pins a generation for one request instead of Views
+	// (handler tests give one over fixed records; see Reader).
+	Open func() (Reader, error)
 	// Tokens verifies bearer tokens of the authenticated routes.
 	Tokens Tokens
 	// Now is the clock route lifecycles and cache headers use; nil means

@@ -56,27 +56,24 @@ func (s *server) universeIDs(c *gin.Context) {
 		writeBodyError(c, err)
 		return
 	}
-	v, ok := s.openView(c)
-	if !ok {
-		return
-	}
-	defer v.Close()
-	out := map[string][]idName{}
-	for cat, list := range v.IDs(names, lang) {
-		key, ok := idsKeys[cat]
-		if !ok {
-			continue
-		}
-		seen := make(map[int64]bool, len(list))
-		for _, n := range list {
-			// Names differing only in case find the same record once.
-			if !seen[n.ID] {
-				seen[n.ID] = true
-				out[key] = append(out[key], idName{ID: n.ID, Name: n.Name})
+	s.read(c, func(r Reader) {
+		out := map[string][]idName{}
+		for cat, list := range r.IDs(names, lang) {
+			key, ok := idsKeys[cat]
+			if !ok {
+				continue
+			}
+			seen := make(map[int64]bool, len(list))
+			for _, n := range list {
+				// Names differing only in case find the same record once.
+				if !seen[n.ID] {
+					seen[n.ID] = true
+					out[key] = append(out[key], idName{ID: n.ID, Name: n.Name})
+				}
 			}
 		}
-	}
-	c.JSON(http.StatusOK, out)
+		c.JSON(http.StatusOK, out)
+	})
 }
 
 // universeNames resolves IDs to names and categories; one unknown ID fails
@@ -91,17 +88,14 @@ func (s *server) universeNames(c *gin.Context) {
 	if !ok || !parseDatasource(c) {
 		return
 	}
-	v, ok := s.openView(c)
-	if !ok {
-		return
-	}
-	defer v.Close()
-	found, missing := v.Names(ids, lang)
-	if len(missing) > 0 {
-		writeError(c, http.StatusNotFound, "Ensure all IDs are valid before resolving")
-		return
-	}
-	c.JSON(http.StatusOK, found)
+	s.read(c, func(r Reader) {
+		found, missing := r.Names(ids, lang)
+		if len(missing) > 0 {
+			writeError(c, http.StatusNotFound, "Ensure all IDs are valid before resolving")
+			return
+		}
+		c.JSON(http.StatusOK, found)
+	})
 }
 
 // decodeBodyArray reads a JSON array body of at most max elements, each

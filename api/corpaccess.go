@@ -34,7 +34,7 @@ const (
 // Director holds every role, as in the game). Membership comes from the
 // snapshot's character record, or its roles record when it has none;
 // roles count only in the corporation their record names.
-func (s *server) corporationAccess(c *gin.Context, v *query.View, character, corp int64, roles []string) bool {
+func (s *server) corporationAccess(c *gin.Context, v Reader, character, corp int64, roles []string) bool {
 	member := false
 	ch, err := v.Record(snapshots.Characters, character)
 	found := err == nil
@@ -47,11 +47,11 @@ func (s *server) corporationAccess(c *gin.Context, v *query.View, character, cor
 		s.internalError(c, err)
 		return false
 	}
-	held, err := v.Roles(character)
-	switch {
-	case errors.Is(err, query.ErrNotFound):
-		held = &snapshots.CharacterRoles{}
-	case err != nil:
+	held := &snapshots.CharacterRoles{}
+	switch rec, err := v.Record(snapshots.Roles, character); {
+	case err == nil:
+		held = rec.(*snapshots.CharacterRoles)
+	case !errors.Is(err, query.ErrNotFound):
 		s.internalError(c, err)
 		return false
 	}
@@ -79,7 +79,7 @@ func (s *server) corporationAccess(c *gin.Context, v *query.View, character, cor
 
 // allianceAccess answers 403 and reports false unless character belongs to
 // alliance, by its own record or its corporation's.
-func (s *server) allianceAccess(c *gin.Context, v *query.View, character, alliance int64) bool {
+func (s *server) allianceAccess(c *gin.Context, v Reader, character, alliance int64) bool {
 	in := false
 	ch, err := v.Record(snapshots.Characters, character)
 	if err != nil && !errors.Is(err, query.ErrNotFound) {

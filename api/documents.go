@@ -145,37 +145,39 @@ func (s *server) documentHandler(d documentRoute) gin.HandlerFunc {
 		if !ok {
 			return
 		}
-		v, ok := s.openView(c)
-		if !ok {
-			return
-		}
-		defer v.Close()
-		if corp, ok := ids["corporation_id"]; ok && !s.corporationAccess(c, v, claims.CharacterID, corp, d.roles) {
-			return
-		}
-		if alliance, ok := ids["alliance_id"]; ok && !s.allianceAccess(c, v, claims.CharacterID, alliance) {
-			return
-		}
-		if d.method == http.MethodPost {
-			if _, err := parseIDList(c.Request.Body, maxItemIDs, false, math.MaxInt64); err != nil {
-				writeBodyError(c, err)
-				return
-			}
-		}
-		if d.method == http.MethodGet && s.revalidate(c, v, true, "") {
-			return
-		}
-		body, err := v.Document(concrete)
-		if errors.Is(err, query.ErrNotFound) {
-			writeError(c, http.StatusNotFound, "No data for "+concrete)
-			return
-		}
-		if err != nil {
-			s.internalError(c, err)
-			return
-		}
-		sendJSON(c, body)
+		s.read(c, func(v Reader) { s.answerDocument(c, v, d, concrete, ids, claims.CharacterID) })
 	}
+}
+
+// answerDocument answers a document route once its token is verified:
+// membership and roles checked against v, then the document stored for
+// the concrete path.
+func (s *server) answerDocument(c *gin.Context, v Reader, d documentRoute, concrete string, ids map[string]int64, character int64) {
+	if corp, ok := ids["corporation_id"]; ok && !s.corporationAccess(c, v, character, corp, d.roles) {
+		return
+	}
+	if alliance, ok := ids["alliance_id"]; ok && !s.allianceAccess(c, v, character, alliance) {
+		return
+	}
+	if d.method == http.MethodPost {
+		if _, err := parseIDList(c.Request.Body, maxItemIDs, false, math.MaxInt64); err != nil {
+			writeBodyError(c, err)
+			return
+		}
+	}
+	if d.method == http.MethodGet && s.revalidate(c, v, true, "") {
+		return
+	}
+	body, err := v.Document(concrete)
+	if errors.Is(err, query.ErrNotFound) {
+		writeError(c, http.StatusNotFound, "No data for "+concrete)
+		return
+	}
+	if err != nil {
+		s.internalError(c, err)
+		return
+	}
+	sendJSON(c, body)
 }
 
 // concretePath parses every path parameter of template and writes the

@@ -60,13 +60,19 @@ func testSigningKey(t testing.TB) auth.SigningKey {
 // testEpoch, local-token verifier, discarded logs), before New.
 func newTestServer(t testing.TB, records indexertest.Records, opts ...func(*Deps)) *testServer {
 	t.Helper()
+	m := indexertest.Manager(t, indexertest.Snapshot(t, records))
+	ts := newTestServerWith(t, Deps{Views: query.New(m), Logger: zerolog.New(io.Discard)}, opts...)
+	ts.manager = m
+	return ts
+}
+
+// newTestServerWith serves the API with deps, its clock set to the
+// server's (at testEpoch) and, unless opts set one, a local-token verifier.
+func newTestServerWith(t testing.TB, deps Deps, opts ...func(*Deps)) *testServer {
+	t.Helper()
 	ts := &testServer{t: t, now: testEpoch, key: testSigningKey(t)}
-	ts.manager = indexertest.Manager(t, indexertest.Snapshot(t, records))
-	ts.deps = Deps{
-		Views:  query.New(ts.manager),
-		Now:    ts.clock,
-		Logger: zerolog.New(io.Discard),
-	}
+	ts.deps = deps
+	ts.deps.Now = ts.clock
 	for _, o := range opts {
 		o(&ts.deps)
 	}

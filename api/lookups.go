@@ -123,43 +123,38 @@ func (s *server) lookupHandler(l lookup) gin.HandlerFunc {
 		if !ok || !parseDatasource(c) {
 			return
 		}
-		v, ok := s.openView(c)
-		if !ok {
-			return
-		}
-		defer v.Close()
-		for _, kind := range l.kinds {
-			rec, err := v.Record(kind, id)
-			if errors.Is(err, query.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				s.internalError(c, err)
+		s.read(c, func(r Reader) {
+			for _, kind := range l.kinds {
+				rec, err := r.Record(kind, id)
+				if errors.Is(err, query.ErrNotFound) {
+					continue
+				}
+				if err != nil {
+					s.internalError(c, err)
+					return
+				}
+				// Validators only for what exists: an unknown ID is a
+				// 404, never a 304.
+				if s.revalidate(c, r, false, lang) {
+					return
+				}
+				c.JSON(http.StatusOK, l.render(rec, lang))
 				return
 			}
-			// Validators only for what exists: an unknown ID is a 404,
-			// never a 304.
-			if s.revalidate(c, v, false, lang) {
-				return
-			}
-			c.JSON(http.StatusOK, l.render(rec, lang))
-			return
-		}
-		writeError(c, http.StatusNotFound, l.notFound)
+			writeError(c, http.StatusNotFound, l.notFound)
+		})
 	}
 }
 
-// openView pins the live generation for one request; false means an error
-// answer was written.
 // openLookup is the start of every GET lookup: language and datasource
 // parsed, the live generation pinned, and a 304 answered when the client's
 // copy is current (ok is false then, and whenever an answer was written).
 // The caller closes the view.
-func (s *server) openLookup(c *gin.Context) (v *query.View, lang string, ok bool) {
+func (s *server) openLookup(c *gin.Context) (v Reader, lang string, ok bool) {
 	if lang, ok = parseLanguage(c); !ok || !parseDatasource(c) {
 		return nil, "", false
 	}
-	if v, ok = s.openView(c); !ok {
+	if v, ok = s.openReader(c); !ok {
 		return nil, "", false
 	}
 	if s.revalidate(c, v, false, lang) {
@@ -169,28 +164,11 @@ func (s *server) openLookup(c *gin.Context) (v *query.View, lang string, ok bool
 	return v, lang, true
 }
 
-func (s *server) openView(c *gin.Context) (*query.View, bool) {
-	if s.d.Views == nil {
-		writeNotReady(c)
-		return nil, false
-	}
-	v, err := s.d.Views.View()
-	if errors.Is(err, query.ErrNotReady) {
-		writeNotReady(c)
-		return nil, false
-	}
-	if err != nil {
-		s.internalError(c, err)
-		return nil, false
-	}
-	return v, true
-}
-
 // revalidate sets the cache headers of a GET answer that depends only on
 // the view's generation, the route version, the path and variant (the
 // language, the page...), and answers 304 when the client's copy is
 // current. Authenticated routes call it after authorizing, with private.
-func (s *server) revalidate(c *gin.Context, v *query.View, private bool, variant string) bool {
+func (s *server) revalidate(c *gin.Context, v Reader, private bool, variant string) bool {
 	info := v.Info()
 	etag := etagOf(info.ID, VersionLabel(c)+" "+c.Request.URL.Path+" "+variant)
 	setCacheHeaders(c, private, s.now(), info.Created, etag)

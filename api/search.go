@@ -117,11 +117,11 @@ var searchHook func()
 // generation, in that order of cost. Only the search takes one of the
 // gate's slots: a cached answer costs next to nothing and is never shed.
 func (h *searchHandler) answer(c *gin.Context, req query.Request, private bool) {
-	v, ok := h.s.openView(c)
-	if !ok {
-		return
-	}
-	defer v.Close()
+	h.s.read(c, func(v Reader) { h.answerFrom(c, v, req, private) })
+}
+
+// answerFrom is answer's work over the pinned generation v.
+func (h *searchHandler) answerFrom(c *gin.Context, v Reader, req query.Request, private bool) {
 	gen := v.Info()
 	// The key is built on the stack: a cached answer needs no copy of it.
 	var kb [128]byte

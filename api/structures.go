@@ -249,12 +249,12 @@ func (s *server) listStructures(c *gin.Context, variant string, render func(*sna
 // path names a corporation) and requires its character to hold the
 // Station_Manager role in corp. It returns the view the check used, for
 // the caller to close.
-func (s *server) stationManager(c *gin.Context, corp int64, scope string) (*query.View, bool) {
+func (s *server) stationManager(c *gin.Context, corp int64, scope string) (Reader, bool) {
 	claims, ok := s.authorize(c, 0, scope)
 	if !ok {
 		return nil, false
 	}
-	v, ok := s.openView(c)
+	v, ok := s.openReader(c)
 	if !ok {
 		return nil, false
 	}
@@ -272,7 +272,7 @@ var structureRoles = []string{RoleStationManager}
 // requireRole answers 403 unless character belongs to corp and holds
 // Station_Manager (or Director) there. Roles are per corporation: the role
 // in another corporation counts for nothing.
-func (s *server) requireRole(c *gin.Context, v *query.View, character, corp int64) bool {
+func (s *server) requireRole(c *gin.Context, v Reader, character, corp int64) bool {
 	return s.corporationAccess(c, v, character, corp, structureRoles)
 }
 
@@ -312,33 +312,30 @@ func (s *server) putStructure(c *gin.Context, corp int64) {
 		writeBodyError(c, err)
 		return
 	}
-	v, ok := s.openView(c)
-	if !ok {
-		return
-	}
-	defer v.Close()
-	owner, err := structureOwner(v, id)
-	if err != nil {
-		s.internalError(c, err)
-		return
-	}
-	if corp == 0 {
-		corp = owner
-	}
-	if !s.requireRole(c, v, claims.CharacterID, corp) {
-		return
-	}
-	// The same answer for another corporation's structure as for none, so
-	// the route does not tell which structures exist.
-	if owner != corp {
-		writeError(c, http.StatusNotFound, msgNoStructure)
-		return
-	}
-	c.Status(http.StatusNoContent)
+	s.read(c, func(v Reader) {
+		owner, err := structureOwner(v, id)
+		if err != nil {
+			s.internalError(c, err)
+			return
+		}
+		if corp == 0 {
+			corp = owner
+		}
+		if !s.requireRole(c, v, claims.CharacterID, corp) {
+			return
+		}
+		// The same answer for another corporation's structure as for
+		// none, so the route does not tell which structures exist.
+		if owner != corp {
+			writeError(c, http.StatusNotFound, msgNoStructure)
+			return
+		}
+		c.Status(http.StatusNoContent)
+	})
 }
 
 // structureOwner returns the corporation owning structure id, 0 when none.
-func structureOwner(v *query.View, id int64) (int64, error) {
+func structureOwner(v Reader, id int64) (int64, error) {
 	rec, err := v.Record(snapshots.Structures, id)
 	if errors.Is(err, query.ErrNotFound) {
 		return 0, nil
