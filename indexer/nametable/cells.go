@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"gds/snapshots/disk"
 	"slices"
 	"unicode/utf8"
 )
@@ -171,7 +172,7 @@ func writeCells(entries []Entry, base int64, bands []band) (cells, bandSec, name
 			w.writeString(entries[over[i]].Folded)
 		}
 	}
-	return cells, bandSec, names, raw(asBytes(over))
+	return cells, bandSec, names, raw(disk.AsBytes(over))
 }
 
 // bandEnd is the ordinal after band b's last.
@@ -225,7 +226,7 @@ func (t *Table) parseCells(cells, bandSec, overflow []byte) error {
 	if len(overflow)%overflowPair != 0 || len(overflow) < overflowPair {
 		return errors.New("overflow index damaged")
 	}
-	pairs := fromBytes[uint32](overflow)
+	pairs := disk.FromBytes[uint32](overflow)
 	k := len(pairs)/2 - 1
 	c.overOrd, c.overStart = make([]uint32, k), make([]uint32, k+1)
 	for i := 0; i <= k; i++ {

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
-	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -296,7 +295,7 @@ func (t *Table) parseRecs(magic string, recs, base []byte) error {
 		if len(base) != 8 {
 			return errors.New("ID base damaged")
 		}
-		t.recs = fromBytes[uint32](recs)
+		t.recs = disk.FromBytes[uint32](recs)
 		t.idBase = int64(binary.LittleEndian.Uint64(base))
 		if len(t.recs) != 2*(t.n+1) || int(t.recs[2*t.n+1]) != len(t.names) {
 			return errors.New("sections disagree on the number of names")
@@ -308,7 +307,7 @@ func (t *Table) parseRecs(magic string, recs, base []byte) error {
 		}
 		return nil
 	}
-	t.ids, t.offsets = fromBytes[int64](recs), fromBytes[uint32](base)
+	t.ids, t.offsets = disk.FromBytes[int64](recs), disk.FromBytes[uint32](base)
 	if len(t.ids) != t.n || len(t.offsets) != t.n+1 || int(t.offsets[t.n]) != len(t.names) {
 		return errors.New("sections disagree on the number of names")
 	}
@@ -371,9 +370,9 @@ func parseTable(mm []byte) (*Table, error) {
 	t := &Table{
 		n:          int(n),
 		names:      secs[secNames],
-		slots:      fromBytes[uint32](secs[secSlots]),
-		accessKeys: fromBytes[int64](secs[secAccessKeys]),
-		accessOffs: fromBytes[uint64](secs[secAccessOffs]),
+		slots:      disk.FromBytes[uint32](secs[secSlots]),
+		accessKeys: disk.FromBytes[int64](secs[secAccessKeys]),
+		accessOffs: disk.FromBytes[uint64](secs[secAccessOffs]),
 		mm:         mm,
 	}
 	if n > 1<<32-2 {
@@ -399,9 +398,9 @@ func parseTable(mm []byte) (*Table, error) {
 	}
 	if magic != tableMagicV1 {
 		t.grouped = true
-		t.dupKeys = fromBytes[uint32](secs[secDupKeys])
-		t.dupOffs = fromBytes[uint32](secs[secDupOffs])
-		t.dupList = fromBytes[uint32](secs[secDupList])
+		t.dupKeys = disk.FromBytes[uint32](secs[secDupKeys])
+		t.dupOffs = disk.FromBytes[uint32](secs[secDupOffs])
+		t.dupList = disk.FromBytes[uint32](secs[secDupList])
 		if len(t.dupOffs) != 2*len(t.dupKeys) {
 			return nil, errors.New("duplicate-name index is inconsistent")
 		}
@@ -438,10 +437,10 @@ func parseTable(mm []byte) (*Table, error) {
 	}
 	t.accessOffs = abs
 	var err error
-	if t.grams, err = newPostingLists("trigram", fromBytes[uint32](secs[secGramKeys]), fromBytes[uint64](secs[secGramOffs]), blob, t.n); err != nil {
+	if t.grams, err = newPostingLists("trigram", disk.FromBytes[uint32](secs[secGramKeys]), disk.FromBytes[uint64](secs[secGramOffs]), blob, t.n); err != nil {
 		return nil, err
 	}
-	if t.prefix, err = newPostingLists("prefix", fromBytes[uint32](secs[secPrefixKeys]), fromBytes[uint64](secs[secPrefixOffs]), blob, t.n); err != nil {
+	if t.prefix, err = newPostingLists("prefix", disk.FromBytes[uint32](secs[secPrefixKeys]), disk.FromBytes[uint64](secs[secPrefixOffs]), blob, t.n); err != nil {
 		return nil, err
 	}
 	if m := secs[secMask]; len(m) > 0 {
@@ -529,12 +528,4 @@ func hashName(b []byte) uint64 {
 	h := fnv.New64a()
 	h.Write(b)
 	return h.Sum64()
-}
-
-func fromBytes[T int64 | uint64 | uint32](b []byte) []T {
-	var zero T
-	if len(b) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(zero)))
 }

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"sync"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -64,26 +63,26 @@ func Write(path string, entries []Entry, mask *roaring.Bitmap) error {
 		secs[secCells], secs[secBands], secs[secNames], secs[secOverflow] = writeCells(entries, base, planBands(entries))
 	case ok && writeLayout == tableMagicV3:
 		magic = tableMagicV3
-		secs[secRecs] = raw(asBytes(pairRecs(ids, offsets, base)))
+		secs[secRecs] = raw(disk.AsBytes(pairRecs(ids, offsets, base)))
 		secs[secIDBase] = raw(binary.LittleEndian.AppendUint64(nil, uint64(base)))
 		secs[secNames] = allNames
 	default:
 		magic = tableMagicV2
-		secs[secIDs] = raw(asBytes(ids))
-		secs[secOffsets] = raw(asBytes(offsets))
+		secs[secIDs] = raw(disk.AsBytes(ids))
+		secs[secOffsets] = raw(disk.AsBytes(offsets))
 		secs[secNames] = allNames
 	}
-	secs[secSlots] = raw(asBytes(slots))
-	secs[secGramKeys] = raw(asBytes(gramKeys))
-	secs[secGramOffs] = raw(asBytes(gramOffs))
-	secs[secPrefixKeys] = raw(asBytes(prefixKeys))
-	secs[secPrefixOffs] = raw(asBytes(prefixOffs))
-	secs[secAccessKeys] = raw(asBytes(accessKeys))
-	secs[secAccessOffs] = raw(asBytes(accessOffs))
+	secs[secSlots] = raw(disk.AsBytes(slots))
+	secs[secGramKeys] = raw(disk.AsBytes(gramKeys))
+	secs[secGramOffs] = raw(disk.AsBytes(gramOffs))
+	secs[secPrefixKeys] = raw(disk.AsBytes(prefixKeys))
+	secs[secPrefixOffs] = raw(disk.AsBytes(prefixOffs))
+	secs[secAccessKeys] = raw(disk.AsBytes(accessKeys))
+	secs[secAccessOffs] = raw(disk.AsBytes(accessOffs))
 	secs[secMask] = raw(maskBytes)
-	secs[secDupKeys] = raw(asBytes(dups.keys))
-	secs[secDupOffs] = raw(asBytes(dups.offs))
-	secs[secDupList] = raw(asBytes(dups.list))
+	secs[secDupKeys] = raw(disk.AsBytes(dups.keys))
+	secs[secDupOffs] = raw(disk.AsBytes(dups.offs))
+	secs[secDupList] = raw(disk.AsBytes(dups.list))
 	secs[secBitmaps] = func(w *sectionWriter) {
 		for _, b := range blob.parts {
 			w.write(b)
@@ -249,7 +248,7 @@ func (b *bitmapBlob) add(bm *roaring.Bitmap) (off, n uint64) {
 	raw, _ := bm.ToBytes()
 	off = b.size
 	b.parts = append(b.parts, raw)
-	b.size += pad8(uint64(len(raw)))
+	b.size += disk.Pad8(uint64(len(raw)))
 	return off, uint64(len(raw))
 }
 
@@ -487,16 +486,7 @@ func (s *sectionWriter) write(b []byte) {
 }
 
 func (s *sectionWriter) align() {
-	if p := pad8(s.n) - s.n; p > 0 {
+	if p := disk.Pad8(s.n) - s.n; p > 0 {
 		s.write(make([]byte, p))
 	}
-}
-
-func pad8(n uint64) uint64 { return (n + 7) &^ 7 }
-
-func asBytes[T int64 | uint64 | uint32](s []T) []byte {
-	if len(s) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"gds/indexer/recpack"
+	"gds/snapshots/disk"
 )
 
 // A block store (GDSSTO04, and GDSSTO03 before it) keeps its records in
@@ -262,17 +263,17 @@ func (s *Store) parseBlocks(idx []byte, n int, v4 bool) error {
 	}
 	keyBytes := 8 * n
 	if flags&flagKeys32 != 0 {
-		keyBytes = int(pad8(uint64(4 * n)))
+		keyBytes = int(disk.Pad8(uint64(4 * n)))
 	}
-	locBytes := int(pad8(uint64(4 * n)))
+	locBytes := int(disk.Pad8(uint64(4 * n)))
 	if flags&flagStarts != 0 {
-		locBytes = int(pad8(4 * (blocks + 1)))
+		locBytes = int(disk.Pad8(4 * (blocks + 1)))
 	}
 	offBytes := 8 * (int(blocks) + 1)
 	if flags&flagOffs32 != 0 {
-		offBytes = int(pad8(4 * (blocks + 1)))
+		offBytes = int(disk.Pad8(4 * (blocks + 1)))
 	}
-	need := v3Header + int(pad8(dictLen)) + keyBytes + locBytes + 8*n + offBytes
+	need := v3Header + int(disk.Pad8(dictLen)) + keyBytes + locBytes + 8*n + offBytes
 	var shapes []byte
 	if flags&flagPacked != 0 {
 		if len(idx) < need+8 {
@@ -283,7 +284,7 @@ func (s *Store) parseBlocks(idx []byte, n int, v4 bool) error {
 			return fmt.Errorf("index file's shapes are damaged")
 		}
 		shapes = idx[need+8 : need+8+int(l)]
-		need += 8 + int(pad8(l))
+		need += 8 + int(disk.Pad8(l))
 	}
 	if len(idx) != need {
 		return fmt.Errorf("index file is %d bytes, want %d", len(idx), need)
@@ -297,31 +298,31 @@ func (s *Store) parseBlocks(idx []byte, n int, v4 bool) error {
 	}
 	p := v3Header
 	br.dict = idx[p : p+int(dictLen)]
-	p += int(pad8(dictLen))
+	p += int(disk.Pad8(dictLen))
 	if flags&flagKeys32 != 0 {
-		s.keys32 = fromBytes[uint32](idx[p : p+4*n])
+		s.keys32 = disk.FromBytes[uint32](idx[p : p+4*n])
 		if s.keys32 == nil {
 			s.keys32 = []uint32{}
 		}
 	} else {
-		s.keys = fromBytes[int64](idx[p : p+8*n])
+		s.keys = disk.FromBytes[int64](idx[p : p+8*n])
 	}
 	p += keyBytes
 	if flags&flagStarts != 0 {
-		br.starts = fromBytes[uint32](idx[p : p+4*(int(blocks)+1)])
+		br.starts = disk.FromBytes[uint32](idx[p : p+4*(int(blocks)+1)])
 		if br.starts[0] != 0 || br.starts[blocks] != uint32(n) {
 			return fmt.Errorf("block starts run from %d to %d, not 0 to %d records", br.starts[0], br.starts[blocks], n)
 		}
 	} else {
-		br.locs = fromBytes[uint32](idx[p : p+4*n])
+		br.locs = disk.FromBytes[uint32](idx[p : p+4*n])
 	}
 	p += locBytes
-	s.hashes = fromBytes[uint64](idx[p : p+8*n])
+	s.hashes = disk.FromBytes[uint64](idx[p : p+8*n])
 	p += 8 * n
 	if flags&flagOffs32 != 0 {
-		br.offs32 = fromBytes[uint32](idx[p : p+4*(int(blocks)+1)])
+		br.offs32 = disk.FromBytes[uint32](idx[p : p+4*(int(blocks)+1)])
 	} else {
-		br.offs = fromBytes[uint64](idx[p : p+8*(int(blocks)+1)])
+		br.offs = disk.FromBytes[uint64](idx[p : p+8*(int(blocks)+1)])
 	}
 	if end := br.off(br.baseBlocks); end != s.baseSize {
 		return fmt.Errorf("base ends at %d, index says %d", end, s.baseSize)

@@ -333,7 +333,7 @@ func Open(dir, kind string, inMemory bool, groups ...string) (*Store, error) {
 			}
 			return fail(err)
 		}
-		s.groups[g] = fromBytes[int64](m)
+		s.groups[g] = disk.FromBytes[int64](m)
 	}
 	return s, nil
 }
@@ -355,19 +355,19 @@ func (s *Store) holdInMemory() {
 		parts, set = append(parts, b), append(set, to)
 	}
 	if s.keys32 != nil {
-		hold(asBytes(s.keys32), func(b []byte) { s.keys32 = fromBytes[uint32](b) })
+		hold(disk.AsBytes(s.keys32), func(b []byte) { s.keys32 = disk.FromBytes[uint32](b) })
 	} else {
-		hold(asBytes(s.keys), func(b []byte) { s.keys = fromBytes[int64](b) })
+		hold(disk.AsBytes(s.keys), func(b []byte) { s.keys = disk.FromBytes[int64](b) })
 	}
 	if b := s.blk; b != nil {
 		hold(b.dict, func(c []byte) { b.dict = c })
-		hold(asBytes(b.locs), func(c []byte) { b.locs = fromBytes[uint32](c) })
-		hold(asBytes(b.starts), func(c []byte) { b.starts = fromBytes[uint32](c) })
-		hold(asBytes(b.offs), func(c []byte) { b.offs = fromBytes[uint64](c) })
-		hold(asBytes(b.offs32), func(c []byte) { b.offs32 = fromBytes[uint32](c) })
+		hold(disk.AsBytes(b.locs), func(c []byte) { b.locs = disk.FromBytes[uint32](c) })
+		hold(disk.AsBytes(b.starts), func(c []byte) { b.starts = disk.FromBytes[uint32](c) })
+		hold(disk.AsBytes(b.offs), func(c []byte) { b.offs = disk.FromBytes[uint64](c) })
+		hold(disk.AsBytes(b.offs32), func(c []byte) { b.offs32 = disk.FromBytes[uint32](c) })
 	} else {
-		hold(asBytes(s.starts), func(b []byte) { s.starts = fromBytes[uint64](b) })
-		hold(asBytes(s.lens), func(b []byte) { s.lens = fromBytes[uint32](b) })
+		hold(disk.AsBytes(s.starts), func(b []byte) { s.starts = disk.FromBytes[uint64](b) })
+		hold(disk.AsBytes(s.lens), func(b []byte) { s.lens = disk.FromBytes[uint32](b) })
 	}
 	l, copies, err := disk.Copy(parts...)
 	if err != nil {
@@ -426,19 +426,19 @@ func (s *Store) parse(idx, data, delta []byte) error {
 }
 
 func (s *Store) parseV2(idx []byte, n int) error {
-	need := 24 + 8*n + 8*n + int(pad8(uint64(4*n))) + 8*n
+	need := 24 + 8*n + 8*n + int(disk.Pad8(uint64(4*n))) + 8*n
 	if len(idx) < 24 || len(idx) != need {
 		return fmt.Errorf("index file is %d bytes, want %d", len(idx), need)
 	}
 	s.baseSize = binary.LittleEndian.Uint64(idx[16:])
 	p := 24
-	s.keys = fromBytes[int64](idx[p : p+8*n])
+	s.keys = disk.FromBytes[int64](idx[p : p+8*n])
 	p += 8 * n
-	s.starts = fromBytes[uint64](idx[p : p+8*n])
+	s.starts = disk.FromBytes[uint64](idx[p : p+8*n])
 	p += 8 * n
-	s.lens = fromBytes[uint32](idx[p : p+4*n])
-	p += int(pad8(uint64(4 * n)))
-	s.hashes = fromBytes[uint64](idx[p : p+8*n])
+	s.lens = disk.FromBytes[uint32](idx[p : p+4*n])
+	p += int(disk.Pad8(uint64(4 * n)))
+	s.hashes = disk.FromBytes[uint64](idx[p : p+8*n])
 	return nil
 }
 
@@ -450,11 +450,11 @@ func (s *Store) parseV1(idx []byte, n int) error {
 		return fmt.Errorf("index file is %d bytes, want %d", len(idx), need)
 	}
 	p := 16
-	s.keys = fromBytes[int64](idx[p : p+8*n])
+	s.keys = disk.FromBytes[int64](idx[p : p+8*n])
 	p += 8 * n
-	offs := fromBytes[uint64](idx[p : p+8*(n+1)])
+	offs := disk.FromBytes[uint64](idx[p : p+8*(n+1)])
 	p += 8 * (n + 1)
-	s.hashes = fromBytes[uint64](idx[p : p+8*n])
+	s.hashes = disk.FromBytes[uint64](idx[p : p+8*n])
 	s.starts = offs[:n]
 	s.lens = make([]uint32, n)
 	for i := range n {

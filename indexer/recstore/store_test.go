@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"gds/snapshots/disk"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -199,13 +200,13 @@ func checkInMemory(t *testing.T, dir string, keys []int64, want map[int64][]byte
 		t.Fatal("a store held in memory has no key sample")
 	}
 	checkStore(t, s, keys, want)
-	held := map[string][]byte{"base": s.base, "delta": s.delta, "keys": asBytes(s.keys32)}
+	held := map[string][]byte{"base": s.base, "delta": s.delta, "keys": disk.AsBytes(s.keys32)}
 	if s.keys != nil {
-		held["keys"] = asBytes(s.keys)
+		held["keys"] = disk.AsBytes(s.keys)
 	}
 	if s.blk != nil {
-		held["block starts"], held["block offsets"] = asBytes(s.blk.starts), asBytes(s.blk.offs32)
-		held["locations"], held["dictionary"] = asBytes(s.blk.locs), s.blk.dict
+		held["block starts"], held["block offsets"] = disk.AsBytes(s.blk.starts), disk.AsBytes(s.blk.offs32)
+		held["locations"], held["dictionary"] = disk.AsBytes(s.blk.locs), s.blk.dict
 	}
 	for what, b := range held {
 		for _, m := range s.maps {
@@ -285,9 +286,9 @@ func TestStoreDamagedRecordReads(t *testing.T) {
 			if u(24) != 3 {
 				t.Fatalf("%d blocks, want 3", u(24))
 			}
-			locs := v3Header + int(pad8(u(56))) + int(pad8(4*n))
+			locs := v3Header + int(disk.Pad8(u(56))) + int(disk.Pad8(4*n))
 			if v3 {
-				offs := locs + int(pad8(4*n)) + 8*n
+				offs := locs + int(disk.Pad8(4*n)) + 8*n
 				// record 2's block now ends past the base; record 3's
 				// block number is beyond the last block.
 				binary.LittleEndian.PutUint64(raw[offs+16:], u(16)+100)
@@ -296,7 +297,7 @@ func TestStoreDamagedRecordReads(t *testing.T) {
 				if u(48) != flagKeys32|flagOffs32|flagStarts|flagPacked {
 					t.Fatalf("flags %#x", u(48))
 				}
-				offs := locs + int(pad8(4*(3+1))) + 8*n
+				offs := locs + int(disk.Pad8(4*(3+1))) + 8*n
 				if c.starts {
 					// block 2 now starts at record 3: record 2 falls in
 					// block 1 (which holds one record), record 3 in block

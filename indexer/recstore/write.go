@@ -193,7 +193,7 @@ func (sw *Writer) Close() error {
 	}
 	for name, pairs := range sw.groups {
 		sortPairs(pairs)
-		if err := disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+".by-"+name), asBytes(pairs), disk.PrivateFile); err != nil {
+		if err := disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+".by-"+name), disk.AsBytes(pairs), disk.PrivateFile); err != nil {
 			return err
 		}
 	}
@@ -235,7 +235,7 @@ func (sw *Writer) index(base, baseBlocks uint64) []byte {
 	if bw.whole {
 		magic = storeMagicV3
 	}
-	idx := make([]byte, 0, v3Header+pad8(uint64(len(bw.dict)))+8*uint64(n)+pad8(uint64(4*n))+8*uint64(n)+8*uint64(len(bw.offs)))
+	idx := make([]byte, 0, v3Header+disk.Pad8(uint64(len(bw.dict)))+8*uint64(n)+disk.Pad8(uint64(4*n))+8*uint64(n)+8*uint64(len(bw.offs)))
 	idx = append(idx, magic...)
 	for _, v := range []uint64{uint64(n), base, uint64(blocks), baseBlocks, uint64(keyBase), flags,
 		uint64(len(bw.dict)), bw.largest} {
@@ -254,22 +254,22 @@ func (sw *Writer) index(base, baseBlocks uint64) []byte {
 		}
 		pad()
 	} else {
-		idx = append(idx, asBytes(sw.keys)...)
+		idx = append(idx, disk.AsBytes(sw.keys)...)
 	}
 	if starts != nil {
-		idx = append(idx, asBytes(starts)...)
+		idx = append(idx, disk.AsBytes(starts)...)
 	} else {
-		idx = append(idx, asBytes(sw.locs)...)
+		idx = append(idx, disk.AsBytes(sw.locs)...)
 	}
 	pad()
-	idx = append(idx, asBytes(sw.hashes)...)
+	idx = append(idx, disk.AsBytes(sw.hashes)...)
 	if flags&flagOffs32 != 0 {
 		for _, o := range bw.offs {
 			idx = binary.LittleEndian.AppendUint32(idx, uint32(o))
 		}
 		pad()
 	} else {
-		idx = append(idx, asBytes(bw.offs)...)
+		idx = append(idx, disk.AsBytes(bw.offs)...)
 	}
 	if flags&flagPacked != 0 {
 		idx = binary.LittleEndian.AppendUint64(idx, uint64(len(shapes)))

@@ -24,7 +24,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -84,20 +83,20 @@ func Write(path string, n int, cols []Column) error {
 		names = append(names, c.Name...)
 	}
 	nameOff := off
-	off = pad8(off + uint64(len(names)))
+	off = disk.Pad8(off + uint64(len(names)))
 	for _, c := range cols {
 		hdr = binary.LittleEndian.AppendUint64(hdr, nameOff)
 		hdr = binary.LittleEndian.AppendUint64(hdr, uint64(len(c.Name)))
 		hdr = binary.LittleEndian.AppendUint64(hdr, uint64(len(c.Entries)))
 		hdr = binary.LittleEndian.AppendUint64(hdr, off)
 		nameOff += uint64(len(c.Name))
-		off = pad8(off + uint64(len(c.Entries))*12)
+		off = disk.Pad8(off + uint64(len(c.Entries))*12)
 	}
 	at := uint64(len(hdr) + len(names))
 	w.Write(hdr)
 	w.Write(names)
 	for _, c := range cols {
-		w.Write(make([]byte, pad8(at)-at))
+		w.Write(make([]byte, disk.Pad8(at)-at))
 		buf := make([]byte, 0, 64<<10)
 		flush := func(limit int) {
 			if len(buf) > limit {
@@ -115,7 +114,7 @@ func Write(path string, n int, cols []Column) error {
 			flush(cap(buf) - 4)
 		}
 		flush(0)
-		at = pad8(at) + uint64(len(c.Entries))*12
+		at = disk.Pad8(at) + uint64(len(c.Entries))*12
 	}
 	if err := w.Flush(); err != nil {
 		return fail(err)
@@ -224,7 +223,7 @@ func parse(mm []byte, n int) (*File, error) {
 		if _, dup := f.cols[name]; dup {
 			return nil, fmt.Errorf("column %q twice", name)
 		}
-		c := column{values: fromBytes[int64](mm[off : off+8*count]), ords: fromBytes[uint32](mm[off+8*count : off+12*count])}
+		c := column{values: disk.FromBytes[int64](mm[off : off+8*count]), ords: disk.FromBytes[uint32](mm[off+8*count : off+12*count])}
 		clear(seen)
 		for j, o := range c.ords {
 			if j > 0 && c.values[j] < c.values[j-1] {
@@ -304,29 +303,4 @@ func (f *File) Close() error {
 	err := disk.Unmap(f.mm)
 	f.mm, f.cols = nil, nil
 	return err
-}
-
-func pad8(n uint64) uint64 { return (n + 7) &^ 7 }
-
-func asBytes[T int64 | uint32](s []T) []byte {
-	if len(s) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
-}
-
-// fromBytes reads an array in place; b is 8-aligned in the mapping (the
-// caller checks offsets), or copied when the platform read the file into
-// the heap.
-func fromBytes[T int64 | uint32](b []byte) []T {
-	var zero T
-	if len(b) == 0 {
-		return nil
-	}
-	if uintptr(unsafe.Pointer(&b[0]))%unsafe.Alignof(zero) != 0 {
-		c := make([]T, len(b)/int(unsafe.Sizeof(zero)))
-		copy(asBytes(c), b)
-		return c
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(zero)))
 }
