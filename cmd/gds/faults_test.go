@@ -103,7 +103,15 @@ type gdsProc struct {
 
 func startGDS(t *testing.T, args ...string) *gdsProc {
 	t.Helper()
-	p := &gdsProc{cmd: exec.Command(faultBinary(t), args...), out: &lockedBuffer{}, exited: make(chan struct{})}
+	return startProc(t, "gds "+strings.Join(args, " "), faultBinary(t), args...)
+}
+
+// startProc starts bin (gds, or another server a test needs) with its
+// output captured, JSON logs asked for, and kills it when the test ends,
+// logging the end of its output (named name) if the test failed.
+func startProc(t *testing.T, name, bin string, args ...string) *gdsProc {
+	t.Helper()
+	p := &gdsProc{cmd: exec.Command(bin, args...), out: &lockedBuffer{}, exited: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	p.cmd.Env = append(os.Environ(), "GDS_LOG_FORMAT=json")
 	if err := p.cmd.Start(); err != nil {
@@ -113,7 +121,11 @@ func startGDS(t *testing.T, args ...string) *gdsProc {
 	t.Cleanup(func() {
 		p.kill()
 		if t.Failed() {
-			t.Logf("gds %s output:\n%s", strings.Join(args, " "), p.out)
+			out := p.out.String()
+			if len(out) > 8000 {
+				out = "…" + out[len(out)-8000:]
+			}
+			t.Logf("%s output:\n%s", name, out)
 		}
 	})
 	return p

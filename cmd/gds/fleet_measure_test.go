@@ -43,13 +43,7 @@ func TestFleetMeasure(t *testing.T) {
 	}
 	vgw := fleetTool(t, "versitygw", "VERSITYGW")
 	haproxy := fleetTool(t, "haproxy", "HAPROXY")
-	t.Setenv("AWS_ACCESS_KEY_ID", "gdsfleet")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "gdsfleetsecret")
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	// One client through HAProxy is the whole load: no per-client budgets.
-	t.Setenv("GDS_RATE_LIMIT", "off")
-	t.Setenv("GDS_ERROR_LIMIT", "1000000")
+	fleetEnv(t)
 	work := t.TempDir()
 	if w := os.Getenv("FLEET_MEASURE_WORK"); w != "" {
 		work = w

@@ -58,13 +58,7 @@ func TestFleet(t *testing.T) {
 		}
 		outage = d
 	}
-	t.Setenv("AWS_ACCESS_KEY_ID", "gdsfleet")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "gdsfleetsecret")
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	// One client through HAProxy is the whole load: no per-client budgets.
-	t.Setenv("GDS_RATE_LIMIT", "off")
-	t.Setenv("GDS_ERROR_LIMIT", "1000000")
+	fleetEnv(t)
 	t.Setenv("GDS_LOG_LEVEL", "info")
 	work := t.TempDir()
 
@@ -286,12 +280,12 @@ func (w *fleetWorld) snapshot(t *testing.T, gen uint64) string {
 // s3Server is versitygw serving a directory.
 type s3Server struct {
 	bin, dir, addr string
-	proc           *fleetProc
+	proc           *gdsProc
 }
 
 func (s *s3Server) start(t *testing.T) {
 	t.Helper()
-	s.proc = startFleetProc(t, "versitygw", s.bin, "--access", os.Getenv("AWS_ACCESS_KEY_ID"),
+	s.proc = startProc(t, "versitygw", s.bin, "--access", os.Getenv("AWS_ACCESS_KEY_ID"),
 		"--secret", os.Getenv("AWS_SECRET_ACCESS_KEY"), "--port", s.addr, "posix", s.dir)
 	waitFor(t, "versitygw listening", time.Minute, func() bool {
 		c, err := net.DialTimeout("tcp", s.addr, time.Second)
@@ -429,50 +423,23 @@ func (p *stallProxy) release() {
 
 func (p *stallProxy) fail(on bool) { p.failing.Store(on) }
 
-// fleetProc is a running process of the fleet with its output captured.
-type fleetProc struct {
-	cmd    *exec.Cmd
-	out    *lockedBuffer
-	exited chan struct{}
-}
-
-func startFleetProc(t *testing.T, name, bin string, args ...string) *fleetProc {
-	t.Helper()
-	p := &fleetProc{cmd: exec.Command(bin, args...), out: &lockedBuffer{}, exited: make(chan struct{})}
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	p.cmd.Env = append(os.Environ(), "GDS_LOG_FORMAT=json")
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.cmd.Wait(); close(p.exited) }()
-	t.Cleanup(func() {
-		p.kill()
-		if t.Failed() {
-			out := p.out.String()
-			if len(out) > 8000 {
-				out = "…" + out[len(out)-8000:]
-			}
-			t.Logf("%s output:\n%s", name, out)
-		}
-	})
-	return p
-}
-
-func (p *fleetProc) kill() {
-	select {
-	case <-p.exited:
-		return
-	default:
-	}
-	p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.exited
+// fleetEnv sets what every process of a test fleet reads: the local S3
+// server's credentials and region, no instance metadata, and no
+// per-client limits (one client through HAProxy is the whole load).
+func fleetEnv(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "gdsfleet")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "gdsfleetsecret")
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("GDS_RATE_LIMIT", "off")
+	t.Setenv("GDS_ERROR_LIMIT", "1000000")
 }
 
 // fleetNode is a gds process of the fleet.
 type fleetNode struct {
 	name, public, admin, data string
 	args                      []string
-	proc                      *fleetProc
+	proc                      *gdsProc
 }
 
 func startFleetNode(t *testing.T, name string, args ...string) *fleetNode {
@@ -484,7 +451,7 @@ func startFleetNode(t *testing.T, name string, args ...string) *fleetNode {
 		}
 	}
 	n.args = append(args, "--addr", n.public, "--admin-addr", n.admin)
-	n.proc = startFleetProc(t, name, faultBinary(t), n.args...)
+	n.proc = startProc(t, name, faultBinary(t), n.args...)
 	return n
 }
 
@@ -492,7 +459,7 @@ func startFleetNode(t *testing.T, name string, args ...string) *fleetNode {
 func (n *fleetNode) restart(t *testing.T) *fleetNode {
 	t.Helper()
 	m := *n
-	m.proc = startFleetProc(t, n.name+" (restarted)", faultBinary(t), n.args...)
+	m.proc = startProc(t, n.name+" (restarted)", faultBinary(t), n.args...)
 	return &m
 }
 
@@ -625,7 +592,7 @@ backend replicas
 	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	startFleetProc(t, "haproxy", bin, "-db", "-f", path)
+	startProc(t, "haproxy", bin, "-db", "-f", path)
 	waitFor(t, "haproxy serving", time.Minute, func() bool {
 		code, _ := fleetGetStatus(t, "http://"+addr+fleetQuery)
 		return code == http.StatusOK

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -64,7 +63,7 @@ func TestSoak(t *testing.T) {
 
 	bin := soakBuild(t)
 	data := t.TempDir()
-	public, adminAddr := soakFreeAddr(t), soakFreeAddr(t)
+	public, adminAddr := freeAddr(t), freeAddr(t)
 	var logs soakTail
 	srv := exec.Command(bin, "serve", "--snapshot", snapshot, "--data", data,
 		"--addr", public, "--admin-addr", adminAddr, "--log-format", "json", "--log-level", "warn",
@@ -392,16 +391,6 @@ func soakBuild(t *testing.T) string {
 		t.Fatalf("go build: %v", err)
 	}
 	return bin
-}
-
-func soakFreeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // soakEnv is the environment without GDS_* variables, so a developer's
