@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -299,48 +298,32 @@ func raw(b []byte) section { return func(w *sectionWriter) { w.write(b) } }
 // writeFile writes the header and the sections, each 8-byte aligned, to a
 // temporary file beside path, syncs it and renames it into place.
 func writeFile(path, magic string, n uint64, secs *[secCount]section) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".table-*")
-	if err != nil {
+	return disk.ReplaceFile(path, disk.PrivateFile, func(f *os.File) error {
+		var header [headerFields * 2]uint64
+		hdrLen := len(tableMagic) + 8 + len(header)*8
+		w := &sectionWriter{w: disk.NewChunkWriter(f, disk.HugeChunk)}
+		w.write(make([]byte, hdrLen)) // filled in last
+		for _, i := range writeOrder {
+			w.align()
+			start := w.n
+			secs[i](w)
+			header[2*i], header[2*i+1] = start, w.n-start
+		}
+		if w.err != nil {
+			return w.err
+		}
+		if err := w.w.Flush(); err != nil {
+			return err
+		}
+		hdr := make([]byte, 0, hdrLen)
+		hdr = append(hdr, magic...)
+		hdr = binary.LittleEndian.AppendUint64(hdr, n)
+		for _, v := range header {
+			hdr = binary.LittleEndian.AppendUint64(hdr, v)
+		}
+		_, err := f.WriteAt(hdr, 0)
 		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	fail := func(err error) error {
-		f.Close()
-		return err
-	}
-	var header [headerFields * 2]uint64
-	hdrLen := len(tableMagic) + 8 + len(header)*8
-	w := &sectionWriter{w: disk.NewChunkWriter(f, disk.HugeChunk)}
-	w.write(make([]byte, hdrLen)) // filled in last
-	for _, i := range writeOrder {
-		w.align()
-		start := w.n
-		secs[i](w)
-		header[2*i], header[2*i+1] = start, w.n-start
-	}
-	if w.err != nil {
-		return fail(w.err)
-	}
-	if err := w.w.Flush(); err != nil {
-		return fail(err)
-	}
-	hdr := make([]byte, 0, hdrLen)
-	hdr = append(hdr, magic...)
-	hdr = binary.LittleEndian.AppendUint64(hdr, n)
-	for _, v := range header {
-		hdr = binary.LittleEndian.AppendUint64(hdr, v)
-	}
-	if _, err := f.WriteAt(hdr, 0); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	})
 }
 
 func addTo(m map[uint32]*roaring.Bitmap, k uint32, o uint32) {

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 
@@ -60,75 +59,59 @@ func Write(path string, n int, cols []Column) error {
 	for _, c := range cols {
 		sortEntries(c.Entries)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".valuecol-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	fail := func(err error) error {
-		f.Close()
-		return fmt.Errorf("value columns %s: %w", path, err)
-	}
-	// Columns are mapped and read at random, as tables are: written in
-	// huge-page-sized pieces (disk.HugeChunk).
-	w := disk.NewChunkWriter(f, disk.HugeChunk)
-	hdr := make([]byte, 0, 24+dirEntry*len(cols))
-	hdr = append(hdr, magic...)
-	hdr = binary.LittleEndian.AppendUint64(hdr, uint64(n))
-	hdr = binary.LittleEndian.AppendUint64(hdr, uint64(len(cols)))
-	off := uint64(cap(hdr))
-	var names []byte
-	for _, c := range cols {
-		names = append(names, c.Name...)
-	}
-	nameOff := off
-	off = disk.Pad8(off + uint64(len(names)))
-	for _, c := range cols {
-		hdr = binary.LittleEndian.AppendUint64(hdr, nameOff)
-		hdr = binary.LittleEndian.AppendUint64(hdr, uint64(len(c.Name)))
-		hdr = binary.LittleEndian.AppendUint64(hdr, uint64(len(c.Entries)))
-		hdr = binary.LittleEndian.AppendUint64(hdr, off)
-		nameOff += uint64(len(c.Name))
-		off = disk.Pad8(off + uint64(len(c.Entries))*12)
-	}
-	at := uint64(len(hdr) + len(names))
-	w.Write(hdr)
-	w.Write(names)
-	for _, c := range cols {
-		w.Write(make([]byte, disk.Pad8(at)-at))
-		buf := make([]byte, 0, 64<<10)
-		flush := func(limit int) {
-			if len(buf) > limit {
-				w.Write(buf)
-				buf = buf[:0]
+	err := disk.ReplaceFile(path, disk.PrivateFile, func(f *os.File) error {
+		// Columns are mapped and read at random, as tables are: written in
+		// huge-page-sized pieces (disk.HugeChunk).
+		w := disk.NewChunkWriter(f, disk.HugeChunk)
+		hdr := make([]byte, 0, 24+dirEntry*len(cols))
+		hdr = append(hdr, magic...)
+		hdr = binary.LittleEndian.AppendUint64(hdr, uint64(n))
+		hdr = binary.LittleEndian.AppendUint64(hdr, uint64(len(cols)))
+		off := uint64(cap(hdr))
+		var names []byte
+		for _, c := range cols {
+			names = append(names, c.Name...)
+		}
+		nameOff := off
+		off = disk.Pad8(off + uint64(len(names)))
+		for _, c := range cols {
+			hdr = binary.LittleEndian.AppendUint64(hdr, nameOff)
+			hdr = binary.LittleEndian.AppendUint64(hdr, uint64(len(c.Name)))
+			hdr = binary.LittleEndian.AppendUint64(hdr, uint64(len(c.Entries)))
+			hdr = binary.LittleEndian.AppendUint64(hdr, off)
+			nameOff += uint64(len(c.Name))
+			off = disk.Pad8(off + uint64(len(c.Entries))*12)
+		}
+		at := uint64(len(hdr) + len(names))
+		w.Write(hdr)
+		w.Write(names)
+		for _, c := range cols {
+			w.Write(make([]byte, disk.Pad8(at)-at))
+			buf := make([]byte, 0, 64<<10)
+			flush := func(limit int) {
+				if len(buf) > limit {
+					w.Write(buf)
+					buf = buf[:0]
+				}
 			}
+			for _, e := range c.Entries {
+				buf = binary.LittleEndian.AppendUint64(buf, uint64(e.Value))
+				flush(cap(buf) - 8)
+			}
+			flush(0)
+			for _, e := range c.Entries {
+				buf = binary.LittleEndian.AppendUint32(buf, e.Ord)
+				flush(cap(buf) - 4)
+			}
+			flush(0)
+			at = disk.Pad8(at) + uint64(len(c.Entries))*12
 		}
-		for _, e := range c.Entries {
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(e.Value))
-			flush(cap(buf) - 8)
-		}
-		flush(0)
-		for _, e := range c.Entries {
-			buf = binary.LittleEndian.AppendUint32(buf, e.Ord)
-			flush(cap(buf) - 4)
-		}
-		flush(0)
-		at = disk.Pad8(at) + uint64(len(c.Entries))*12
-	}
-	if err := w.Flush(); err != nil {
-		return fail(err)
-	}
-	if err := f.Chmod(disk.PrivateFile); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
+		return w.Flush()
+	})
+	if err != nil {
 		return fmt.Errorf("value columns %s: %w", path, err)
 	}
-	return os.Rename(tmp, path)
+	return nil
 }
 
 // sortEntries sorts entries by value (equal values in no set order of

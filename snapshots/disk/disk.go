@@ -15,34 +15,43 @@ import (
 // renames it over name, so readers see the old content or the new, never a
 // part.
 func WriteFileAtomic(name string, data []byte, perm os.FileMode) error {
+	err := ReplaceFile(name, perm, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return SyncDir(filepath.Dir(name))
+}
+
+// ReplaceFile has write fill a temporary file beside name, then gives it
+// perm, syncs it and renames it over name; on any failure the temporary
+// file is removed and name is left as it was. The directory is not synced
+// (WriteFileAtomic does that): a build syncs its directory once.
+func ReplaceFile(name string, perm os.FileMode, write func(f *os.File) error) error {
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
+	err = write(f)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
+	if err != nil {
 		os.Remove(tmp)
-		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Chmod(perm); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, name); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return SyncDir(filepath.Dir(name))
+	return err
 }
 
 // SyncDir flushes a directory's entries (a rename or a new file in it) to
