@@ -58,67 +58,71 @@ func documentFixture() indexertest.Records {
 }
 
 func TestDocumentRoutes(t *testing.T) {
-	// Every document route from one client: more 4xx than a group's budget.
-	ts := newTestServer(t, documentFixture(), released(false), func(d *Deps) { d.Limits.RateLimitsOff = true })
-	sp := newSpecs(ts)
-	const owner, other = 90000001, 90000009
-	for i, d := range documentTable {
-		t.Run(d.method+" "+d.path, func(t *testing.T) {
-			body := ""
-			if d.method == http.MethodPost {
-				body = `[1000000016991, 1000000016992]`
-			}
-			path := concrete(d.path, nil)
-			call := func(prefix, p string, headers ...string) (int, string) {
-				rec := sp.do(t, d.method, prefix+p, body, headers...)
-				return rec.Code, rec.Body.String()
-			}
-			good := bearer(ts.token(owner, d.scope))
-			for _, prefix := range []string{fmt.Sprintf("/v%d", d.version), "/latest"} {
-				code, got := call(prefix, path, good...)
-				if code != 200 {
-					t.Fatalf("%s%s: %d %s", prefix, path, code, got)
-				}
-				requireJSONEqual(t, []byte(got), fmt.Sprintf(`[{"path":%q,"n":%d}]`, path, i))
-			}
-			if code, _ := call(fmt.Sprintf("/v%d", d.version+1), path, good...); code != 404 {
-				t.Errorf("a version the route lacks answered %d, want 404", code)
-			}
-			if code, got := call("/latest", path); code != 401 {
-				t.Errorf("no token: %d %s, want 401", code, got)
-			}
-			if code, got := call("/latest", path, bearer(ts.token(owner, "esi-search.search_structures.v1"))...); code != 403 ||
-				!strings.Contains(got, d.scope) {
-				t.Errorf("token without %s: %d %s, want 403 naming the scope", d.scope, code, got)
-			}
-			code, got := call("/latest", path, bearer(ts.token(other, d.scope))...)
-			if characterRoute(d.path) {
-				if code != 403 {
-					t.Errorf("another character's token: %d %s, want 403", code, got)
-				}
-			} else if code != 403 {
-				t.Errorf("a token of another corporation's Director: %d %s, want 403", code, got)
-			}
-			// The last parameter points at a path without a document.
-			params := pathParams(d.path)
-			last := params[len(params)-1]
-			missing := map[string]string{last: "2"}
-			headers := good
-			switch last {
-			case "character_id", "corporation_id", "alliance_id":
-				// Another owner, whose own corporation and alliance have
-				// no documents.
-				missing = map[string]string{"character_id": "90000003", "corporation_id": "98000003", "alliance_id": "99000003"}
-				headers = bearer(ts.token(90000003, d.scope))
-			}
-			mp := concrete(d.path, missing)
-			if code, got := call("/latest", mp, headers...); code != 404 || !strings.Contains(got, mp) {
-				t.Errorf("%s: %d %s, want 404 naming the path", mp, code, got)
-			}
-			for _, bad := range []string{"x", "0", "-3", "01"} {
-				if code, got := call("/latest", concrete(d.path, map[string]string{last: bad}), good...); code != 400 || !strings.Contains(got, last) {
-					t.Errorf("%s = %q: %d %s, want 400 naming it", last, bad, code, got)
-				}
+	for name, backend := range backends {
+		t.Run(name, func(t *testing.T) {
+			// Every document route from one client: more 4xx than a group's budget.
+			ts := backend(t, documentFixture(), released(false), func(d *Deps) { d.Limits.RateLimitsOff = true })
+			sp := newSpecs(ts)
+			const owner, other = 90000001, 90000009
+			for i, d := range documentTable {
+				t.Run(d.method+" "+d.path, func(t *testing.T) {
+					body := ""
+					if d.method == http.MethodPost {
+						body = `[1000000016991, 1000000016992]`
+					}
+					path := concrete(d.path, nil)
+					call := func(prefix, p string, headers ...string) (int, string) {
+						rec := sp.do(t, d.method, prefix+p, body, headers...)
+						return rec.Code, rec.Body.String()
+					}
+					good := bearer(ts.token(owner, d.scope))
+					for _, prefix := range []string{fmt.Sprintf("/v%d", d.version), "/latest"} {
+						code, got := call(prefix, path, good...)
+						if code != 200 {
+							t.Fatalf("%s%s: %d %s", prefix, path, code, got)
+						}
+						requireJSONEqual(t, []byte(got), fmt.Sprintf(`[{"path":%q,"n":%d}]`, path, i))
+					}
+					if code, _ := call(fmt.Sprintf("/v%d", d.version+1), path, good...); code != 404 {
+						t.Errorf("a version the route lacks answered %d, want 404", code)
+					}
+					if code, got := call("/latest", path); code != 401 {
+						t.Errorf("no token: %d %s, want 401", code, got)
+					}
+					if code, got := call("/latest", path, bearer(ts.token(owner, "esi-search.search_structures.v1"))...); code != 403 ||
+						!strings.Contains(got, d.scope) {
+						t.Errorf("token without %s: %d %s, want 403 naming the scope", d.scope, code, got)
+					}
+					code, got := call("/latest", path, bearer(ts.token(other, d.scope))...)
+					if characterRoute(d.path) {
+						if code != 403 {
+							t.Errorf("another character's token: %d %s, want 403", code, got)
+						}
+					} else if code != 403 {
+						t.Errorf("a token of another corporation's Director: %d %s, want 403", code, got)
+					}
+					// The last parameter points at a path without a document.
+					params := pathParams(d.path)
+					last := params[len(params)-1]
+					missing := map[string]string{last: "2"}
+					headers := good
+					switch last {
+					case "character_id", "corporation_id", "alliance_id":
+						// Another owner, whose own corporation and alliance have
+						// no documents.
+						missing = map[string]string{"character_id": "90000003", "corporation_id": "98000003", "alliance_id": "99000003"}
+						headers = bearer(ts.token(90000003, d.scope))
+					}
+					mp := concrete(d.path, missing)
+					if code, got := call("/latest", mp, headers...); code != 404 || !strings.Contains(got, mp) {
+						t.Errorf("%s: %d %s, want 404 naming the path", mp, code, got)
+					}
+					for _, bad := range []string{"x", "0", "-3", "01"} {
+						if code, got := call("/latest", concrete(d.path, map[string]string{last: bad}), good...); code != 400 || !strings.Contains(got, last) {
+							t.Errorf("%s = %q: %d %s, want 400 naming it", last, bad, code, got)
+						}
+					}
+				})
 			}
 		})
 	}

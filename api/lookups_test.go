@@ -87,222 +87,234 @@ func universeFixture() indexertest.Records {
 }
 
 func TestLookups(t *testing.T) {
-	ts := newTestServer(t, universeFixture(), released(false))
-	sp := newSpecs(ts)
-	for _, tc := range []struct {
-		name, path string
-		headers    []string
-		status     int
-		want       string // JSON, or a part of the error message
-	}{
-		{"type", "/v3/universe/types/587/", nil, 200, `{"type_id":587,"name":"Rifter","description":"A Minmatar frigate.",
-			"published":true,"group_id":25,"market_group_id":64,"radius":31,"volume":27289,"packaged_volume":2500,
-			"capacity":140,"portion_size":1,"mass":1067000,"graphic_id":46,"icon_id":587,
-			"dogma_attributes":[{"attribute_id":4,"value":1067000},{"attribute_id":9,"value":350}],
-			"dogma_effects":[{"effect_id":11,"is_default":true},{"effect_id":12,"is_default":false}]}`},
-		{"type in German", "/latest/universe/types/587/?language=de", nil, 200, `{"type_id":587,"name":"Rifter DE",
-			"description":"Eine Fregatte.","published":true,"group_id":25,"market_group_id":64,"radius":31,"volume":27289,
-			"packaged_volume":2500,"capacity":140,"portion_size":1,"mass":1067000,"graphic_id":46,"icon_id":587,
-			"dogma_attributes":[{"attribute_id":4,"value":1067000},{"attribute_id":9,"value":350}],
-			"dogma_effects":[{"effect_id":11,"is_default":true},{"effect_id":12,"is_default":false}]}`},
-		{"type by Accept-Language", "/v3/universe/types/34/", []string{"Accept-Language", "ja"}, 200,
-			`{"type_id":34,"name":"Tritanium","description":"","published":false,"group_id":18}`},
-		{"type in Japanese", "/v3/universe/types/587/?language=ja", nil, 200, ""},
-		{"type unknown", "/v3/universe/types/999999/", nil, 404, "Type not found"},
-		{"type malformed", "/v3/universe/types/rifter/", nil, 400, "type_id"},
-		{"type zero", "/v3/universe/types/0/", nil, 400, "type_id"},
-		{"type negative", "/v3/universe/types/-5/", nil, 400, "type_id"},
-		{"type too big", "/v3/universe/types/99999999999999999999/", nil, 400, "type_id"},
-		{"type bad language", "/v3/universe/types/587/?language=xx", nil, 400, "language"},
-		{"type wrong version", "/v2/universe/types/587/", nil, 404, ""},
+	for name, backend := range backends {
+		t.Run(name, func(t *testing.T) {
+			ts := backend(t, universeFixture(), released(false))
+			sp := newSpecs(ts)
+			for _, tc := range []struct {
+				name, path string
+				headers    []string
+				status     int
+				want       string // JSON, or a part of the error message
+			}{
+				{"type", "/v3/universe/types/587/", nil, 200, `{"type_id":587,"name":"Rifter","description":"A Minmatar frigate.",
+					"published":true,"group_id":25,"market_group_id":64,"radius":31,"volume":27289,"packaged_volume":2500,
+					"capacity":140,"portion_size":1,"mass":1067000,"graphic_id":46,"icon_id":587,
+					"dogma_attributes":[{"attribute_id":4,"value":1067000},{"attribute_id":9,"value":350}],
+					"dogma_effects":[{"effect_id":11,"is_default":true},{"effect_id":12,"is_default":false}]}`},
+				{"type in German", "/latest/universe/types/587/?language=de", nil, 200, `{"type_id":587,"name":"Rifter DE",
+					"description":"Eine Fregatte.","published":true,"group_id":25,"market_group_id":64,"radius":31,"volume":27289,
+					"packaged_volume":2500,"capacity":140,"portion_size":1,"mass":1067000,"graphic_id":46,"icon_id":587,
+					"dogma_attributes":[{"attribute_id":4,"value":1067000},{"attribute_id":9,"value":350}],
+					"dogma_effects":[{"effect_id":11,"is_default":true},{"effect_id":12,"is_default":false}]}`},
+				{"type by Accept-Language", "/v3/universe/types/34/", []string{"Accept-Language", "ja"}, 200,
+					`{"type_id":34,"name":"Tritanium","description":"","published":false,"group_id":18}`},
+				{"type in Japanese", "/v3/universe/types/587/?language=ja", nil, 200, ""},
+				{"type unknown", "/v3/universe/types/999999/", nil, 404, "Type not found"},
+				{"type malformed", "/v3/universe/types/rifter/", nil, 400, "type_id"},
+				{"type zero", "/v3/universe/types/0/", nil, 400, "type_id"},
+				{"type negative", "/v3/universe/types/-5/", nil, 400, "type_id"},
+				{"type too big", "/v3/universe/types/99999999999999999999/", nil, 400, "type_id"},
+				{"type bad language", "/v3/universe/types/587/?language=xx", nil, 400, "language"},
+				{"type wrong version", "/v2/universe/types/587/", nil, 404, ""},
 
-		{"character", "/v5/characters/90000001/", nil, 200, `{"name":"Alpha Pilot","corporation_id":98000001,
-			"alliance_id":99000001,"birthday":"2012-03-04T05:06:07Z","gender":"female","race_id":2,"bloodline_id":4,
-			"ancestry_id":24,"security_status":-1.5,"description":"Hello","title":"CEO"}`},
-		{"character bare", "/latest/characters/90000002/", nil, 200, `{"name":"Bare Pilot","corporation_id":98000001}`},
-		{"agent as character", "/v5/characters/3008416/", nil, 200, `{"name":"Antaken Kamola","corporation_id":1000002}`},
-		{"character unknown", "/v5/characters/91234567/", nil, 404, "Character not found"},
-		{"character malformed", "/v5/characters/1e5/", nil, 400, "character_id"},
+				{"character", "/v5/characters/90000001/", nil, 200, `{"name":"Alpha Pilot","corporation_id":98000001,
+					"alliance_id":99000001,"birthday":"2012-03-04T05:06:07Z","gender":"female","race_id":2,"bloodline_id":4,
+					"ancestry_id":24,"security_status":-1.5,"description":"Hello","title":"CEO"}`},
+				{"character bare", "/latest/characters/90000002/", nil, 200, `{"name":"Bare Pilot","corporation_id":98000001}`},
+				{"agent as character", "/v5/characters/3008416/", nil, 200, `{"name":"Antaken Kamola","corporation_id":1000002}`},
+				{"character unknown", "/v5/characters/91234567/", nil, 404, "Character not found"},
+				{"character malformed", "/v5/characters/1e5/", nil, 400, "character_id"},
 
-		{"corporation", "/v5/corporations/98000001/", nil, 200, `{"name":"Alpha Corp","ticker":"ALPHA","member_count":12,
-			"ceo_id":90000001,"creator_id":90000001,"alliance_id":99000001,"home_station_id":60003760,"tax_rate":0.1,
-			"date_founded":"2010-05-01T00:00:00Z","description":"We fly.","url":"https://example.com","war_eligible":true}`},
-		{"corporation as the spec spells it", "/v5/corporation/1000002/?language=de", nil, 200, `{"name":"CBD Gesellschaft",
-			"ticker":"CBD","member_count":0,"ceo_id":3004038,"creator_id":1,"faction_id":500001,"tax_rate":0,
-			"shares":30515077373,"description":"Eine NPC-Corp."}`},
-		{"corporation unknown", "/latest/corporation/98999999/", nil, 404, "Corporation not found"},
-		{"corporation malformed", "/v5/corporations/x/", nil, 400, "corporation_id"},
+				{"corporation", "/v5/corporations/98000001/", nil, 200, `{"name":"Alpha Corp","ticker":"ALPHA","member_count":12,
+					"ceo_id":90000001,"creator_id":90000001,"alliance_id":99000001,"home_station_id":60003760,"tax_rate":0.1,
+					"date_founded":"2010-05-01T00:00:00Z","description":"We fly.","url":"https://example.com","war_eligible":true}`},
+				{"corporation as the spec spells it", "/v5/corporation/1000002/?language=de", nil, 200, `{"name":"CBD Gesellschaft",
+					"ticker":"CBD","member_count":0,"ceo_id":3004038,"creator_id":1,"faction_id":500001,"tax_rate":0,
+					"shares":30515077373,"description":"Eine NPC-Corp."}`},
+				{"corporation unknown", "/latest/corporation/98999999/", nil, 404, "Corporation not found"},
+				{"corporation malformed", "/v5/corporations/x/", nil, 400, "corporation_id"},
 
-		{"station", "/v2/universe/stations/60003760/", nil, 200, `{"station_id":60003760,
-			"name":"Jita IV - Moon 4 - Caldari Navy Assembly Plant","system_id":30000142,"type_id":1529,"owner":1000035,
-			"race_id":1,"position":{"x":1,"y":-2,"z":3.5},"reprocessing_efficiency":0.5,"reprocessing_stations_take":0.05,
-			"max_dockable_ship_volume":50000000,"office_rental_cost":10000,"services":["market","repair-facilities"]}`},
-		{"station bare", "/v2/universe/stations/60000004/", nil, 200, `{"station_id":60000004,"name":"Bare Station",
-			"system_id":30000142,"type_id":1529,"reprocessing_efficiency":0,"reprocessing_stations_take":0,
-			"max_dockable_ship_volume":0,"office_rental_cost":0,"services":[]}`},
-		{"station unknown", "/v2/universe/stations/60000001/", nil, 404, "Station not found"},
-		{"station malformed", "/v2/universe/stations/007/", nil, 400, "station_id"},
+				{"station", "/v2/universe/stations/60003760/", nil, 200, `{"station_id":60003760,
+					"name":"Jita IV - Moon 4 - Caldari Navy Assembly Plant","system_id":30000142,"type_id":1529,"owner":1000035,
+					"race_id":1,"position":{"x":1,"y":-2,"z":3.5},"reprocessing_efficiency":0.5,"reprocessing_stations_take":0.05,
+					"max_dockable_ship_volume":50000000,"office_rental_cost":10000,"services":["market","repair-facilities"]}`},
+				{"station bare", "/v2/universe/stations/60000004/", nil, 200, `{"station_id":60000004,"name":"Bare Station",
+					"system_id":30000142,"type_id":1529,"reprocessing_efficiency":0,"reprocessing_stations_take":0,
+					"max_dockable_ship_volume":0,"office_rental_cost":0,"services":[]}`},
+				{"station unknown", "/v2/universe/stations/60000001/", nil, 404, "Station not found"},
+				{"station malformed", "/v2/universe/stations/007/", nil, 400, "station_id"},
 
-		{"alliance", "/v4/alliances/99000001/", nil, 200, `{"name":"Alpha Alliance","ticker":"A-A","creator_id":90000001,
-			"creator_corporation_id":98000001,"executor_corporation_id":98000001,"date_founded":"2010-05-01T00:00:00Z"}`},
-		{"alliance unknown", "/v4/alliances/99000002/", nil, 404, "Alliance not found"},
-		{"alliance malformed", "/v4/alliances/%20/", nil, 400, "alliance_id"},
+				{"alliance", "/v4/alliances/99000001/", nil, 200, `{"name":"Alpha Alliance","ticker":"A-A","creator_id":90000001,
+					"creator_corporation_id":98000001,"executor_corporation_id":98000001,"date_founded":"2010-05-01T00:00:00Z"}`},
+				{"alliance unknown", "/v4/alliances/99000002/", nil, 404, "Alliance not found"},
+				{"alliance malformed", "/v4/alliances/%20/", nil, 400, "alliance_id"},
 
-		{"region", "/v1/universe/regions/10000002/", nil, 200,
-			`{"region_id":10000002,"name":"The Forge","description":"Trade.","constellations":[20000020]}`},
-		{"region unknown", "/v1/universe/regions/10000003/", nil, 404, "Region not found"},
-		{"region malformed", "/v1/universe/regions/x/", nil, 400, "region_id"},
-		{"constellation", "/v1/universe/constellations/20000020/", nil, 200,
-			`{"constellation_id":20000020,"name":"Kimotoro","position":{"x":-1.35e17,"y":6.5e16,"z":1.03e17},
-			"region_id":10000002,"systems":[30000142]}`},
-		{"constellation unknown", "/v1/universe/constellations/20000021/", nil, 404, "Constellation not found"},
-		{"constellation malformed", "/v1/universe/constellations/-1/", nil, 400, "constellation_id"},
-		{"system", "/v4/universe/systems/30000142/", nil, 200, `{"system_id":30000142,"name":"Jita","constellation_id":20000020,
-			"security_status":0.9459,"security_class":"B","star_id":40009076,"position":{"x":1,"y":2,"z":3},"stations":[60003760],
-			"planets":[{"planet_id":40009077},{"planet_id":40009080,"moons":[40009081],"asteroid_belts":[40009079]}],
-			"stargates":[50001248,50001249]}`},
-		{"system unknown", "/v4/universe/systems/30000143/", nil, 404, "Solar system not found"},
-		{"system malformed", "/v4/universe/systems/jita/", nil, 400, "system_id"},
+				{"region", "/v1/universe/regions/10000002/", nil, 200,
+					`{"region_id":10000002,"name":"The Forge","description":"Trade.","constellations":[20000020]}`},
+				{"region unknown", "/v1/universe/regions/10000003/", nil, 404, "Region not found"},
+				{"region malformed", "/v1/universe/regions/x/", nil, 400, "region_id"},
+				{"constellation", "/v1/universe/constellations/20000020/", nil, 200,
+					`{"constellation_id":20000020,"name":"Kimotoro","position":{"x":-1.35e17,"y":6.5e16,"z":1.03e17},
+					"region_id":10000002,"systems":[30000142]}`},
+				{"constellation unknown", "/v1/universe/constellations/20000021/", nil, 404, "Constellation not found"},
+				{"constellation malformed", "/v1/universe/constellations/-1/", nil, 400, "constellation_id"},
+				{"system", "/v4/universe/systems/30000142/", nil, 200, `{"system_id":30000142,"name":"Jita","constellation_id":20000020,
+					"security_status":0.9459,"security_class":"B","star_id":40009076,"position":{"x":1,"y":2,"z":3},"stations":[60003760],
+					"planets":[{"planet_id":40009077},{"planet_id":40009080,"moons":[40009081],"asteroid_belts":[40009079]}],
+					"stargates":[50001248,50001249]}`},
+				{"system unknown", "/v4/universe/systems/30000143/", nil, 404, "Solar system not found"},
+				{"system malformed", "/v4/universe/systems/jita/", nil, 400, "system_id"},
 
-		{"factions", "/v2/universe/factions/", nil, 200, `[
-			{"faction_id":500001,"name":"Caldari State","description":"The State.","corporation_id":1000035,
-			 "militia_corporation_id":1000180,"solar_system_id":30000145,"size_factor":5,"station_count":1503,
-			 "station_system_count":503,"is_unique":false},
-			{"faction_id":500002,"name":"Minmatar Republic","description":"The Republic.","size_factor":0,
-			 "station_count":0,"station_system_count":0,"is_unique":true}]`},
-		{"factions in German", "/latest/universe/factions/?language=de", nil, 200, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rec := sp.do(t, http.MethodGet, tc.path, "", tc.headers...)
-			if rec.Code != tc.status {
-				t.Fatalf("GET %s: %d %s, want %d", tc.path, rec.Code, rec.Body, tc.status)
+				{"factions", "/v2/universe/factions/", nil, 200, `[
+					{"faction_id":500001,"name":"Caldari State","description":"The State.","corporation_id":1000035,
+					 "militia_corporation_id":1000180,"solar_system_id":30000145,"size_factor":5,"station_count":1503,
+					 "station_system_count":503,"is_unique":false},
+					{"faction_id":500002,"name":"Minmatar Republic","description":"The Republic.","size_factor":0,
+					 "station_count":0,"station_system_count":0,"is_unique":true}]`},
+				{"factions in German", "/latest/universe/factions/?language=de", nil, 200, ""},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					rec := sp.do(t, http.MethodGet, tc.path, "", tc.headers...)
+					if rec.Code != tc.status {
+						t.Fatalf("GET %s: %d %s, want %d", tc.path, rec.Code, rec.Body, tc.status)
+					}
+					switch {
+					case tc.status == 200 && tc.want != "":
+						requireJSONEqual(t, rec.Body.Bytes(), tc.want)
+					case tc.status != 200 && tc.want != "":
+						if got := errorOf(t, rec); !strings.Contains(got, tc.want) {
+							t.Errorf("GET %s: error %q, want it to mention %q", tc.path, got, tc.want)
+						}
+					}
+				})
 			}
-			switch {
-			case tc.status == 200 && tc.want != "":
-				requireJSONEqual(t, rec.Body.Bytes(), tc.want)
-			case tc.status != 200 && tc.want != "":
-				if got := errorOf(t, rec); !strings.Contains(got, tc.want) {
-					t.Errorf("GET %s: error %q, want it to mention %q", tc.path, got, tc.want)
-				}
+			rec := sp.do(t, http.MethodGet, "/v3/universe/types/587/?language=ja", "")
+			if !strings.Contains(rec.Body.String(), "リフター") {
+				t.Errorf("Japanese type name missing: %s", rec.Body)
+			}
+			rec = sp.do(t, http.MethodGet, "/v2/universe/factions/?language=de", "")
+			if !strings.Contains(rec.Body.String(), "Staat der Caldari") || !strings.Contains(rec.Body.String(), "Minmatar Republic") {
+				t.Errorf("German factions: %s", rec.Body)
 			}
 		})
-	}
-	rec := sp.do(t, http.MethodGet, "/v3/universe/types/587/?language=ja", "")
-	if !strings.Contains(rec.Body.String(), "リフター") {
-		t.Errorf("Japanese type name missing: %s", rec.Body)
-	}
-	rec = sp.do(t, http.MethodGet, "/v2/universe/factions/?language=de", "")
-	if !strings.Contains(rec.Body.String(), "Staat der Caldari") || !strings.Contains(rec.Body.String(), "Minmatar Republic") {
-		t.Errorf("German factions: %s", rec.Body)
 	}
 }
 
 func TestUniverseIDs(t *testing.T) {
-	ts := newTestServer(t, universeFixture(), released(false))
-	sp := newSpecs(ts)
-	names := func(n int) string {
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = fmt.Sprintf("%q", fmt.Sprintf("name %d", i))
-		}
-		return "[" + strings.Join(parts, ",") + "]"
-	}
-	for _, tc := range []struct {
-		name, body string
-		status     int
-		want       string
-	}{
-		{"one of each", `["rifter","JITA","Alpha Pilot","Antaken Kamola","alpha corp","Alpha Alliance","Caldari State",
-			"The Forge","Kimotoro","Bare Station"]`, 200, `{
-			"inventory_types":[{"id":587,"name":"Rifter"}],"systems":[{"id":30000142,"name":"Jita"}],
-			"characters":[{"id":90000001,"name":"Alpha Pilot"}],"agents":[{"id":3008416,"name":"Antaken Kamola"}],
-			"corporations":[{"id":98000001,"name":"Alpha Corp"}],"alliances":[{"id":99000001,"name":"Alpha Alliance"}],
-			"factions":[{"id":500001,"name":"Caldari State"}],"regions":[{"id":10000002,"name":"The Forge"}],
-			"constellations":[{"id":20000020,"name":"Kimotoro"}],"stations":[{"id":60000004,"name":"Bare Station"}]}`},
-		{"exact only", `["Rift","Jit"]`, 200, `{}`},
-		{"localized name in another language", `["Rifter DE"]`, 200, `{}`},
-		{"500 names", names(500), 200, `{}`},
-		{"501 names", names(501), 400, "1 to 500"},
-		{"empty list", `[]`, 400, "1 to 500"},
-		{"not an array", `{"names":["Jita"]}`, 400, "not a JSON array"},
-		{"number in list", `["Jita", 5]`, 400, "body[1]"},
-		{"empty name", `["Jita", "  "]`, 400, "body[1]"},
-		{"no body", ``, 400, "missing"},
-		{"duplicate name", `["Jita", "Rifter", "Jita"]`, 400, "body[2]: non-unique items for 'names'"},
-		{"names differing in case are distinct", `["Jita", "jita"]`, 200, `{"systems":[{"id":30000142,"name":"Jita"}]}`},
-		{"100 characters", `["` + strings.Repeat("é", 100) + `"]`, 200, `{}`},
-		{"101 characters", `["Jita", "` + strings.Repeat("é", 101) + `"]`, 400, "body[1]: string too long for 'name'"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rec := sp.do(t, http.MethodPost, "/v1/universe/ids/", tc.body)
-			if rec.Code != tc.status {
-				t.Fatalf("%d %s, want %d", rec.Code, rec.Body, tc.status)
+	for name, backend := range backends {
+		t.Run(name, func(t *testing.T) {
+			ts := backend(t, universeFixture(), released(false))
+			sp := newSpecs(ts)
+			names := func(n int) string {
+				parts := make([]string, n)
+				for i := range parts {
+					parts[i] = fmt.Sprintf("%q", fmt.Sprintf("name %d", i))
+				}
+				return "[" + strings.Join(parts, ",") + "]"
 			}
-			if tc.status == 200 {
-				requireJSONEqual(t, rec.Body.Bytes(), tc.want)
-			} else if got := errorOf(t, rec); !strings.Contains(got, tc.want) {
-				t.Errorf("error %q, want it to mention %q", got, tc.want)
+			for _, tc := range []struct {
+				name, body string
+				status     int
+				want       string
+			}{
+				{"one of each", `["rifter","JITA","Alpha Pilot","Antaken Kamola","alpha corp","Alpha Alliance","Caldari State",
+					"The Forge","Kimotoro","Bare Station"]`, 200, `{
+					"inventory_types":[{"id":587,"name":"Rifter"}],"systems":[{"id":30000142,"name":"Jita"}],
+					"characters":[{"id":90000001,"name":"Alpha Pilot"}],"agents":[{"id":3008416,"name":"Antaken Kamola"}],
+					"corporations":[{"id":98000001,"name":"Alpha Corp"}],"alliances":[{"id":99000001,"name":"Alpha Alliance"}],
+					"factions":[{"id":500001,"name":"Caldari State"}],"regions":[{"id":10000002,"name":"The Forge"}],
+					"constellations":[{"id":20000020,"name":"Kimotoro"}],"stations":[{"id":60000004,"name":"Bare Station"}]}`},
+				{"exact only", `["Rift","Jit"]`, 200, `{}`},
+				{"localized name in another language", `["Rifter DE"]`, 200, `{}`},
+				{"500 names", names(500), 200, `{}`},
+				{"501 names", names(501), 400, "1 to 500"},
+				{"empty list", `[]`, 400, "1 to 500"},
+				{"not an array", `{"names":["Jita"]}`, 400, "not a JSON array"},
+				{"number in list", `["Jita", 5]`, 400, "body[1]"},
+				{"empty name", `["Jita", "  "]`, 400, "body[1]"},
+				{"no body", ``, 400, "missing"},
+				{"duplicate name", `["Jita", "Rifter", "Jita"]`, 400, "body[2]: non-unique items for 'names'"},
+				{"names differing in case are distinct", `["Jita", "jita"]`, 200, `{"systems":[{"id":30000142,"name":"Jita"}]}`},
+				{"100 characters", `["` + strings.Repeat("é", 100) + `"]`, 200, `{}`},
+				{"101 characters", `["Jita", "` + strings.Repeat("é", 101) + `"]`, 400, "body[1]: string too long for 'name'"},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					rec := sp.do(t, http.MethodPost, "/v1/universe/ids/", tc.body)
+					if rec.Code != tc.status {
+						t.Fatalf("%d %s, want %d", rec.Code, rec.Body, tc.status)
+					}
+					if tc.status == 200 {
+						requireJSONEqual(t, rec.Body.Bytes(), tc.want)
+					} else if got := errorOf(t, rec); !strings.Contains(got, tc.want) {
+						t.Errorf("error %q, want it to mention %q", got, tc.want)
+					}
+				})
 			}
+			rec := sp.do(t, http.MethodPost, "/v1/universe/ids/?language=de", `["rifter de"]`)
+			requireJSONEqual(t, rec.Body.Bytes(), `{"inventory_types":[{"id":587,"name":"Rifter"}]}`)
 		})
 	}
-	rec := sp.do(t, http.MethodPost, "/v1/universe/ids/?language=de", `["rifter de"]`)
-	requireJSONEqual(t, rec.Body.Bytes(), `{"inventory_types":[{"id":587,"name":"Rifter"}]}`)
 }
 
 func TestUniverseNames(t *testing.T) {
-	ts := newTestServer(t, universeFixture(), released(false))
-	sp := newSpecs(ts)
-	ids := func(n int) string {
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = fmt.Sprint(1 + i)
-		}
-		return "[" + strings.Join(parts, ",") + "]"
-	}
-	for _, tc := range []struct {
-		name, body string
-		status     int
-		want       string
-	}{
-		{"one of each", `[587, 30000142, 90000001, 3008416, 98000001, 99000001, 500001, 10000002, 20000020, 60003760]`, 200, `[
-			{"category":"inventory_type","id":587,"name":"Rifter"},
-			{"category":"solar_system","id":30000142,"name":"Jita"},
-			{"category":"character","id":90000001,"name":"Alpha Pilot"},
-			{"category":"character","id":3008416,"name":"Antaken Kamola"},
-			{"category":"corporation","id":98000001,"name":"Alpha Corp"},
-			{"category":"alliance","id":99000001,"name":"Alpha Alliance"},
-			{"category":"faction","id":500001,"name":"Caldari State"},
-			{"category":"region","id":10000002,"name":"The Forge"},
-			{"category":"constellation","id":20000020,"name":"Kimotoro"},
-			{"category":"station","id":60003760,"name":"Jita IV - Moon 4 - Caldari Navy Assembly Plant"}]`},
-		{"one unknown", `[587, 12345]`, 404, "Ensure all IDs are valid before resolving"},
-		{"1001 IDs", ids(1001), 400, "1 to 1000"},
-		{"1000 IDs, unknown", ids(1000), 404, "Ensure all IDs are valid"},
-		{"empty", `[]`, 400, "1 to 1000"},
-		{"duplicate", `[587, 587]`, 400, "duplicate"},
-		{"zero", `[0]`, 400, "body[0]"},
-		{"negative", `[587, -1]`, 400, "body[1]"},
-		{"fraction", `[5.5]`, 400, "body[0]"},
-		{"string", `["587"]`, 400, "body[0]"},
-		{"not JSON", `[587`, 400, "not a JSON array"},
-		{"largest int32, unknown", `[2147483647]`, 404, "Ensure all IDs are valid"},
-		{"beyond int32", `[587, 2147483648]`, 400, "body[1]: failed to coerce value '2147483648' into type integer (format: int32)"},
-		{"a structure ID", `[1035466617946]`, 400, "format: int32"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rec := sp.do(t, http.MethodPost, "/v3/universe/names/", tc.body)
-			if rec.Code != tc.status {
-				t.Fatalf("%d %s, want %d", rec.Code, rec.Body, tc.status)
+	for name, backend := range backends {
+		t.Run(name, func(t *testing.T) {
+			ts := backend(t, universeFixture(), released(false))
+			sp := newSpecs(ts)
+			ids := func(n int) string {
+				parts := make([]string, n)
+				for i := range parts {
+					parts[i] = fmt.Sprint(1 + i)
+				}
+				return "[" + strings.Join(parts, ",") + "]"
 			}
-			if tc.status == 200 {
-				requireJSONEqual(t, rec.Body.Bytes(), tc.want)
-			} else if got := errorOf(t, rec); !strings.Contains(got, tc.want) {
-				t.Errorf("error %q, want it to mention %q", got, tc.want)
+			for _, tc := range []struct {
+				name, body string
+				status     int
+				want       string
+			}{
+				{"one of each", `[587, 30000142, 90000001, 3008416, 98000001, 99000001, 500001, 10000002, 20000020, 60003760]`, 200, `[
+					{"category":"inventory_type","id":587,"name":"Rifter"},
+					{"category":"solar_system","id":30000142,"name":"Jita"},
+					{"category":"character","id":90000001,"name":"Alpha Pilot"},
+					{"category":"character","id":3008416,"name":"Antaken Kamola"},
+					{"category":"corporation","id":98000001,"name":"Alpha Corp"},
+					{"category":"alliance","id":99000001,"name":"Alpha Alliance"},
+					{"category":"faction","id":500001,"name":"Caldari State"},
+					{"category":"region","id":10000002,"name":"The Forge"},
+					{"category":"constellation","id":20000020,"name":"Kimotoro"},
+					{"category":"station","id":60003760,"name":"Jita IV - Moon 4 - Caldari Navy Assembly Plant"}]`},
+				{"one unknown", `[587, 12345]`, 404, "Ensure all IDs are valid before resolving"},
+				{"1001 IDs", ids(1001), 400, "1 to 1000"},
+				{"1000 IDs, unknown", ids(1000), 404, "Ensure all IDs are valid"},
+				{"empty", `[]`, 400, "1 to 1000"},
+				{"duplicate", `[587, 587]`, 400, "duplicate"},
+				{"zero", `[0]`, 400, "body[0]"},
+				{"negative", `[587, -1]`, 400, "body[1]"},
+				{"fraction", `[5.5]`, 400, "body[0]"},
+				{"string", `["587"]`, 400, "body[0]"},
+				{"not JSON", `[587`, 400, "not a JSON array"},
+				{"largest int32, unknown", `[2147483647]`, 404, "Ensure all IDs are valid"},
+				{"beyond int32", `[587, 2147483648]`, 400, "body[1]: failed to coerce value '2147483648' into type integer (format: int32)"},
+				{"a structure ID", `[1035466617946]`, 400, "format: int32"},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					rec := sp.do(t, http.MethodPost, "/v3/universe/names/", tc.body)
+					if rec.Code != tc.status {
+						t.Fatalf("%d %s, want %d", rec.Code, rec.Body, tc.status)
+					}
+					if tc.status == 200 {
+						requireJSONEqual(t, rec.Body.Bytes(), tc.want)
+					} else if got := errorOf(t, rec); !strings.Contains(got, tc.want) {
+						t.Errorf("error %q, want it to mention %q", got, tc.want)
+					}
+				})
 			}
+			rec := sp.do(t, http.MethodPost, "/v3/universe/names/?language=de", `[587]`)
+			requireJSONEqual(t, rec.Body.Bytes(), `[{"category":"inventory_type","id":587,"name":"Rifter DE"}]`)
 		})
 	}
-	rec := sp.do(t, http.MethodPost, "/v3/universe/names/?language=de", `[587]`)
-	requireJSONEqual(t, rec.Body.Bytes(), `[{"category":"inventory_type","id":587,"name":"Rifter DE"}]`)
 }
 
 func FuzzParseIDList(f *testing.F) {

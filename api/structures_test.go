@@ -144,42 +144,48 @@ func TestStructuresV1ShapeBeforeAndAfterRelease(t *testing.T) {
 	}
 }
 
+// TestStructuresAccess runs over a real generation and over records in
+// memory (the read seam): the same answers from both.
 func TestStructuresAccess(t *testing.T) {
-	ts := newTestServer(t, structureFixture(), released(false))
-	ts.setNow(testRelease.AddDate(0, 1, 0))
-	sp := newSpecs(ts)
-	for _, tc := range []struct {
-		name    string
-		path    string
-		headers []string
-		status  int
-		msg     string
-	}{
-		{"manager of the corporation", structuresPathA, bearer(ts.token(managerA, readStructures)), 200, ""},
-		{"no token", structuresPathA, nil, 401, ""},
-		{"garbage token", structuresPathA, bearer("not.a.token"), 401, ""},
-		{"expired token", structuresPathA, bearer(ts.mint(authMint(managerA, ts.clock().Add(-2*time.Hour), readStructures))), 401, ""},
-		{"missing scope", structuresPathA, bearer(ts.token(managerA, "esi-search.search_structures.v1")), 403, readStructures},
-		{"member without the role", structuresPathA, bearer(ts.token(memberA, readStructures)), 403, msgNoRole},
-		{"no roles at all", structuresPathA, bearer(ts.token(noRoles, readStructures)), 403, msgNoRole},
-		{"manager of another corporation", structuresPathA, bearer(ts.token(managerB, readStructures)), 403, msgNoRole},
-		{"manager of B reads B", "/corporations/98000002/structures/", bearer(ts.token(managerB, readStructures)), 200, ""},
-		{"unknown corporation", "/corporations/98000999/structures/", bearer(ts.token(managerA, readStructures)), 403, msgNoRole},
-		{"malformed corporation", "/corporations/abc/structures/", bearer(ts.token(managerA, readStructures)), 400, "corporation_id"},
-		{"zero corporation", "/corporations/0/structures/", bearer(ts.token(managerA, readStructures)), 400, "corporation_id"},
-		{"bad page", structuresPathA + "?page=0", bearer(ts.token(managerA, readStructures)), 400, "page"},
-		{"page beyond the last", structuresPathA + "?page=2", bearer(ts.token(managerA, readStructures)), 404, msgNoSuchPage},
-	} {
-		for _, prefix := range []string{"/v1", "/v2", "/latest", "/legacy"} {
-			rec := sp.do(t, http.MethodGet, prefix+tc.path, "", tc.headers...)
-			if rec.Code != tc.status {
-				t.Errorf("%s %s: %d %s, want %d", tc.name, prefix, rec.Code, rec.Body, tc.status)
-				continue
+	for name, backend := range backends {
+		t.Run(name, func(t *testing.T) {
+			ts := backend(t, structureFixture(), released(false))
+			ts.setNow(testRelease.AddDate(0, 1, 0))
+			sp := newSpecs(ts)
+			for _, tc := range []struct {
+				name    string
+				path    string
+				headers []string
+				status  int
+				msg     string
+			}{
+				{"manager of the corporation", structuresPathA, bearer(ts.token(managerA, readStructures)), 200, ""},
+				{"no token", structuresPathA, nil, 401, ""},
+				{"garbage token", structuresPathA, bearer("not.a.token"), 401, ""},
+				{"expired token", structuresPathA, bearer(ts.mint(authMint(managerA, ts.clock().Add(-2*time.Hour), readStructures))), 401, ""},
+				{"missing scope", structuresPathA, bearer(ts.token(managerA, "esi-search.search_structures.v1")), 403, readStructures},
+				{"member without the role", structuresPathA, bearer(ts.token(memberA, readStructures)), 403, msgNoRole},
+				{"no roles at all", structuresPathA, bearer(ts.token(noRoles, readStructures)), 403, msgNoRole},
+				{"manager of another corporation", structuresPathA, bearer(ts.token(managerB, readStructures)), 403, msgNoRole},
+				{"manager of B reads B", "/corporations/98000002/structures/", bearer(ts.token(managerB, readStructures)), 200, ""},
+				{"unknown corporation", "/corporations/98000999/structures/", bearer(ts.token(managerA, readStructures)), 403, msgNoRole},
+				{"malformed corporation", "/corporations/abc/structures/", bearer(ts.token(managerA, readStructures)), 400, "corporation_id"},
+				{"zero corporation", "/corporations/0/structures/", bearer(ts.token(managerA, readStructures)), 400, "corporation_id"},
+				{"bad page", structuresPathA + "?page=0", bearer(ts.token(managerA, readStructures)), 400, "page"},
+				{"page beyond the last", structuresPathA + "?page=2", bearer(ts.token(managerA, readStructures)), 404, msgNoSuchPage},
+			} {
+				for _, prefix := range []string{"/v1", "/v2", "/latest", "/legacy"} {
+					rec := sp.do(t, http.MethodGet, prefix+tc.path, "", tc.headers...)
+					if rec.Code != tc.status {
+						t.Errorf("%s %s: %d %s, want %d", tc.name, prefix, rec.Code, rec.Body, tc.status)
+						continue
+					}
+					if tc.msg != "" && !strings.Contains(errorOf(t, rec), tc.msg) {
+						t.Errorf("%s %s: error %q, want it to mention %q", tc.name, prefix, errorOf(t, rec), tc.msg)
+					}
+				}
 			}
-			if tc.msg != "" && !strings.Contains(errorOf(t, rec), tc.msg) {
-				t.Errorf("%s %s: error %q, want it to mention %q", tc.name, prefix, errorOf(t, rec), tc.msg)
-			}
-		}
+		})
 	}
 }
 

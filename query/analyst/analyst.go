@@ -222,6 +222,34 @@ func prepare(req Request, export bool) (*plan, error) {
 	renameField(q, indexer.FieldID, indexer.DocIDField)
 	p.q = exactKeywords(q)
 	p.unscored = constantScore(p.q)
+	if msg := p.sortAndFields(req); msg != "" {
+		return bad("%s", msg)
+	}
+	if len(req.Facets) > 0 && export {
+		return bad("facets are not exported: ask for them as JSON")
+	}
+	for _, name := range req.Facets {
+		f, ok := storedField(strings.TrimSpace(name), p.cats)
+		if !ok {
+			return bad("cannot facet on %q; valid: %s", name, joinStored(p.cats))
+		}
+		if !slices.ContainsFunc(p.facets, func(g indexer.AnalystField) bool { return g.Name == f.Name }) {
+			p.facets = append(p.facets, f)
+		}
+	}
+	p.facetMax = req.FacetSize
+	switch {
+	case p.facetMax == 0:
+		p.facetMax = DefaultFacetSize
+	case p.facetMax < 0 || p.facetMax > MaxFacetSize:
+		return bad("facet size must be from 1 to %d, got %d", MaxFacetSize, p.facetMax)
+	}
+	return p, nil
+}
+
+// sortAndFields takes the request's sort keys and stored fields into p,
+// or says what is wrong with them.
+func (p *plan) sortAndFields(req Request) string {
 	for _, s := range req.Sort {
 		name, desc := strings.CutPrefix(strings.TrimSpace(s), "-")
 		var key string
@@ -232,7 +260,7 @@ func prepare(req Request, export bool) (*plan, error) {
 			key = indexer.DocIDField
 		default:
 			if _, ok := storedField(name, p.cats); !ok {
-				return bad("cannot sort by %q; valid: id, score, %s", name, joinStored(p.cats))
+				return fmt.Sprintf("cannot sort by %q; valid: id, score, %s", name, joinStored(p.cats))
 			}
 			key = name
 		}
@@ -255,32 +283,13 @@ func prepare(req Request, export bool) (*plan, error) {
 			continue
 		}
 		if _, ok := storedField(name, p.cats); !ok {
-			return bad("no stored field %q to return; valid: *, %s", name, joinStored(p.cats))
+			return fmt.Sprintf("no stored field %q to return; valid: *, %s", name, joinStored(p.cats))
 		}
 		if !slices.Contains(p.fields, name) {
 			p.fields = append(p.fields, name)
 		}
 	}
-	if len(req.Facets) > 0 && export {
-		return bad("facets are not exported: ask for them as JSON")
-	}
-	for _, name := range req.Facets {
-		f, ok := storedField(strings.TrimSpace(name), p.cats)
-		if !ok {
-			return bad("cannot facet on %q; valid: %s", name, joinStored(p.cats))
-		}
-		if !slices.ContainsFunc(p.facets, func(g indexer.AnalystField) bool { return g.Name == f.Name }) {
-			p.facets = append(p.facets, f)
-		}
-	}
-	p.facetMax = req.FacetSize
-	switch {
-	case p.facetMax == 0:
-		p.facetMax = DefaultFacetSize
-	case p.facetMax < 0 || p.facetMax > MaxFacetSize:
-		return bad("facet size must be from 1 to %d, got %d", MaxFacetSize, p.facetMax)
-	}
-	return p, nil
+	return ""
 }
 
 // Query runs req over the live generation: the best hits (or the first in
