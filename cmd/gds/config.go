@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/term"
 
+	"gds/api/admin"
 	"gds/api/auth"
 	"gds/indexer"
 	"gds/indexer/fleet"
@@ -46,6 +47,8 @@ type serveConfig struct {
 	BleveBatch            int
 	BleveCharacters       bool
 	AnalystIdle           time.Duration
+	AnalystTimeout        time.Duration
+	AnalystConcurrency    int
 	TablesInMemory        bool
 	StoresInMemory        holdFlag
 	RateLimits            rateLimitFlag
@@ -71,6 +74,12 @@ type httpConfig struct {
 type logConfig struct {
 	Format string // json, pretty or auto
 	Level  string
+}
+
+// addAnalystTimeoutFlag declares --analyst-timeout (gds serve, gds query).
+func addAnalystTimeoutFlag(fs *flag.FlagSet, d *time.Duration) {
+	fs.DurationVar(d, "analyst-timeout", admin.DefaultAnalystTimeout,
+		"stop an analysts' query (or export) running longer than this: 504 on the operator port, an error from gds query (0 or negative: no limit)")
 }
 
 // addLogFlags declares --log-format and --log-level on fs.
@@ -120,6 +129,9 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 		"in huge pages where the system has them, instead of mapping their files: a lookup never waits for the disk, for about 33 bytes a character of memory the kernel cannot reclaim; "+
 		"auto (the default): when the stores take at most an eighth of the memory the process may use (the machine's, or its cgroup's limit), else mapped")
 	fs.DurationVar(&c.AnalystIdle, "analyst-idle", 10*time.Minute, "close the bleve indexes analysts' queries opened after this long without one (negative: keep them open)")
+	addAnalystTimeoutFlag(fs, &c.AnalystTimeout)
+	fs.IntVar(&c.AnalystConcurrency, "analyst-concurrency", admin.DefaultAnalystConcurrency,
+		"analysts' queries (GET /admin/query, the console) run at once; more wait up to 2s for a slot, then get 503 with Retry-After")
 	fs.DurationVar(&c.HTTP.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
 	fs.DurationVar(&c.HTTP.ReadTimeout, "read-timeout", 10*time.Second, "time to read a whole request")
 	fs.DurationVar(&c.HTTP.WriteTimeout, "write-timeout", 30*time.Second, "time to write a response")

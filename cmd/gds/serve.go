@@ -303,6 +303,7 @@ func startAdmin(srv *servers, cfg serveConfig, mgr *indexer.Manager, fr *fleetRu
 	adminOpts := admin.Options{
 		Indexer: mgr, Analysts: analyst.New(mgr), Snapshot: cfg.Snapshot, Token: cfg.AdminToken, Metrics: metrics,
 		Logger: adminLog, MaxBodyBytes: cfg.HTTP.MaxBodyBytes, Hosts: cfg.AdminHosts,
+		AnalystTimeout: max(cfg.AnalystTimeout, -1), AnalystConcurrency: cfg.AnalystConcurrency,
 		Ready: func() error {
 			if !publicUp.Load() {
 				return errors.New("The public listener is not up yet")
