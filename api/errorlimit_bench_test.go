@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,8 +18,17 @@ import (
 // reported p50 and p99 are the normal client's. Numbers in
 // docs/reliability.md.
 //
-//	go test -run '^$' -bench ErrorAnswersUnderFlood -benchtime 20000x ./api
+//	go test -run '^$' -bench ErrorAnswersUnderFlood -benchtime 2000x ./api
+//
+// GDS_BENCH_FLOOD sets the flood's clients before timing (default
+// 300,000).
 func BenchmarkErrorAnswersUnderFlood(b *testing.B) {
+	flooded := 300_000
+	if s := os.Getenv("GDS_BENCH_FLOOD"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 {
+			flooded = n
+		}
+	}
 	ts := newTestServer(b, searchRecords(), func(d *Deps) {
 		d.Limits.RateLimitsOff = true
 		d.Limits.ErrorLimit = 1 << 30 // the normal client is never limited: its answers are what is timed
@@ -34,14 +45,14 @@ func BenchmarkErrorAnswersUnderFlood(b *testing.B) {
 		return fmt.Sprintf("10.%d.%d.%d:1000", byte(i>>16), byte(i>>8), byte(i))
 	}
 	// Fill the limiter past its bound before timing.
-	for i := range 300_000 {
+	for i := range flooded {
 		serve(flood(i))
 	}
 	var stop atomic.Bool
 	done := make(chan struct{})
 	go func() { // and keep flooding while the normal client is timed
 		defer close(done)
-		for i := 300_000; !stop.Load(); i++ {
+		for i := flooded; !stop.Load(); i++ {
 			serve(flood(i))
 		}
 	}()
