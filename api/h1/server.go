@@ -320,7 +320,11 @@ func (c *conn) readHead(first bool) (head []byte, whole, ok bool) {
 		if n := headLen(buf); n > 0 {
 			return buf[:n], true, true
 		}
-		if len(buf) >= bufSize || !headMayFinish(buf) {
+		// A head that cannot finish as one taken here goes to net/http at
+		// once; on a kept-alive connection only from 4 bytes on, as
+		// net/http reads a next request (fewer, then the end: closed
+		// without an answer, below).
+		if len(buf) >= bufSize || (first || len(buf) >= 4) && !headMayFinish(buf) {
 			return nil, false, true
 		}
 		if !headerDeadline {
