@@ -342,10 +342,13 @@ func (l *soakLoad) failLocked(req *http.Request, msg string) {
 	}
 }
 
+// pick returns n different IDs (a repeated ID is a 400).
 func (l *soakLoad) pick(rng *rand.Rand, n int) []int64 {
-	out := make([]int64, n)
-	for i := range out {
-		out[i] = l.ids[rng.IntN(len(l.ids))]
+	out := make([]int64, 0, n)
+	for len(out) < min(n, len(l.ids)) {
+		if id := l.ids[rng.IntN(len(l.ids))]; !slices.Contains(out, id) {
+			out = append(out, id)
+		}
 	}
 	return out
 }
