@@ -77,19 +77,34 @@ bench-quick: build bench-deps
 bench: build bench-deps
 	$(GO) test -tags bench -run 'TestBench$$' -timeout 60m -v ./query/bench -args -names 10000000 $(BENCH_ARGS)
 
-# Bounded soak of `gds serve` on loopback (cmd/gds/soak_test.go, build tag
-# "soak": never part of `make test`): mixed search, character search and
-# operator traffic from SOAK_CLIENTS clients, a full reindex every
-# SOAK_REINDEX_EVERY, memory and goroutines sampled from /metrics every
-# SOAK_SAMPLE_EVERY. Fails on 5xx, transport errors, failed builds, an
-# unclean SIGTERM or leak-like growth. make soak SOAK_DURATION=1h
-SOAK_DURATION ?= 10m
-SOAK_CLIENTS ?= 8
-SOAK_REINDEX_EVERY ?= 1m
-SOAK_SAMPLE_EVERY ?= 10s
-soak:
-	SOAK_DURATION=$(SOAK_DURATION) SOAK_CLIENTS=$(SOAK_CLIENTS) SOAK_REINDEX_EVERY=$(SOAK_REINDEX_EVERY) \
-	  SOAK_SAMPLE_EVERY=$(SOAK_SAMPLE_EVERY) \
+# The soak (cmd/gds/soak_*_test.go, build tag "soak": never part of `make
+# test`): a primary gds serve that rebuilds and publishes to versitygw and
+# a replica following it, under traffic paced at SOAK_LOAD of the capacity
+# measured first (searches cached, contains and strict, lookups, and
+# affiliation, local and suggest where the server has them), an error
+# flood of SOAK_FLOOD_RATE distinct clients a second, analysts' heavy
+# queries and a reindex with 1% of the characters renamed every
+# SOAK_REINDEX_EVERY. Reports RSS, p50/p99 and errors per SOAK_WINDOW,
+# writes $(SOAK_OUT)/soak.json and soak.svg, and fails on a 5xx, a lost
+# answer, a failed swap or RSS more than 5% over the first window's.
+# SOAK_NAMES=0 serves the committed sample; more generates characters (in
+# SOAK_WORK when set, kept for the next run). Heavy: under the shared lock.
+#   flock /tmp/gds-heavy.lock make soak SOAK_DURATION=10m SOAK_NAMES=1000000
+#   flock /tmp/gds-heavy.lock make soak DURATION=1h NAMES=10000000 SOAK_WORK=/var/tmp/gds-soak
+DURATION ?= 10m
+NAMES ?= 0
+SOAK_DURATION ?= $(DURATION)
+SOAK_NAMES ?= $(NAMES)
+SOAK_WINDOW ?= 5m
+SOAK_REINDEX_EVERY ?= 5m
+SOAK_LOAD ?= 0.7
+SOAK_CLIENTS ?= 16
+SOAK_FLOOD_RATE ?= 1000
+SOAK_OUT ?= $(CURDIR)/cmd/gds/testdata/out/soak
+soak: fleet-deps
+	VERSITYGW=$(CURDIR)/bin/versitygw SOAK_DURATION=$(SOAK_DURATION) SOAK_NAMES=$(SOAK_NAMES) SOAK_WINDOW=$(SOAK_WINDOW) \
+	  SOAK_REINDEX_EVERY=$(SOAK_REINDEX_EVERY) SOAK_LOAD=$(SOAK_LOAD) SOAK_CLIENTS=$(SOAK_CLIENTS) \
+	  SOAK_FLOOD_RATE=$(SOAK_FLOOD_RATE) SOAK_WORK=$(SOAK_WORK) SOAK_OUT=$(SOAK_OUT) \
 	  $(GO) test -tags soak -run '^TestSoak$$' -count=1 -timeout 0 -v ./cmd/gds
 
 # Browser tests (build tag "browser", never part of `make test`): the real

@@ -81,6 +81,11 @@ type Limits struct {
 	// negative disables error limiting.
 	ErrorLimit  int
 	ErrorWindow time.Duration
+	// ErrorClients bounds the clients whose error windows are kept (0:
+	// ratelimit.DefaultMaxClients, 262,144 clients in at most 12 MiB).
+	// A flood of more clients than that is still counted: each newcomer
+	// takes the place of a client with few errors (ratelimit.Windows).
+	ErrorClients int
 	// CacheBytes bounds the search response cache. Default 64 MiB; negative
 	// disables it.
 	CacheBytes int64

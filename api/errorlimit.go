@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -36,40 +35,33 @@ const (
 	HeaderErrorLimitReset  = "X-ESI-Error-Limit-Reset"
 )
 
-// errorLimiter answers 420 to a client (by IP) that got ErrorLimit error
-// answers (4xx and 5xx, except 420 itself) within one window, until that
-// window ends, as ESI does. A window opens at a client's first error, so
-// well-behaved clients cost no memory.
+// errorLimiter answers 420 to a client that got ErrorLimit error answers
+// (4xx and 5xx, except 420 itself) within one window, until that window
+// ends, as ESI does. A window opens at a client's first error, so
+// well-behaved clients cost no memory. A client is an IPv4 address or an
+// IPv6 /64, as the rate limiter keys it (one subscriber usually holds a
+// whole /64). Its windows are a ratelimit.Windows: every answer costs
+// O(1), memory is bounded by Limits.ErrorClients (default 262,144
+// clients, at most 12 MiB), and a flood of distinct clients beyond that
+// never stops the counting of anyone else.
 type errorLimiter struct {
 	limit    int
 	window   time.Duration
 	now      func() time.Time
 	metrics  Metrics
 	clientIP clientip.Resolver
-
-	mu        sync.Mutex
-	clients   map[netip.Addr]*errorWindow
-	lastSweep time.Time
+	windows  *ratelimit.Windows
 }
-
-type errorWindow struct {
-	end    time.Time
-	errors int
-}
-
-// maxErrorClients bounds the limiter's memory; when that many clients have
-// open windows, new ones are not tracked until a sweep frees room.
-const maxErrorClients = 100_000
 
 func newErrorLimiter(l Limits, now func() time.Time, m Metrics, ip clientip.Resolver) *errorLimiter {
-	el := &errorLimiter{limit: l.ErrorLimit, window: l.ErrorWindow, now: now, metrics: m, clientIP: ip,
-		clients: make(map[netip.Addr]*errorWindow)}
+	el := &errorLimiter{limit: l.ErrorLimit, window: l.ErrorWindow, now: now, metrics: m, clientIP: ip}
 	if el.limit == 0 {
 		el.limit = defaultErrorLimit
 	}
 	if el.window <= 0 {
 		el.window = defaultErrorWindow
 	}
+	el.windows = ratelimit.NewWindows(ratelimit.WindowsConfig{Window: el.window, Now: now, MaxClients: l.ErrorClients})
 	return el
 }
 
@@ -196,44 +188,13 @@ func (el *errorLimiter) state(ip string) (remain, reset int) { return el.stateOf
 func (el *errorLimiter) count(ip string) (remain, reset int) { return el.countOf(ipAddr(ip)) }
 
 func (el *errorLimiter) stateOf(ip netip.Addr, now time.Time) (remain, reset int) {
-	el.mu.Lock()
-	defer el.mu.Unlock()
-	w := el.clients[ip]
-	if w == nil || !now.Before(w.end) {
-		return el.limit, seconds(el.window)
-	}
-	return el.limit - w.errors, seconds(w.end.Sub(now))
+	count, left := el.windows.Get(el.windows.Key(ip), now)
+	return el.limit - count, seconds(left)
 }
 
 func (el *errorLimiter) countOf(ip netip.Addr) (remain, reset int) {
-	el.mu.Lock()
-	defer el.mu.Unlock()
-	now := el.now()
-	el.sweep(now)
-	w := el.clients[ip]
-	if w == nil || !now.Before(w.end) {
-		if w == nil && len(el.clients) >= maxErrorClients {
-			return el.limit, seconds(el.window)
-		}
-		w = &errorWindow{end: now.Add(el.window)}
-		el.clients[ip] = w
-	}
-	w.errors++
-	return el.limit - w.errors, seconds(w.end.Sub(now))
-}
-
-// sweep drops ended windows, at most once per window length so the cost
-// stays proportional to the traffic.
-func (el *errorLimiter) sweep(now time.Time) {
-	if now.Sub(el.lastSweep) < el.window && len(el.clients) < maxErrorClients {
-		return
-	}
-	el.lastSweep = now
-	for ip, w := range el.clients {
-		if !now.Before(w.end) {
-			delete(el.clients, ip)
-		}
-	}
+	count, left := el.windows.Count(el.windows.Key(ip), el.now())
+	return el.limit - count, seconds(left)
 }
 
 // seconds rounds d up to whole seconds, so "0" only ever means "now".

@@ -7,12 +7,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"gds/api/clientip"
+	"gds/api/ratelimit"
 )
 
 func TestErrorLimit(t *testing.T) {
@@ -92,18 +94,100 @@ func TestErrorLimiterForgetsEndedWindows(t *testing.T) {
 	for i := range 1000 {
 		el.count("10.0." + strconv.Itoa(i>>8) + "." + strconv.Itoa(i&0xff))
 	}
-	if len(el.clients) != 1000 {
-		t.Fatalf("%d clients tracked, want 1000", len(el.clients))
+	if n := el.windows.Len(); n != 1000 {
+		t.Fatalf("%d clients tracked, want 1000", n)
 	}
 	now = now.Add(2 * time.Minute)
 	if remain, reset := el.count("192.0.2.1"); remain != 4 || reset != 60 {
 		t.Errorf("fresh window: remain %d reset %d", remain, reset)
 	}
-	if len(el.clients) != 1 {
-		t.Errorf("%d clients tracked after their windows ended, want 1", len(el.clients))
+	// Ended windows are swept from a shard when it next counts: 2,000
+	// new clients reach every shard (all but certainly).
+	for i := range 1999 {
+		el.count("10.1." + strconv.Itoa(i>>8) + "." + strconv.Itoa(i&0xff))
+	}
+	if n := el.windows.Len(); n != 2000 {
+		t.Errorf("%d clients tracked, want the 2,000 with open windows", n)
 	}
 	if remain, reset := el.state("10.0.0.1"); remain != 5 || reset != 60 {
 		t.Errorf("ended window: remain %d reset %d, want a full budget", remain, reset)
+	}
+}
+
+// Two addresses of one IPv6 /64 share a budget (one subscriber usually
+// holds the whole /64, as the rate limiter keys it); the next /64 and an
+// IPv4-mapped address are clients of their own.
+func TestErrorLimitKeysIPv6By64(t *testing.T) {
+	now := testEpoch
+	el := newErrorLimiter(Limits{ErrorLimit: 4, ErrorWindow: time.Minute}, func() time.Time { return now }, noMetrics{}, clientip.Resolver{})
+	el.count("2001:db8:1:2::1")
+	el.count("2001:db8:1:2:ffff:ffff:ffff:ffff")
+	if remain, _ := el.count("2001:db8:1:2:abcd::9"); remain != 1 {
+		t.Errorf("three errors of one /64: %d remain, want 1", remain)
+	}
+	if remain, _ := el.state("2001:db8:1:3::1"); remain != 4 {
+		t.Errorf("the next /64: %d remain, want a whole budget", remain)
+	}
+	el.count("192.0.2.7")
+	if remain, _ := el.state("::ffff:192.0.2.7"); remain != 3 {
+		t.Errorf("an IPv4-mapped address: %d remain, want its IPv4 client's 3", remain)
+	}
+}
+
+// A flood of distinct clients, far more than the limiter keeps, never
+// stops the counting: a fresh client then still gets its 420 once its
+// budget is spent, and so does a client that erred before the flood.
+// Once at the limiter (300,000 clients against the default bound of
+// 262,144) and once through the handler with a small bound.
+func TestErrorLimitSurvivesFloodOfClients(t *testing.T) {
+	now := testEpoch
+	el := newErrorLimiter(Limits{ErrorLimit: 100, ErrorWindow: time.Minute}, func() time.Time { return now }, noMetrics{}, clientip.Resolver{})
+	early := netip.MustParseAddr("198.51.100.1")
+	for range 60 {
+		el.countOf(early)
+	}
+	const flood = 300_000
+	for i := range flood {
+		el.countOf(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}))
+	}
+	if n := el.windows.Len(); n > ratelimit.DefaultMaxClients {
+		t.Fatalf("%d clients kept, over the bound of %d", n, ratelimit.DefaultMaxClients)
+	}
+	fresh := netip.MustParseAddr("2001:db8::1")
+	for i := range 100 {
+		if remain, _ := el.countOf(fresh); remain != 99-i {
+			t.Fatalf("fresh client's error %d after the flood: %d remain, want %d", i+1, remain, 99-i)
+		}
+	}
+	if remain, _ := el.stateOf(fresh, now); remain > 0 {
+		t.Errorf("fresh client after 100 errors: %d remain, want 0", remain)
+	}
+	if remain, _ := el.stateOf(early, now); remain != 40 {
+		t.Errorf("a client that erred 60 times before the flood: %d remain, want 40", remain)
+	}
+
+	ts := newTestServer(t, searchRecords(), func(d *Deps) {
+		d.Limits.ErrorLimit, d.Limits.ErrorClients, d.Limits.RateLimitsOff = 5, 256, true
+	})
+	from := func(addr string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, "/v2/search/?search=ab&categories=character", nil)
+		req.RemoteAddr = addr + ":4000"
+		rec := httptest.NewRecorder()
+		ts.h.ServeHTTP(rec, req)
+		return rec
+	}
+	for i := range 3000 {
+		if rec := from(fmt.Sprintf("10.9.%d.%d", i>>8, i&0xff)); rec.Code != http.StatusBadRequest {
+			t.Fatalf("flood request %d: %d", i, rec.Code)
+		}
+	}
+	for i := range 5 {
+		if rec := from("203.0.113.5"); rec.Code != http.StatusBadRequest || rec.Header().Get(HeaderErrorLimitRemain) != strconv.Itoa(4-i) {
+			t.Fatalf("fresh client's error %d: %d, %s remain", i+1, rec.Code, rec.Header().Get(HeaderErrorLimitRemain))
+		}
+	}
+	if rec := from("203.0.113.5"); rec.Code != StatusErrorLimited {
+		t.Errorf("fresh client after its budget, past a flood of 3,000 clients: %d, want 420", rec.Code)
 	}
 }
 

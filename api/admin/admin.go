@@ -69,6 +69,14 @@ type Options struct {
 	// Fleet, when set, reports publishing or following a bucket under
 	// "fleet" in /admin/status.
 	Fleet func() any
+	// AnalystTimeout bounds each analysts' query (and export): past it
+	// the query stops and gets 504. 0: DefaultAnalystTimeout (10s);
+	// negative: no bound.
+	AnalystTimeout time.Duration
+	// AnalystConcurrency is how many analysts' queries run at once (0:
+	// DefaultAnalystConcurrency, 1); more wait up to 2 s for a slot, then
+	// get 503 with Retry-After.
+	AnalystConcurrency int
 }
 
 // New returns the operator handler.
@@ -83,7 +91,7 @@ func New(o Options) http.Handler {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	h := &handler{o: o}
+	h := &handler{o: o, bounds: newAnalystBounds(o)}
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
 	e.Use(httplog.Logger(httplog.Options{Logger: o.Logger}), httplog.Recover(o.Logger))
@@ -110,7 +118,10 @@ func New(o Options) http.Handler {
 	return e
 }
 
-type handler struct{ o Options }
+type handler struct {
+	o      Options
+	bounds *analystBounds
+}
 
 // writeError is the handler's one error writer, in the API's shape.
 func writeError(c *gin.Context, status int, msg string) {

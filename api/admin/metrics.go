@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"gds/api/httplog"
 	"gds/indexer"
 	"gds/snapshots"
 	"gds/snapshots/disk"
@@ -57,6 +58,8 @@ const (
 	MetricConnections     = "gds_http_connections_total"
 	MetricHandedOver      = "gds_http_connections_handed_over_total"
 	MetricHeld            = "gds_memory_held_bytes"
+	MetricLogWritten      = "gds_request_log_lines_total"
+	MetricLogDropped      = "gds_request_log_dropped_total"
 )
 
 // NewMetrics returns the metrics, with Go runtime and process metrics
@@ -237,6 +240,20 @@ func (m *Metrics) WatchConnections(counts func() (accepted, handedOver uint64)) 
 	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 		Name: MetricHandedOver, Help: "Connections of the public port whose requests were not plain GETs, handed from its own HTTP path to net/http.",
 	}, func() float64 { _, h := counts(); return float64(h) }))
+}
+
+// WatchRequestLog exports the public port's request log counts: lines
+// written, and requests not logged (gds serve --request-log).
+func (m *Metrics) WatchRequestLog(counts *httplog.Counts) {
+	if m == nil || counts == nil {
+		return
+	}
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: MetricLogWritten, Help: "Request log lines the public port wrote.",
+	}, func() float64 { return float64(counts.Written.Load()) }))
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: MetricLogDropped, Help: "Public requests not logged (neither errors nor slow, and outside --request-log's sample).",
+	}, func() float64 { return float64(counts.Dropped.Load()) }))
 }
 
 // LiveSource reports the live generation (indexer.Manager implements it).

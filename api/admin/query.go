@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -90,25 +91,34 @@ func (h *handler) query(c *gin.Context) {
 	if a == nil {
 		return
 	}
-	if format != analyst.FormatJSON {
-		h.export(c, a, req, format)
+	ctx, done, ok := h.bounds.start(c)
+	if !ok {
 		return
 	}
-	res, err := a.Query(c.Request.Context(), req)
-	if h.queryFailed(c, err) {
+	defer done()
+	if format != analyst.FormatJSON {
+		h.export(ctx, c, a, req, format)
+		return
+	}
+	res, err := a.Query(ctx, req)
+	if h.queryFailed(c, timedOut(ctx, err)) {
 		return
 	}
 	c.JSON(http.StatusOK, res)
 }
 
 // queryFailed answers a failed query: 400 for the analyst's mistakes, 503
-// before a generation, 500 otherwise (logged).
+// before a generation, 504 past --analyst-timeout, 500 otherwise (logged).
 func (h *handler) queryFailed(c *gin.Context, err error) bool {
 	switch {
 	case err == nil:
 		return false
 	case errors.Is(err, analyst.ErrBadQuery):
 		writeError(c, http.StatusBadRequest, err.Error())
+	case errors.Is(err, errAnalystTimeout):
+		writeError(c, http.StatusGatewayTimeout, fmt.Sprintf(
+			"The query ran longer than %v (--analyst-timeout) and was stopped: narrow it (a category, fewer facets, a prefix rather than a leading wildcard)",
+			h.bounds.timeout))
 	case errors.Is(err, query.ErrNotReady):
 		msg := "No index generation is live yet"
 		if p := h.o.Indexer.Status().Parts; p.Search != 0 {
@@ -126,13 +136,13 @@ func (h *handler) queryFailed(c *gin.Context, err error) bool {
 // the first byte (a JSON error with its status); a failure mid-stream can
 // only cut the response short, so it is logged and the connection ends
 // without the final chunk.
-func (h *handler) export(c *gin.Context, a *analyst.Engine, req analyst.Request, format string) {
+func (h *handler) export(ctx context.Context, c *gin.Context, a *analyst.Engine, req analyst.Request, format string) {
 	w, err := analyst.NewExportWriter(c.Writer, format)
 	if h.queryFailed(c, err) {
 		return
 	}
 	started := false
-	err = a.Export(c.Request.Context(), req, func(total uint64, fields []string) error {
+	err = a.Export(ctx, req, func(total uint64, fields []string) error {
 		started = true
 		ct := "text/csv; charset=utf-8"
 		if format == analyst.FormatJSONL {
@@ -144,6 +154,7 @@ func (h *handler) export(c *gin.Context, a *analyst.Engine, req analyst.Request,
 		c.Status(http.StatusOK)
 		return w.Start(fields)
 	}, w.Row)
+	err = timedOut(ctx, err)
 	if !started {
 		h.queryFailed(c, err)
 		return

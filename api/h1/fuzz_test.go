@@ -98,3 +98,26 @@ func FuzzAnswers(f *testing.F) {
 		}
 	})
 }
+
+// headMayFinish never turns away the start of a head parseHead would
+// take: every prefix of an accepted head may still finish.
+func FuzzHeadMayFinish(f *testing.F) {
+	f.Add([]byte(get("/latest/search/?categories=character&search=Jita", "Accept-Encoding: gzip\r\n")))
+	f.Add([]byte("GET /echo HTTP/1.1\nHost: a\n\n"))
+	f.Add([]byte("GET /a b c HTTP/1.1\r\nHost: a\r\nBad Header\r\n\r\n"))
+	tmpl := (&http.Request{Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Body: http.NoBody}).WithContext(context.Background())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n := headLen(b)
+		if n < 0 || n > bufSize {
+			return
+		}
+		if _, ok := parseHead(b[:n], tmpl, tmpl.Context()); !ok {
+			return
+		}
+		for i := range n - 1 { // the last CRLF's LF completes the head
+			if !headMayFinish(b[:i]) {
+				t.Fatalf("turned away %q, the start of %q which parseHead takes", b[:i], b[:n])
+			}
+		}
+	})
+}

@@ -133,6 +133,52 @@ func canonicalKey(name string) string {
 	return textproto.CanonicalMIMEHeaderKey(name)
 }
 
+// headMayFinish reports whether b, the start of a head without its end
+// yet, may still become one parseHead takes: every line so far ends in
+// CRLF, the request line (once whole) is a GET of an origin-form target
+// over HTTP/1.1, and every whole header line is a valid field. When it is
+// not, the connection goes to net/http at once, which answers what it can
+// already tell (a head with bare LF line endings, which RFC 9112 allows; a
+// malformed line: 400) or waits as it would alone; a client is never kept
+// waiting here for a head that would be handed over anyway.
+func headMayFinish(b []byte) bool {
+	for i := bytes.IndexByte(b, '\n'); i >= 0; {
+		if i == 0 || b[i-1] != '\r' {
+			return false // a bare LF
+		}
+		j := bytes.IndexByte(b[i+1:], '\n')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	line, rest, whole := bytes.Cut(b, crlf)
+	if !whole {
+		return bytes.HasPrefix(getPrefix, line[:min(len(line), len(getPrefix))])
+	}
+	if !bytes.HasPrefix(line, getPrefix) || !bytes.HasSuffix(line, http11Suffix) ||
+		!visibleASCII(string(line[len(getPrefix):len(line)-len(http11Suffix)])) {
+		return false
+	}
+	for {
+		line, rest, whole = bytes.Cut(rest, crlf)
+		if !whole {
+			return true
+		}
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok || !httpguts.ValidHeaderFieldName(string(name)) ||
+			!httpguts.ValidHeaderFieldValue(string(bytes.Trim(value, " \t"))) {
+			return false
+		}
+	}
+}
+
+var (
+	crlf         = []byte("\r\n")
+	getPrefix    = []byte("GET /")
+	http11Suffix = []byte(" HTTP/1.1")
+)
+
 // headEnd is where a request head ends.
 var headEnd = []byte("\r\n\r\n")
 

@@ -293,8 +293,8 @@ func (c *conn) serve() {
 
 // readHead waits for a whole request head in the read buffer and returns
 // it (still buffered), or whole=false when what arrived is not one this
-// server can read (over bufSize, or cut short by the client), which then
-// goes to net/http. ok=false: close the connection (nothing arrived before
+// server can read (over bufSize, cut short by the client, or a start that
+// cannot become one: headMayFinish), which then goes to net/http. ok=false: close the connection (nothing arrived before
 // the client closed it, a timeout, shutdown).
 func (c *conn) readHead(first bool) (head []byte, whole, ok bool) {
 	now := time.Now()
@@ -320,7 +320,11 @@ func (c *conn) readHead(first bool) (head []byte, whole, ok bool) {
 		if n := headLen(buf); n > 0 {
 			return buf[:n], true, true
 		}
-		if len(buf) >= bufSize {
+		// A head that cannot finish as one taken here goes to net/http at
+		// once; on a kept-alive connection only from 4 bytes on, as
+		// net/http reads a next request (fewer, then the end: closed
+		// without an answer, below).
+		if len(buf) >= bufSize || (first || len(buf) >= 4) && !headMayFinish(buf) {
 			return nil, false, true
 		}
 		if !headerDeadline {

@@ -274,6 +274,58 @@ func TestAnswersAreNetHTTPs(t *testing.T) {
 
 func quietLog() *log.Logger { return log.New(io.Discard, "", 0) }
 
+// Heads net/http answers before the client sends more (bare LF line
+// endings, which RFC 9112 allows; junk lines; a slowloris whose partial
+// head already has a malformed line) get the same answer from h1 at
+// once: the client keeps its side open, and only the answer (ending with
+// a close) ends the exchange. h1 waits for a head's end here only where
+// net/http waits too.
+func TestOpenConnectionsAnsweredAsNetHTTP(t *testing.T) {
+	h := handlers()
+	// A read-header timeout longer than the exchange's deadline: waiting
+	// for the head's end would fail the exchange, not just delay it.
+	_, fast, _ := serveFast(t, h, func(s *Server) { s.ReadHeaderTimeout = time.Hour })
+	std := serveStd(t, h)
+	const closingLF = "GET /empty HTTP/1.1\nHost: x\nConnection: close\n\n"
+	for name, raw := range map[string]string{
+		"bare LF":               "GET /echo HTTP/1.1\nHost: a\n\n" + closingLF,
+		"bare LF after CRLF":    get("/small") + "GET /echo HTTP/1.1\nHost: a\nX-A: b\n\n" + closingLF,
+		"mixed endings":         "GET /echo HTTP/1.1\r\nHost: a\nX-A: 1\r\n\r\n" + closingLF,
+		"LF ends a CRLF head":   "GET /echo HTTP/1.1\r\nHost: a\r\n\n" + closingLF,
+		"junk line":             "hello there\r\n",
+		"junk with LF":          "\x00\x01junk\n",
+		"bad request line":      "GET /a b c HTTP/1.1\r\nHost: a\r\n",
+		"slowloris, bad header": "GET /echo HTTP/1.1\r\nHost: a\r\nBad Header\r\n",
+		"after a fast one":      get("/small") + "junk\r\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			want := dateLine.ReplaceAllString(exchangeOpen(t, std, raw), "\r\nDate: D\r\n")
+			got := dateLine.ReplaceAllString(exchangeOpen(t, fast, raw), "\r\nDate: D\r\n")
+			if got != want || got == "" {
+				t.Errorf("answers to %q differ\n h1:       %q\n net/http: %q", raw, got, want)
+			}
+		})
+	}
+}
+
+// exchangeOpen sends raw on a new connection, keeps its side open, and
+// returns everything the server sends until it closes the connection (or
+// what came within a deadline that only a failure reaches).
+func exchangeOpen(t testing.TB, addr, raw string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	if _, err := io.WriteString(c, raw); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(c)
+	return string(got)
+}
+
 // A connection waiting for its next request is closed after IdleTimeout,
 // one that stops halfway through a head after ReadHeaderTimeout.
 func TestTimeoutsCloseConnections(t *testing.T) {

@@ -47,6 +47,8 @@ type Options struct {
 	// ClientIP is the address logged as the client's (clientip.Resolver's
 	// IP, so logs agree with the limiters); nil means the TCP peer.
 	ClientIP func(r *http.Request) string
+	// Keep says which requests are logged; the zero value logs all.
+	Keep Keep
 }
 
 // RequestID returns the request's ID as Logger assigned it, or "". It
@@ -71,6 +73,10 @@ func Logger(o Options) gin.HandlerFunc {
 	if labels == nil {
 		labels = func(c *gin.Context) (string, string) { return c.FullPath(), "" }
 	}
+	keep := o.Keep
+	if keep.Rest > 1 && keep.Counts == nil {
+		keep.Counts = &Counts{} // the sample's counter
+	}
 	return func(c *gin.Context) {
 		start := time.Now()
 		id := c.GetHeader(RequestIDHeader)
@@ -89,6 +95,10 @@ func Logger(o Options) gin.HandlerFunc {
 		}
 		if o.Observe != nil {
 			o.Observe(route, version, status, d)
+		}
+		ok, sampled := keep.keep(status, d)
+		if !ok {
+			return
 		}
 		// 503 is the service saying "not now" (not ready, overloaded), not
 		// a fault to page someone about.
@@ -117,6 +127,9 @@ func Logger(o Options) gin.HandlerFunc {
 		}
 		if len(c.Errors) > 0 {
 			ev = ev.Str("errors", c.Errors.String())
+		}
+		if sampled > 0 {
+			ev = ev.Int("sampled", sampled) // this line stands for sampled requests
 		}
 		ev.Msg("request")
 	}

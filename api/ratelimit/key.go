@@ -23,7 +23,10 @@ const (
 // application of a token it sent (app != ""). IPv6 clients are keyed by
 // their /64: one subscriber usually holds a whole /64, and keying single
 // addresses would let them rotate through billions of buckets.
-func (l *Limiter) IPKey(addr netip.Addr, app string) Key {
+func (l *Limiter) IPKey(addr netip.Addr, app string) Key { return ipKey(l.seed, addr, app) }
+
+// ipKey is IPKey with seed.
+func ipKey(seed maphash.Seed, addr netip.Addr, app string) Key {
 	addr = addr.Unmap()
 	if addr.Is6() {
 		p, _ := addr.Prefix(64)
@@ -36,11 +39,11 @@ func (l *Limiter) IPKey(addr netip.Addr, app string) Key {
 	a := addr.As16()
 	copy(b[1:], a[:])
 	if app == "" {
-		return Key(maphash.Bytes(l.seed, b[:]))
+		return Key(maphash.Bytes(seed, b[:]))
 	}
 	b[0] = kindIPApp
 	var h maphash.Hash
-	h.SetSeed(l.seed)
+	h.SetSeed(seed)
 	h.Write(b[:])
 	h.WriteString(app)
 	return Key(h.Sum64())

@@ -104,7 +104,7 @@ const (
 
 type shard struct {
 	mu        sync.Mutex
-	t         table
+	t         table[entry]
 	lastSweep int64 // clock reading (ns since epoch) of the last sweep
 	_         [64]byte
 }

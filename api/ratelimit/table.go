@@ -1,20 +1,21 @@
 package ratelimit
 
-// table is one shard's buckets: an open-addressing hash table with linear
-// probing, keys and entries inline in one slice. Compared with a Go map it
-// finds a bucket and updates it in place with one probe sequence (a map
-// needs a lookup and an assignment), it holds no pointers (the collector
-// never scans it), and it can shrink. Keys are bucketKey outputs, already
-// well mixed, so the low bits pick the home slot. Not safe for concurrent
+// table is one shard's entries (a Limiter's buckets, a Windows' counts):
+// an open-addressing hash table with linear probing, keys and entries
+// inline in one slice. Compared with a Go map it finds an entry and
+// updates it in place with one probe sequence (a map needs a lookup and an
+// assignment), it holds no pointers when E holds none (the collector never
+// scans it), and it can shrink. Keys are keyed hashes, already well mixed,
+// so the low bits pick the home slot. Not safe for concurrent
 // use: the shard's mutex guards it.
-type table struct {
-	slots []slot // len is 0 or a power of two
-	n     int    // occupied slots
+type table[E any] struct {
+	slots []slot[E] // len is 0 or a power of two
+	n     int       // occupied slots
 }
 
-type slot struct {
+type slot[E any] struct {
 	key uint64 // 0: empty (fixKey keeps real keys off 0)
-	e   entry
+	e   E
 }
 
 // Load bounds: grow past 4/5 full (linear probing stays short), shrink a
@@ -35,7 +36,7 @@ func fixKey(k uint64) uint64 {
 }
 
 // find returns the entry of key, or nil.
-func (t *table) find(key uint64) *entry {
+func (t *table[E]) find(key uint64) *E {
 	if t.n == 0 {
 		return nil
 	}
@@ -53,7 +54,7 @@ func (t *table) find(key uint64) *entry {
 
 // insert adds key, which must not be present, and returns its entry,
 // growing the table when it would be more than 4/5 full.
-func (t *table) insert(key uint64, e entry) *entry {
+func (t *table[E]) insert(key uint64, e E) *E {
 	if (t.n+1)*maxLoadDenom > len(t.slots)*maxLoadNum {
 		t.resize(max(minTableLen, 2*len(t.slots)))
 	}
@@ -62,21 +63,21 @@ func (t *table) insert(key uint64, e entry) *entry {
 }
 
 // put stores key in its first free slot (the table has one).
-func (t *table) put(key uint64, e entry) *entry {
+func (t *table[E]) put(key uint64, e E) *E {
 	mask := uint64(len(t.slots) - 1)
 	i := key & mask
 	for t.slots[i].key != 0 {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = slot{key: key, e: e}
+	t.slots[i] = slot[E]{key: key, e: e}
 	return &t.slots[i].e
 }
 
 // resize rehashes every entry into a table of n slots (a power of two
 // larger than the count).
-func (t *table) resize(n int) {
+func (t *table[E]) resize(n int) {
 	old := t.slots
-	t.slots = make([]slot, n)
+	t.slots = make([]slot[E], n)
 	for i := range old {
 		if old[i].key != 0 {
 			t.put(old[i].key, old[i].e)
@@ -86,7 +87,7 @@ func (t *table) resize(n int) {
 
 // remove empties slot i, shifting later entries of the same probe run
 // back so every key stays reachable from its home slot without tombstones.
-func (t *table) remove(i uint64) {
+func (t *table[E]) remove(i uint64) {
 	mask := uint64(len(t.slots) - 1)
 	hole := i
 	for j := (i + 1) & mask; t.slots[j].key != 0; j = (j + 1) & mask {
@@ -98,12 +99,12 @@ func (t *table) remove(i uint64) {
 			hole = j
 		}
 	}
-	t.slots[hole] = slot{}
+	t.slots[hole] = slot[E]{}
 	t.n--
 }
 
 // delete removes key if present.
-func (t *table) delete(key uint64) {
+func (t *table[E]) delete(key uint64) {
 	if t.n == 0 {
 		return
 	}
@@ -120,7 +121,7 @@ func (t *table) delete(key uint64) {
 // later entries back into the slot just examined, so that slot is looked
 // at again; entries only ever move into the hole, never past an
 // unexamined slot, so each entry is judged at least once.
-func (t *table) removeIf(drop func(*entry) bool) {
+func (t *table[E]) removeIf(drop func(*E) bool) {
 	for i := 0; i < len(t.slots) && t.n > 0; {
 		s := &t.slots[i]
 		if s.key != 0 && drop(&s.e) {

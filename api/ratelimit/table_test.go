@@ -10,7 +10,7 @@ import (
 
 // checkTable compares t with the model it should hold: the same keys with
 // the same entries, each reachable from its home slot, and a true count.
-func checkTable(t *testing.T, tb *table, model map[uint64]entry) {
+func checkTable(t *testing.T, tb *table[entry], model map[uint64]entry) {
 	t.Helper()
 	if tb.n != len(model) {
 		t.Fatalf("table holds %d, model %d", tb.n, len(model))
@@ -48,7 +48,7 @@ func checkTable(t *testing.T, tb *table, model map[uint64]entry) {
 func TestTableMatchesMap(t *testing.T) {
 	for _, space := range []uint64{64, 1 << 12, 0} {
 		rng := rand.New(rand.NewPCG(1, space))
-		var tb table
+		var tb table[entry]
 		model := map[uint64]entry{}
 		draw := func() uint64 {
 			if space == 0 {
@@ -92,7 +92,7 @@ func TestTableMatchesMap(t *testing.T) {
 // Keys that share a home slot, and a run that wraps past the last slot,
 // stay findable through deletes from the middle of their run.
 func TestTableCollisions(t *testing.T) {
-	var tb table
+	var tb table[entry]
 	tb.resize(16)
 	model := map[uint64]entry{}
 	// Home slot 14 for all: the run wraps to slots 0..3.
@@ -116,7 +116,7 @@ func TestTableCollisions(t *testing.T) {
 
 // A sweep that empties most of a large table gives the memory back.
 func TestTableShrinks(t *testing.T) {
-	var tb table
+	var tb table[entry]
 	for i := range uint64(10_000) {
 		tb.insert(fixKey(bucketKey(Key(i), 0)), entry{newest: uint32(i)})
 	}

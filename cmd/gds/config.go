@@ -15,7 +15,9 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/term"
 
+	"gds/api/admin"
 	"gds/api/auth"
+	"gds/api/httplog"
 	"gds/indexer"
 	"gds/indexer/fleet"
 )
@@ -46,6 +48,9 @@ type serveConfig struct {
 	BleveBatch            int
 	BleveCharacters       bool
 	AnalystIdle           time.Duration
+	AnalystTimeout        time.Duration
+	AnalystConcurrency    int
+	RequestLog            httplog.Keep
 	TablesInMemory        bool
 	StoresInMemory        holdFlag
 	RateLimits            rateLimitFlag
@@ -71,6 +76,12 @@ type httpConfig struct {
 type logConfig struct {
 	Format string // json, pretty or auto
 	Level  string
+}
+
+// addAnalystTimeoutFlag declares --analyst-timeout (gds serve, gds query).
+func addAnalystTimeoutFlag(fs *flag.FlagSet, d *time.Duration) {
+	fs.DurationVar(d, "analyst-timeout", admin.DefaultAnalystTimeout,
+		"stop an analysts' query (or export) running longer than this: 504 on the operator port, an error from gds query (0 or negative: no limit)")
 }
 
 // addLogFlags declares --log-format and --log-level on fs.
@@ -120,6 +131,14 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 		"in huge pages where the system has them, instead of mapping their files: a lookup never waits for the disk, for about 33 bytes a character of memory the kernel cannot reclaim; "+
 		"auto (the default): when the stores take at most an eighth of the memory the process may use (the machine's, or its cgroup's limit), else mapped")
 	fs.DurationVar(&c.AnalystIdle, "analyst-idle", 10*time.Minute, "close the bleve indexes analysts' queries opened after this long without one (negative: keep them open)")
+	addAnalystTimeoutFlag(fs, &c.AnalystTimeout)
+	var requestLog string
+	var requestLogSlow time.Duration
+	fs.StringVar(&requestLog, "request-log", "1/100", "which public requests get a log line: all, errors (4xx and 5xx but 420 and 429, and slow ones) "+
+		"or 1/N (those, and one in N of the rest)")
+	fs.DurationVar(&requestLogSlow, "request-log-slow", 50*time.Millisecond, "a public request answered this slowly is always logged (0: none)")
+	fs.IntVar(&c.AnalystConcurrency, "analyst-concurrency", admin.DefaultAnalystConcurrency,
+		"analysts' queries (GET /admin/query, the console) run at once; more wait up to 2s for a slot, then get 503 with Retry-After")
 	fs.DurationVar(&c.HTTP.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
 	fs.DurationVar(&c.HTTP.ReadTimeout, "read-timeout", 10*time.Second, "time to read a whole request")
 	fs.DurationVar(&c.HTTP.WriteTimeout, "write-timeout", 30*time.Second, "time to write a response")
@@ -139,6 +158,10 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	if len(positional) > 0 {
 		return c, fmt.Errorf("serve: unexpected argument %q", positional[0])
 	}
+	if c.RequestLog, err = httplog.ParseKeep(requestLog, requestLogSlow); err != nil {
+		return c, fmt.Errorf("serve: %w", err)
+	}
+	c.RequestLog.Counts = &httplog.Counts{}
 	if c.Data == "" {
 		return c, errors.New("serve: --data is required (or GDS_DATA)")
 	}

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -204,44 +203,6 @@ func seedReplica(t *testing.T, r *fleetNode, data string) {
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
-
-// renameShare copies snap to dir with every every-th character renamed.
-func renameShare(t *testing.T, src, dir string, every int64) error {
-	snap, err := snapshots.OpenManifest(src)
-	if err != nil {
-		return err
-	}
-	w, err := snapshots.Create(dir, snapshots.CreateOptions{Source: snap.Manifest.Source + " (renamed)", Zstd: true, Created: snap.Manifest.Created})
-	if err != nil {
-		return err
-	}
-	var i int64
-	for _, k := range snapshots.Kinds {
-		if !snap.Has(k) {
-			continue
-		}
-		if err := w.Touch(k); err != nil {
-			w.Abort()
-			return err
-		}
-		err := snap.Each(k, func(rec snapshots.Record, line snapshots.Line) error {
-			if k == snapshots.Characters {
-				if i++; i%every == 0 {
-					c := rec.(*snapshots.Character)
-					c.Name += " Renamed"
-					return w.Add(k, c)
-				}
-			}
-			return w.AddRaw(k, line.Key, slices.Clone(line.Raw))
-		})
-		if err != nil {
-			w.Abort()
-			return err
-		}
-	}
-	_, err = w.Commit()
-	return err
-}
 
 // searchTerms are three- and four-letter searches, mostly not cached.
 func searchTerms(n int) []string {

@@ -12,12 +12,10 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -208,24 +206,6 @@ const fleetQuery = "/latest/search/?categories=character&search=fleetmarker"
 
 func markerID(gen uint64) int64 { return 99000000 + int64(gen) }
 
-func fleetTool(t *testing.T, name, env string) string {
-	t.Helper()
-	if p := os.Getenv(env); p != "" {
-		return p
-	}
-	for _, p := range []string{filepath.Join("..", "..", "bin", name)} {
-		if _, err := os.Stat(p); err == nil {
-			abs, _ := filepath.Abs(p)
-			return abs
-		}
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Fatalf("%s not found (set %s, or run make test-fleet, which installs it)", name, env)
-	}
-	return p
-}
-
 func fleetEnvInt(t *testing.T, name string, def int) int {
 	t.Helper()
 	s := os.Getenv(name)
@@ -275,35 +255,6 @@ func (w *fleetWorld) snapshot(t *testing.T, gen uint64) string {
 	recs[snapshots.Characters] = append(recs[snapshots.Characters],
 		&snapshots.Character{Entity: indexertest.Named(markerID(gen), fmt.Sprintf("Fleetmarker %d", gen)), CorporationID: 98000001})
 	return indexertest.Snapshot(t, recs)
-}
-
-// s3Server is versitygw serving a directory.
-type s3Server struct {
-	bin, dir, addr string
-	proc           *gdsProc
-}
-
-func (s *s3Server) start(t *testing.T) {
-	t.Helper()
-	s.proc = startProc(t, "versitygw", s.bin, "--access", os.Getenv("AWS_ACCESS_KEY_ID"),
-		"--secret", os.Getenv("AWS_SECRET_ACCESS_KEY"), "--port", s.addr, "posix", s.dir)
-	waitFor(t, "versitygw listening", time.Minute, func() bool {
-		c, err := net.DialTimeout("tcp", s.addr, time.Second)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
-}
-
-func (s *s3Server) stop(t *testing.T) {
-	t.Helper()
-	s.proc.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.proc.exited:
-	case <-time.After(30 * time.Second):
-		s.proc.kill()
-	}
 }
 
 // damageNew flips a byte of an object generation to names and from does
@@ -422,18 +373,6 @@ func (p *stallProxy) release() {
 }
 
 func (p *stallProxy) fail(on bool) { p.failing.Store(on) }
-
-// fleetEnv sets what every process of a test fleet reads: the local S3
-// server's credentials and region, no instance metadata, and no
-// per-client limits (one client through HAProxy is the whole load).
-func fleetEnv(t *testing.T) {
-	t.Setenv("AWS_ACCESS_KEY_ID", "gdsfleet")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "gdsfleetsecret")
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	t.Setenv("GDS_RATE_LIMIT", "off")
-	t.Setenv("GDS_ERROR_LIMIT", "1000000")
-}
 
 // fleetNode is a gds process of the fleet.
 type fleetNode struct {
@@ -730,38 +669,4 @@ func fleetGet(t *testing.T, u string) fleetAnswer {
 		t.Fatalf("GET %s: %d %v %v", u, resp.StatusCode, ans, err)
 	}
 	return fleetAnswer{ans["character"][0], resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"), resp.Header.Get("Expires")}
-}
-
-func fleetGetStatus(t *testing.T, u string) (int, string) {
-	t.Helper()
-	c := &http.Client{Timeout: 10 * time.Second}
-	resp, err := c.Get(u)
-	if err != nil {
-		return 0, err.Error()
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
-
-func fleetPost(t *testing.T, u, body string) (int, string) {
-	t.Helper()
-	resp, err := http.Post(u, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
-
-func waitFor(t *testing.T, what string, d time.Duration, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"gds/query/analyst"
 	"gds/snapshots"
@@ -45,6 +46,8 @@ func runQuery(ctx context.Context, env *Env, args []string) error {
 	facetSize := fs.Int("facet-size", 0, fmt.Sprintf("most terms per terms facet (default %d, at most %d)", analyst.DefaultFacetSize, analyst.MaxFacetSize))
 	format := fs.String("format", "table", "table, json (the shape of GET /admin/query), csv or jsonl (every hit, streamed)")
 	asJSON := fs.Bool("json", false, "same as --format json")
+	var timeout time.Duration
+	addAnalystTimeoutFlag(fs, &timeout)
 	positional, err := parseFlags(env, fs, args)
 	if err != nil {
 		return err
@@ -75,14 +78,33 @@ func runQuery(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("query: %w", err)
 	}
 	defer a.Close()
-	if *format == analyst.FormatCSV || *format == analyst.FormatJSONL {
-		return exportQuery(ctx, env, a, req, *format)
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("ran longer than --analyst-timeout %v and was stopped: narrow it, or raise --analyst-timeout", timeout))
+		defer cancel()
+	}
+	return analystTimedOut(ctx, runAnalyst(ctx, env, a, req, *format))
+}
+
+// analystTimedOut is err, or why the query was stopped when its time ran
+// out (whatever error the engine made of that).
+func analystTimedOut(ctx context.Context, err error) error {
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("query: %w", context.Cause(ctx))
+	}
+	return err
+}
+
+// runAnalyst runs req and prints its answer in format.
+func runAnalyst(ctx context.Context, env *Env, a *analyst.Engine, req analyst.Request, format string) error {
+	if format == analyst.FormatCSV || format == analyst.FormatJSONL {
+		return exportQuery(ctx, env, a, req, format)
 	}
 	res, err := a.Query(ctx, req)
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}
-	if *format == analyst.FormatJSON {
+	if format == analyst.FormatJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)

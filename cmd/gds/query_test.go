@@ -213,3 +213,23 @@ func TestQueryAnalystFlags(t *testing.T) {
 		t.Errorf("jsonl: %d lines, want 2:\n%s", n, out)
 	}
 }
+
+// --analyst-timeout stops a query past it: gds query fails saying so, and
+// gds serve's operator port answers a JSON 504.
+func TestAnalystTimeoutFlag(t *testing.T) {
+	snap := opsSnapshot(t)
+	data, _ := openServedData(t, snap)
+	_, _, err := runCmd(t, "query", "--data", data, "--analyst-timeout", "1ns", "--facets", "corporation_id", "*")
+	if err == nil || !strings.Contains(err.Error(), "ran longer than --analyst-timeout 1ns") {
+		t.Errorf("gds query past its time: %v", err)
+	}
+	if _, _, err := runCmd(t, "query", "--data", data, "--analyst-timeout", "1m", "words:jita"); err != nil {
+		t.Errorf("gds query within its time: %v", err)
+	}
+	s := startServe(t, envMap("GDS_SNAPSHOT", snap, "GDS_DATA", filepath.Join(t.TempDir(), "data"), "GDS_ADMIN_ADDR", "127.0.0.1:0"),
+		"--analyst-timeout", "1ns", "--analyst-concurrency", "2")
+	code, body := httpGet(t, "http://"+s.admin+"/admin/query?q=name:*ita*")
+	if code != 504 || !strings.Contains(string(body), `{"error":"The query ran longer than 1ns (--analyst-timeout)`) {
+		t.Errorf("/admin/query past its time = %d %s", code, body)
+	}
+}

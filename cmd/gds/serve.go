@@ -58,6 +58,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	metrics := admin.NewMetrics()
+	metrics.WatchRequestLog(cfg.RequestLog.Counts)
 	metrics.RateLimitGroups(slices.Collect(maps.Keys(api.RateLimitGroups()))...)
 	fr, err := openPublisher(ctx, cfg.Fleet, log)
 	if err != nil {
@@ -303,6 +304,7 @@ func startAdmin(srv *servers, cfg serveConfig, mgr *indexer.Manager, fr *fleetRu
 	adminOpts := admin.Options{
 		Indexer: mgr, Analysts: analyst.New(mgr), Snapshot: cfg.Snapshot, Token: cfg.AdminToken, Metrics: metrics,
 		Logger: adminLog, MaxBodyBytes: cfg.HTTP.MaxBodyBytes, Hosts: cfg.AdminHosts,
+		AnalystTimeout: max(cfg.AnalystTimeout, -1), AnalystConcurrency: cfg.AnalystConcurrency,
 		Ready: func() error {
 			if !publicUp.Load() {
 				return errors.New("The public listener is not up yet")
@@ -362,7 +364,7 @@ func publicDeps(cfg serveConfig, mgr *indexer.Manager, tokens *auth.Verifier, me
 		DevEnabled: cfg.Dev,
 		Metrics:    metrics,
 		Middleware: []gin.HandlerFunc{
-			httplog.Logger(httplog.Options{Logger: publicLog, Labels: api.Labels, ClientIP: cfg.TrustedProxies.r.IP}),
+			httplog.Logger(httplog.Options{Logger: publicLog, Labels: api.Labels, ClientIP: cfg.TrustedProxies.r.IP, Keep: cfg.RequestLog}),
 		},
 		Limits: api.Limits{
 			MaxConcurrentSearches: cfg.MaxConcurrentSearches,

@@ -193,7 +193,7 @@ func TestServe(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	// Flags from the environment, as GDS_<FLAG>.
 	s := startServe(t, envMap("GDS_SNAPSHOT", opsSnapshot(t), "GDS_DATA", data, "GDS_ADMIN_ADDR", "127.0.0.1:0",
-		"GDS_SCHEDULE", "@every 1h", "GDS_BLEVE_BATCH", "3", "GDS_STORES_IN_MEMORY", "true"))
+		"GDS_SCHEDULE", "@every 1h", "GDS_BLEVE_BATCH", "3", "GDS_STORES_IN_MEMORY", "true", "GDS_REQUEST_LOG", "all"))
 	if code, body := httpGet(t, "http://"+s.admin+"/readyz"); code != 200 {
 		t.Errorf("/readyz = %d %s", code, body)
 	}
@@ -224,7 +224,8 @@ func TestServe(t *testing.T) {
 	resolvesJita(t, s.public) // the record stores held in memory
 	code, body = httpGet(t, "http://"+s.admin+"/metrics")
 	if code != 200 || !strings.Contains(string(body), `gds_http_requests_total{route="/search/",status="200",version="v2"} 1`) ||
-		!strings.Contains(string(body), "gds_index_generation 1") || !strings.Contains(string(body), "\ngds_memory_held_bytes ") {
+		!strings.Contains(string(body), "gds_index_generation 1") || !strings.Contains(string(body), "\ngds_memory_held_bytes ") ||
+		!strings.Contains(string(body), "\ngds_request_log_lines_total ") || !strings.Contains(string(body), "\ngds_request_log_dropped_total 0") {
 		t.Errorf("/metrics after one search = %d\n%s", code, body)
 	}
 	if err := s.stop(t); err != nil {
@@ -479,5 +480,45 @@ func TestServeReadyWhenListening(t *testing.T) {
 		t.Fatalf("serve exited before listening: %v\n%s", err, w.String())
 	case <-time.After(3 * time.Minute):
 		t.Fatalf("the public listener did not log listening within 3 minutes:\n%s", w.String())
+	}
+}
+
+// The default request log keeps errors and one in 100 of the rest, says
+// so on each sampled line, and counts what it dropped in /metrics.
+func TestServeRequestLogSample(t *testing.T) {
+	s := startServe(t, envMap("GDS_SNAPSHOT", opsSnapshot(t), "GDS_DATA", filepath.Join(t.TempDir(), "data"), "GDS_ADMIN_ADDR", "127.0.0.1:0"),
+		"--request-log-slow", "0")
+	for i := range 200 {
+		if code, body := httpGet(t, fmt.Sprintf("http://%s/latest/search/?search=jita&categories=solar_system&n=%d", s.public, i)); code != 200 {
+			t.Fatalf("search %d = %d %s", i, code, body)
+		}
+	}
+	for range 2 {
+		httpGet(t, "http://"+s.public+"/latest/search/?search=ji&categories=solar_system")
+	}
+	_, body := httpGet(t, "http://"+s.admin+"/metrics")
+	if !strings.Contains(string(body), "\ngds_request_log_lines_total 4\n") || !strings.Contains(string(body), "\ngds_request_log_dropped_total 198\n") {
+		t.Errorf("/metrics after 200 searches and 2 errors:\n%s", body)
+	}
+	if err := s.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	lines := map[int]int{}
+	for _, line := range strings.Split(s.stderr.String(), "\n") {
+		var l struct {
+			Listener string
+			Message  string
+			Status   int
+			Sampled  int
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.Listener == "public" && l.Message == "request" {
+			if l.Status == 200 && l.Sampled != 100 {
+				t.Errorf("a sampled line without its sample: %s", line)
+			}
+			lines[l.Status]++
+		}
+	}
+	if lines[200] != 2 || lines[400] != 2 {
+		t.Errorf("public request lines by status %v, want 2 of 200 and 2 of 400", lines)
 	}
 }
