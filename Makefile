@@ -192,27 +192,32 @@ release-check:
 # built offline with Debian's buildah (installed when missing, with the CA
 # certificates it ships) without running a container (deploy/image/build.sh,
 # deploy/image/Containerfile), saved as dist/gds-VERSION.linux-ARCH.oci.tar
-# and tagged gds:VERSION. make image-check inspects it (user, volume,
-# labels, entrypoint) and runs `gds version` from its layer (build tag
-# "image", cmd/release/image_test.go). Push: docs/operations.md.
+# and tagged gds:VERSION. make image-check reads it with skopeo, inspects
+# it (user, volume, labels, entrypoint) and runs `gds version` from its
+# layer (build tag "image", cmd/release/image_test.go), then builds it again
+# and compares the bytes. Push: docs/operations.md.
 IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
 IMAGE_SOURCE ?= $(or $(shell git config --get remote.origin.url 2>/dev/null),https://example.net/gds.git)
 IMAGE := $(DIST)/gds-$(VERSION).linux-$(IMAGE_ARCH).oci.tar
 .PHONY: image image-deps image-check
 image-deps:
-	@if ! command -v buildah >/dev/null 2>&1 || [ ! -s /etc/ssl/certs/ca-certificates.crt ]; then \
+	@if ! command -v buildah >/dev/null 2>&1 || ! command -v skopeo >/dev/null 2>&1 || [ ! -s /etc/ssl/certs/ca-certificates.crt ]; then \
 	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
-	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq buildah ca-certificates; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq buildah skopeo ca-certificates; \
 	fi
 
 image: image-deps
-	@set -e; archive=$(DIST)/gds-$(VERSION).linux-$(IMAGE_ARCH).tar.gz; \
-	  if [ ! -f $$archive ]; then $(MAKE) --no-print-directory release RELEASE_PLATFORMS=linux/$(IMAGE_ARCH) DIST=$(DIST)/linux-$(IMAGE_ARCH); \
-	    archive=$(DIST)/linux-$(IMAGE_ARCH)/gds-$(VERSION).linux-$(IMAGE_ARCH).tar.gz; fi; \
+	@set -e; name=gds-$(VERSION).linux-$(IMAGE_ARCH).tar.gz; archive=$(DIST)/$$name; \
+	  [ -f $$archive ] || archive=$(DIST)/linux-$(IMAGE_ARCH)/$$name; \
+	  [ -f $$archive ] || $(MAKE) --no-print-directory release RELEASE_PLATFORMS=linux/$(IMAGE_ARCH) DIST=$(DIST)/linux-$(IMAGE_ARCH); \
 	  VERSION=$(VERSION) REVISION=$$(git rev-parse HEAD) SOURCE=$(IMAGE_SOURCE) ARCH=$(IMAGE_ARCH) ARCHIVE=$$archive \
 	    OUT=$(IMAGE) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) GO=$(GO) deploy/image/build.sh
 
-image-check:
+image-check: image-deps
 	@[ -f $(IMAGE) ] || $(MAKE) --no-print-directory image
+	skopeo inspect oci-archive:$(IMAGE)
 	GDS_IMAGE=$(CURDIR)/$(IMAGE) GDS_IMAGE_VERSION=$(VERSION) GDS_IMAGE_REVISION=$$(git rev-parse HEAD) \
 	  $(GO) test -tags image -run '^TestImage$$' -count=1 -v ./cmd/release
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	  $(MAKE) --no-print-directory image IMAGE=$$tmp/again.oci.tar; \
+	  cmp $(IMAGE) $$tmp/again.oci.tar; echo "image-check: a second build of the image is byte-identical"

@@ -126,6 +126,9 @@ func TestImage(t *testing.T) {
 	if h := root["data"]; h == nil || h.Typeflag != tar.TypeDir || h.Uid != 65532 {
 		t.Errorf("/data: %+v, want a directory owned by 65532", h)
 	}
+	if h := root["tmp"]; h == nil || h.Typeflag != tar.TypeDir || h.Mode&0o1777 != 0o1777 {
+		t.Errorf("/tmp: %+v, want a directory of mode 1777", h)
+	}
 	if !bytes.Contains(contents["etc/passwd"], []byte("gds:x:65532:65532:")) {
 		t.Errorf("/etc/passwd has no entry for 65532:\n%s", contents["etc/passwd"])
 	}

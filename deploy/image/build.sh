@@ -16,20 +16,21 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 ctx=$tmp/context
-mkdir -p "$ctx/etc/ssl/certs" "$ctx/data" "$ctx/tmp" "$ctx/doc" "$tmp/unpacked"
+root=$ctx/rootfs
+mkdir -p "$root/etc/ssl/certs" "$root/tmp" "$root/usr/local/bin" "$root/usr/share/doc/gds" "$ctx/data" "$tmp/unpacked"
 tar -xzf "$ARCHIVE" -C "$tmp/unpacked"
 dir=$(echo "$tmp"/unpacked/gds-*)
-cp "$dir/gds" "$ctx/gds"
-cp "$dir/README.md" "$dir/THIRD_PARTY_LICENSES.md" "$ctx/doc/"
-printf 'root:x:0:0:root:/root:/sbin/nologin\ngds:x:65532:65532:gds:/data:/sbin/nologin\n' >"$ctx/etc/passwd"
-printf 'root:x:0:\ngds:x:65532:\n' >"$ctx/etc/group"
-cp /etc/ssl/certs/ca-certificates.crt "$ctx/etc/ssl/certs/ca-certificates.crt"
+cp "$dir/gds" "$root/usr/local/bin/gds"
+cp "$dir/README.md" "$dir/THIRD_PARTY_LICENSES.md" "$root/usr/share/doc/gds/"
+printf 'root:x:0:0:root:/root:/sbin/nologin\ngds:x:65532:65532:gds:/data:/sbin/nologin\n' >"$root/etc/passwd"
+printf 'root:x:0:\ngds:x:65532:\n' >"$root/etc/group"
+cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
 find "$ctx" -type d -exec chmod 0755 {} +
 find "$ctx" -type f -exec chmod 0644 {} +
-chmod 0755 "$ctx/gds"
-chmod 1777 "$ctx/tmp"
-# An empty directory is not copied: a file keeps /data and /tmp.
-touch "$ctx/data/.keep" "$ctx/tmp/.keep"
+chmod 0755 "$root/usr/local/bin/gds"
+chmod 1777 "$root/tmp"
+# An empty directory is not copied: a file keeps /data.
+touch "$ctx/data/.keep"
 
 created=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
 buildah="buildah --root $tmp/storage --runroot $tmp/run --storage-driver vfs"
