@@ -14,6 +14,7 @@ import (
 	"gds/indexer"
 	"gds/indexer/fleet"
 	"gds/indexer/nametable"
+	"gds/indexer/recstore"
 	"gds/indexer/valuecol"
 	"gds/snapshots"
 )
@@ -81,7 +82,7 @@ func formats() []admin.Format {
 		f("snapshot", snapshots.FormatVersions),
 		f("name table", nametable.FormatVersions),
 		f("name folding", nametable.FoldVersions),
-		f("record store", indexer.StoreFormatVersions),
+		f("record store", recstore.FormatVersions),
 		f("value columns", valuecol.FormatVersions),
 		f("analysts' fields", indexer.FieldsVersions),
 		f("fleet manifest", fleet.FormatVersions),

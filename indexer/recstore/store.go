@@ -56,10 +56,10 @@ const (
 	storeMagic   = "GDSSTO04"
 )
 
-// StoreFormatVersions are the record-store format a build writes (the
-// magic of its index files) and those a generation's stores are read in,
-// oldest first, for `gds version`.
-func StoreFormatVersions() (writes string, reads []string) {
+// FormatVersions are the record-store format a build writes (the magic
+// of its index files) and those a generation's stores are read in, oldest
+// first, for `gds version`.
+func FormatVersions() (writes string, reads []string) {
 	return storeMagic, []string{storeMagicV1, storeMagicV2, storeMagicV3, storeMagic}
 }
 
