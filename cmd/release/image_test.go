@@ -161,6 +161,16 @@ func TestImage(t *testing.T) {
 	}
 	text, _ := exec.Command(bin, "version").Output()
 	t.Logf("gds version from the image's layer:\n%s", text)
+
+	// The static binary builds and queries a generation of the sample.
+	data := filepath.Join(t.TempDir(), "data")
+	if out, err := exec.Command(bin, "index", "--snapshot", "../../snapshots/sample", "--data", data).CombinedOutput(); err != nil {
+		t.Fatalf("gds index from the image: %v\n%s", err, out)
+	}
+	out, err = exec.Command(bin, "query", "--data", data, "--category", "solar_system", "--format", "json", "name:jita").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "30000142") {
+		t.Errorf("gds query from the image: %v\n%s", err, out)
+	}
 }
 
 func mustOpen(t *testing.T, path string) io.Reader {
