@@ -158,28 +158,34 @@ fleet-measure: fleet-deps
 	  $(GO) test -tags fleet -run '^TestFleetMeasure$$' -count=1 -timeout $(FLEET_MEASURE_TIMEOUT) -v ./cmd/gds
 
 # Releases (never part of `make test`; docs/operations.md, Releasing).
-# make release: static binaries (no cgo) of HEAD, built from a clean clone
+# make release: static binaries (no cgo) of REVISION (default HEAD), built from a clean clone
 # by cmd/release, each in dist/gds-VERSION.OS-ARCH.tar.gz with the README,
 # docs, deployment examples and the licenses of every linked module, and
 # dist/SHA256SUMS. Reproducible: -trimpath, no build ID, every archive entry
 # dated SOURCE_DATE_EPOCH (the commit's time), sorted, owned by root.
 # make release-check builds twice into temporary directories (the second
 # with an empty Go build cache when RELEASE_CHECK_FRESH=1) and compares.
-VERSION ?= $(shell git describe --tags --always 2>/dev/null || echo devel)
-SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+VERSION ?= $(shell git describe --tags --always $(REVISION) 2>/dev/null || echo devel)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct $(REVISION) 2>/dev/null)
+# Evaluated once: a commit made while a target runs does not change them.
+REVISION := $(REVISION)
+VERSION := $(VERSION)
+SOURCE_DATE_EPOCH := $(SOURCE_DATE_EPOCH)
 DIST ?= dist
 RELEASE_PLATFORMS ?= linux/amd64,linux/arm64,darwin/arm64
 RELEASE_CHECK_FRESH ?=
 .PHONY: release release-check
 release:
 	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(GO) run ./cmd/release dist -go $(GO) -out $(DIST) \
-	  -version $(VERSION) -platforms $(RELEASE_PLATFORMS)
+	  -rev $(REVISION) -version $(VERSION) -platforms $(RELEASE_PLATFORMS)
 
 release-check:
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	  $(MAKE) --no-print-directory release DIST=$$tmp/a; \
+	  pin="REVISION=$(REVISION) VERSION=$(VERSION) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH)"; \
+	  $(MAKE) --no-print-directory release $$pin DIST=$$tmp/a; \
 	  if [ -n "$(RELEASE_CHECK_FRESH)" ]; then export GOCACHE=$$tmp/gocache; echo "second build with an empty GOCACHE"; fi; \
-	  $(MAKE) --no-print-directory release DIST=$$tmp/b; \
+	  $(MAKE) --no-print-directory release $$pin DIST=$$tmp/b; \
 	  (cd $$tmp/a && sha256sum -c --quiet SHA256SUMS); \
 	  diff -r $$tmp/a $$tmp/b; \
 	  plat=$$($(GO) env GOOS)-$$($(GO) env GOARCH); \
@@ -209,15 +215,16 @@ image-deps:
 image: image-deps
 	@set -e; name=gds-$(VERSION).linux-$(IMAGE_ARCH).tar.gz; archive=$(DIST)/$$name; \
 	  [ -f $$archive ] || archive=$(DIST)/linux-$(IMAGE_ARCH)/$$name; \
-	  [ -f $$archive ] || $(MAKE) --no-print-directory release RELEASE_PLATFORMS=linux/$(IMAGE_ARCH) DIST=$(DIST)/linux-$(IMAGE_ARCH); \
-	  VERSION=$(VERSION) REVISION=$$(git rev-parse HEAD) SOURCE=$(IMAGE_SOURCE) ARCH=$(IMAGE_ARCH) ARCHIVE=$$archive \
+	  [ -f $$archive ] || $(MAKE) --no-print-directory release RELEASE_PLATFORMS=linux/$(IMAGE_ARCH) DIST=$(DIST)/linux-$(IMAGE_ARCH) \
+	    REVISION=$(REVISION) VERSION=$(VERSION) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH); \
+	  VERSION=$(VERSION) REVISION=$(REVISION) SOURCE=$(IMAGE_SOURCE) ARCH=$(IMAGE_ARCH) ARCHIVE=$$archive \
 	    OUT=$(IMAGE) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) GO=$(GO) deploy/image/build.sh
 
 image-check: image-deps
-	@[ -f $(IMAGE) ] || $(MAKE) --no-print-directory image
+	@[ -f $(IMAGE) ] || $(MAKE) --no-print-directory image REVISION=$(REVISION) VERSION=$(VERSION) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH)
 	skopeo inspect oci-archive:$(IMAGE)
-	GDS_IMAGE=$(CURDIR)/$(IMAGE) GDS_IMAGE_VERSION=$(VERSION) GDS_IMAGE_REVISION=$$(git rev-parse HEAD) \
+	GDS_IMAGE=$(CURDIR)/$(IMAGE) GDS_IMAGE_VERSION=$(VERSION) GDS_IMAGE_REVISION=$(REVISION) \
 	  $(GO) test -tags image -run '^TestImage$$' -count=1 -v ./cmd/release
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	  $(MAKE) --no-print-directory image IMAGE=$$tmp/again.oci.tar; \
+	  $(MAKE) --no-print-directory image IMAGE=$$tmp/again.oci.tar REVISION=$(REVISION) VERSION=$(VERSION) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH); \
 	  cmp $(IMAGE) $$tmp/again.oci.tar; echo "image-check: a second build of the image is byte-identical"

@@ -19,21 +19,22 @@ import (
 
 // distOptions are the flags of `release dist`.
 type distOptions struct {
-	src, out, version, platforms string
-	goCmd                        string
+	src, rev, out, version, platforms string
+	goCmd                             string
 }
 
-// runDist builds every platform's archive from a clean clone of the
-// source's HEAD (so the build has a .git directory Go stamps the revision
+// runDist builds every platform's archive from a clean clone of a commit
+// of the source (so the build has a .git directory Go stamps the revision
 // from, whatever the checkout, and no uncommitted change), then writes
 // SHA256SUMS.
 func runDist(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o distOptions
 	fs := flag.NewFlagSet("dist", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.src, "src", ".", "the repository to release the HEAD of")
+	fs.StringVar(&o.src, "src", ".", "the repository to release a commit of")
+	fs.StringVar(&o.rev, "rev", "HEAD", "the commit to release")
 	fs.StringVar(&o.out, "out", "dist", "directory for the archives and SHA256SUMS")
-	fs.StringVar(&o.version, "version", "", "release version (default: git describe --tags --always of HEAD)")
+	fs.StringVar(&o.version, "version", "", "release version (default: git describe --tags --always of the commit)")
 	fs.StringVar(&o.platforms, "platforms", "linux/amd64,linux/arm64,darwin/arm64", "GOOS/GOARCH pairs to build")
 	fs.StringVar(&o.goCmd, "go", "go", "the go command")
 	if err := fs.Parse(args); err != nil {
@@ -45,7 +46,7 @@ func runDist(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer os.RemoveAll(tmp)
 	src := filepath.Join(tmp, "src")
-	rev, err := cloneHead(ctx, o.src, src, stderr)
+	rev, err := cloneAt(ctx, o.src, o.rev, src, stderr)
 	if err != nil {
 		return err
 	}
@@ -78,17 +79,17 @@ func runDist(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return writeSums(o.out, archives)
 }
 
-// cloneHead clones src's repository into dst at src's HEAD and returns
-// the commit; uncommitted changes in src are not part of it, and it says so.
-func cloneHead(ctx context.Context, src, dst string, stderr io.Writer) (string, error) {
-	rev, err := output(ctx, src, nil, "git", "rev-parse", "HEAD")
+// cloneAt clones src's repository into dst at the commit at names and
+// returns it; uncommitted changes in src are not part of it, and it says so.
+func cloneAt(ctx context.Context, src, at, dst string, stderr io.Writer) (string, error) {
+	rev, err := output(ctx, src, nil, "git", "rev-parse", "--verify", at+"^{commit}")
 	if err != nil {
 		return "", err
 	}
 	if dirty, err := output(ctx, src, nil, "git", "status", "--porcelain", "--untracked-files=no"); err != nil {
 		return "", err
 	} else if dirty != "" {
-		fmt.Fprintf(stderr, "release: uncommitted changes in %s are not in the release (it builds HEAD, %.12s)\n", src, rev)
+		fmt.Fprintf(stderr, "release: uncommitted changes in %s are not in the release (it builds %.12s)\n", src, rev)
 	}
 	if _, err := output(ctx, "", nil, "git", "clone", "--quiet", "--no-checkout", src, dst); err != nil {
 		return "", err
