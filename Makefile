@@ -158,10 +158,10 @@ fleet-measure: fleet-deps
 	  $(GO) test -tags fleet -run '^TestFleetMeasure$$' -count=1 -timeout $(FLEET_MEASURE_TIMEOUT) -v ./cmd/gds
 
 # Releases (never part of `make test`; docs/operations.md, Releasing).
-# make release: static binaries (no cgo) of REVISION (default HEAD), built from a clean clone
-# by cmd/release, each in dist/gds-VERSION.OS-ARCH.tar.gz with the README,
-# docs, deployment examples and the licenses of every linked module, and
-# dist/SHA256SUMS. Reproducible: -trimpath, no build ID, every archive entry
+# make release: static binaries (no cgo) of REVISION (default HEAD), built
+# from a clean clone by cmd/release, each in dist/gds-VERSION.OS-ARCH.tar.gz
+# with the README, docs, deployment examples and the licenses of every
+# linked module, and dist/SHA256SUMS. Reproducible: -trimpath, no build ID, every archive entry
 # dated SOURCE_DATE_EPOCH (the commit's time), sorted, owned by root.
 # make release-check builds twice into temporary directories (the second
 # with an empty Go build cache when RELEASE_CHECK_FRESH=1) and compares.
