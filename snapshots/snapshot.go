@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -25,6 +26,13 @@ import (
 
 // FormatVersion is the snapshot format this code reads and writes.
 const FormatVersion = 1
+
+// FormatVersions are the snapshot format this code writes and those it
+// reads, for `gds version`.
+func FormatVersions() (writes string, reads []string) {
+	v := strconv.Itoa(FormatVersion)
+	return v, []string{v}
+}
 
 // ManifestName is the name of the manifest file inside a snapshot directory.
 const ManifestName = "manifest.json"

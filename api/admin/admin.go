@@ -77,6 +77,8 @@ type Options struct {
 	// DefaultAnalystConcurrency, 1); more wait up to 2 s for a slot, then
 	// get 503 with Retry-After.
 	AnalystConcurrency int
+	// Build, when set, is reported under "build" in /admin/status.
+	Build *Build
 }
 
 // New returns the operator handler.
@@ -157,10 +159,12 @@ type StatusReport struct {
 	Now      time.Time `json:"now"`
 	// Fleet is the publisher's or replica's view of its bucket.
 	Fleet any `json:"fleet,omitempty"`
+	// Build is the running binary's version, revision and formats.
+	Build *Build `json:"build,omitempty"`
 }
 
 func (h *handler) status(c *gin.Context) {
-	r := StatusReport{Status: h.o.Indexer.Status(), Snapshot: h.o.Snapshot, Now: h.o.Now().UTC()}
+	r := StatusReport{Status: h.o.Indexer.Status(), Snapshot: h.o.Snapshot, Now: h.o.Now().UTC(), Build: h.o.Build}
 	if h.o.Fleet != nil {
 		r.Fleet = h.o.Fleet()
 	}

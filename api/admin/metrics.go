@@ -37,6 +37,7 @@ type Metrics struct {
 	buildFailures prometheus.Counter
 	buildDuration prometheus.Gauge
 	lastBuild     prometheus.Gauge
+	buildInfo     *prometheus.GaugeVec
 }
 
 // Metric names, for dashboards and tests.
@@ -102,7 +103,8 @@ func NewMetrics() *Metrics {
 	m.lastBuild = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: MetricLastBuild, Help: "When the last index build attempt finished (Unix time).",
 	})
-	m.reg.MustRegister(m.requests, m.latency, m.candidates, m.verified, m.cache, m.errorLimited, m.rateLimited,
+	m.buildInfo = newBuildInfo()
+	m.reg.MustRegister(m.buildInfo, m.requests, m.latency, m.candidates, m.verified, m.cache, m.errorLimited, m.rateLimited,
 		m.builds, m.buildFailures, m.buildDuration, m.lastBuild,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -179,9 +180,15 @@ type k8sPodTemplate struct {
 		Labels map[string]string `yaml:"labels"`
 	} `yaml:"metadata"`
 	Spec struct {
-		ServiceAccountName string         `yaml:"serviceAccountName"`
-		Containers         []k8sContainer `yaml:"containers"`
-		Volumes            []struct {
+		ServiceAccountName string `yaml:"serviceAccountName"`
+		SecurityContext    struct {
+			RunAsNonRoot bool `yaml:"runAsNonRoot"`
+			RunAsUser    int  `yaml:"runAsUser"`
+			RunAsGroup   int  `yaml:"runAsGroup"`
+			FSGroup      int  `yaml:"fsGroup"`
+		} `yaml:"securityContext"`
+		Containers []k8sContainer `yaml:"containers"`
+		Volumes    []struct {
 			Name string `yaml:"name"`
 		} `yaml:"volumes"`
 	} `yaml:"spec"`
@@ -223,6 +230,12 @@ type k8sProbe struct {
 }
 
 func TestFleetDeployKubernetes(t *testing.T) {
+	// The user the image runs as (make image), which the pods must name.
+	containerfile, err := os.ReadFile(filepath.Join(deployDir, "image", "Containerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	imageUser := regexp.MustCompile(`(?m)^USER .*$`).FindString(string(containerfile))
 	f, err := os.Open(filepath.Join(deployDir, "kubernetes", "gds-fleet.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -264,6 +277,13 @@ func TestFleetDeployKubernetes(t *testing.T) {
 			t.Fatalf("%s: %d containers", kind, len(tpl.Spec.Containers))
 		}
 		c := tpl.Spec.Containers[0]
+		if sc := tpl.Spec.SecurityContext; !sc.RunAsNonRoot || fmt.Sprintf("USER %d:%d", sc.RunAsUser, sc.RunAsGroup) != imageUser ||
+			sc.FSGroup != sc.RunAsGroup {
+			t.Errorf("%s: securityContext %+v, want non-root as the image's %q, fsGroup its group (the volume)", kind, sc, imageUser)
+		}
+		if !strings.HasPrefix(c.Image, "registry.example.net/gds:v") {
+			t.Errorf("%s: image %q, want a version tag of gds (make image)", kind, c.Image)
+		}
 		env := map[string]string{}
 		for _, e := range c.Env {
 			switch {

@@ -301,7 +301,10 @@ func rebuildMisread(mgr *indexer.Manager, snapshot string, replica bool, log zer
 // analysts' queries; /readyz answers 200 once publicUp is set.
 func startAdmin(srv *servers, cfg serveConfig, mgr *indexer.Manager, fr *fleetRun, metrics *admin.Metrics, log zerolog.Logger, publicUp *atomic.Bool) error {
 	adminLog := log.With().Str("listener", "admin").Logger()
+	build := currentBuild()
+	metrics.SetBuild(build)
 	adminOpts := admin.Options{
+		Build:   &build,
 		Indexer: mgr, Analysts: analyst.New(mgr), Snapshot: cfg.Snapshot, Token: cfg.AdminToken, Metrics: metrics,
 		Logger: adminLog, MaxBodyBytes: cfg.HTTP.MaxBodyBytes, Hosts: cfg.AdminHosts,
 		AnalystTimeout: max(cfg.AnalystTimeout, -1), AnalystConcurrency: cfg.AnalystConcurrency,

@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"gds/api/admin"
 	"gds/indexer/indexertest"
 	"gds/snapshots"
 )
@@ -204,13 +206,19 @@ func TestServe(t *testing.T) {
 			BleveBatch int `json:"bleve_batch"`
 		}
 		Schedule   struct{ Spec string }
-		HeldBytes  int64 `json:"held_bytes"`
-		StoresHeld bool  `json:"stores_held"`
+		HeldBytes  int64        `json:"held_bytes"`
+		StoresHeld bool         `json:"stores_held"`
+		Build      *admin.Build `json:"build"`
 	}
 	// Tables (by default) and record stores (from the environment) held in memory.
 	if code != 200 || json.Unmarshal(body, &st) != nil || st.Live.ID != 1 || st.Live.BleveBatch != 3 || st.Schedule.Spec != "@every 1h" ||
 		st.HeldBytes <= 0 || !st.StoresHeld {
 		t.Errorf("/admin/status = %d %s", code, body)
+	}
+	// The build gds version describes.
+	if want := currentBuild(); st.Build == nil || st.Build.Version != want.Version || st.Build.GoVersion != want.GoVersion ||
+		len(st.Build.Formats) != len(want.Formats) {
+		t.Errorf("/admin/status build = %+v, want %+v", st.Build, want)
 	}
 	code, body = httpGet(t, "http://"+s.admin+"/admin/query?q=name:jita")
 	if code != 200 || !strings.Contains(string(body), `"name":"Jita"`) {
@@ -225,7 +233,8 @@ func TestServe(t *testing.T) {
 	code, body = httpGet(t, "http://"+s.admin+"/metrics")
 	if code != 200 || !strings.Contains(string(body), `gds_http_requests_total{route="/search/",status="200",version="v2"} 1`) ||
 		!strings.Contains(string(body), "gds_index_generation 1") || !strings.Contains(string(body), "\ngds_memory_held_bytes ") ||
-		!strings.Contains(string(body), "\ngds_request_log_lines_total ") || !strings.Contains(string(body), "\ngds_request_log_dropped_total 0") {
+		!strings.Contains(string(body), "\ngds_request_log_lines_total ") || !strings.Contains(string(body), "\ngds_request_log_dropped_total 0") ||
+		!strings.Contains(string(body), `gds_build_info{goarch="`+runtime.GOARCH+`",goos="`+runtime.GOOS+`",goversion="`+runtime.Version()+`",`) {
 		t.Errorf("/metrics after one search = %d\n%s", code, body)
 	}
 	if err := s.stop(t); err != nil {

@@ -26,6 +26,7 @@ import (
 	"io"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +49,13 @@ const (
 	// maxDocument bounds a pointer or manifest read from a bucket.
 	maxDocument = 64 << 20
 )
+
+// FormatVersions are the version of the manifests and pointers this code
+// publishes and those it follows, for `gds version`.
+func FormatVersions() (writes string, reads []string) {
+	v := strconv.Itoa(FormatVersion)
+	return v, []string{v}
+}
 
 // IsURL reports whether s names a bucket rather than a local path.
 func IsURL(s string) bool {

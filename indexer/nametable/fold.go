@@ -1,6 +1,7 @@
 package nametable
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -16,6 +17,13 @@ import (
 //	1  full case folding, then NFC
 //	2  as 1, and the dot above after i dropped: "İ" folds to plain "i"
 const FoldVersion = 2
+
+// FoldVersions are the folding Fold does and the foldings of the names
+// this code searches correctly (only its own), for `gds version`.
+func FoldVersions() (writes string, reads []string) {
+	v := strconv.Itoa(FoldVersion)
+	return v, []string{v}
+}
 
 // Fold returns the case-folded form of s that both indexing and searching
 // compare: full Unicode case folding (so "ς" and "Σ" fold to "σ", "ß" to

@@ -95,6 +95,12 @@ const (
 	headerFields = 16
 )
 
+// FormatVersions are the table format Write writes (the magic of its
+// files) and those Open reads, oldest first, for `gds version`.
+func FormatVersions() (writes string, reads []string) {
+	return tableMagic, []string{tableMagicV1, tableMagicV2, tableMagicV3, tableMagicV4}
+}
+
 // Section indices in the header.
 const (
 	secIDs = iota

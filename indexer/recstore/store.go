@@ -56,6 +56,13 @@ const (
 	storeMagic   = "GDSSTO04"
 )
 
+// FormatVersions are the record-store format a build writes (the magic
+// of its index files) and those a generation's stores are read in, oldest
+// first, for `gds version`.
+func FormatVersions() (writes string, reads []string) {
+	return storeMagic, []string{storeMagicV1, storeMagicV2, storeMagicV3, storeMagic}
+}
+
 // ErrDamagedRecord is returned for a record the index places outside the
 // data files, or whose block does not decode (files damaged after the build).
 var ErrDamagedRecord = errors.New("record store damaged")

@@ -37,6 +37,10 @@ import (
 // them (the arrays are read in place).
 const magic = "GDSVCOL1"
 
+// FormatVersions are the value-column format Write writes and those Open
+// reads, for `gds version`.
+func FormatVersions() (writes string, reads []string) { return magic, []string{magic} }
+
 const dirEntry = 4 * 8
 
 // Column is one field's values, each with the ordinal that holds it, in
