@@ -58,7 +58,7 @@ sample: build
 
 # Side-by-side benchmark of gds search against PostgreSQL pg_trgm
 # (query/bench, build tag "bench": never part of `make test`). It installs
-# PostgreSQL and wrk from the Debian packages when missing, generates the names with
+# PostgreSQL, wrk and nginx (the second HTTP ceiling) from the Debian packages when missing, generates the names with
 # bin/gds, runs a private PostgreSQL in a temporary directory and prints one
 # table. BENCH_ARGS adds harness flags, e.g. BENCH_ARGS="-work /tmp/gds-bench"
 # keeps and reuses the generated snapshot, "-gds-cpuprofile cpu.out" profiles
@@ -66,9 +66,10 @@ sample: build
 BENCH_ARGS ?=
 .PHONY: bench-deps
 bench-deps:
-	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! command -v wrk >/dev/null 2>&1; then \
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! command -v wrk >/dev/null 2>&1 || \
+	  ! { command -v nginx || [ -x /usr/sbin/nginx ]; } >/dev/null 2>&1; then \
 	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
-	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq postgresql postgresql-contrib wrk; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq postgresql postgresql-contrib wrk nginx; \
 	fi
 
 bench-quick: build bench-deps

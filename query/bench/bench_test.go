@@ -149,7 +149,8 @@ func TestBench(t *testing.T) {
 	} else {
 		os.RemoveAll(data)
 		logStep(t, "gds build")
-		build.MaxRSS, build.PeakAnon = runHelperMem(t, "build", helperArgs{Data: data, Snapshot: snapDir, GCPercent: *flagGCPercent, Out: filepath.Join(work, "build.json")}, &build)
+		u := runHelperMem(t, "build", helperArgs{Data: data, Snapshot: snapDir, GCPercent: *flagGCPercent, Out: filepath.Join(work, "build.json")}, &build)
+		build.MaxRSS, build.PeakAnon, build.CPU = u.MaxRSS, u.PeakAnon, u.CPU
 	}
 	gTotal, gChar, gTables, gBleve, gRecords := gdsSizes(build.Generation)
 	logStep(t, "gds build %s, generation %s", build.Duration.Round(time.Millisecond), human(gTotal))
@@ -168,7 +169,16 @@ func TestBench(t *testing.T) {
 	rng := rand.New(rand.NewPCG(*flagSeed, 1))
 	var seen int
 	var folds []foldPair // names whose gds folding differs from lower()
-	src := namesSource(snap, func(name string) {
+	conn2, err := pg.connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn2.Close(ctx)
+	// The ready CSV, its extraction timed apart from PostgreSQL's build.
+	csvFile := filepath.Join(pg.dir, "names.csv")
+	logStep(t, "extracting the names to %s", csvFile)
+	t0 := time.Now()
+	if err := writeCSV(snap, csvFile, func(name string) {
 		seen++
 		if f, l := nametable.Fold(name), strings.ToLower(name); f != l {
 			folds = append(folds, foldPair{lower: l, folded: f})
@@ -178,16 +188,18 @@ func TestBench(t *testing.T) {
 		} else if j := rng.IntN(seen); j < len(sample) {
 			sample[j] = name
 		}
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	extract := time.Since(t0)
 	logStep(t, "postgres load")
-	load, err := pg.load(ctx, conn, src)
+	load, err := pg.load(ctx, conn, conn2, csvFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := src.err; err != nil {
-		t.Fatal(err)
-	}
-	logStep(t, "postgres load %s: %d rows, %s", load.Build().Round(time.Millisecond), load.Rows, human(load.Total))
+	load.Extract = extract
+	os.Remove(csvFile)
+	logStep(t, "postgres load %s (CSV written in %s): %d rows, %s", load.Build().Round(time.Millisecond), extract.Round(time.Millisecond), load.Rows, human(load.Total))
 
 	if *flagAnalysts == "only" {
 		logStep(t, "analysts' queries")
@@ -250,11 +262,6 @@ func TestBench(t *testing.T) {
 
 	// 6. PostgreSQL timed, one and two connections.
 	logStep(t, "postgres search")
-	conn2, err := pg.connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn2.Close(ctx)
 	if err := prepare(ctx, conn2); err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +344,8 @@ func TestBench(t *testing.T) {
 			t.Fatalf("cp -al: %v\n%s", err, out)
 		}
 		logStep(t, "incremental build")
-		incr.MaxRSS, incr.PeakAnon = runHelperMem(t, "build", helperArgs{Data: incrData, Snapshot: changed, GCPercent: *flagGCPercent, Out: filepath.Join(work, "incr.json")}, &incr)
+		u := runHelperMem(t, "build", helperArgs{Data: incrData, Snapshot: changed, GCPercent: *flagGCPercent, Out: filepath.Join(work, "incr.json")}, &incr)
+		incr.MaxRSS, incr.PeakAnon, incr.CPU = u.MaxRSS, u.PeakAnon, u.CPU
 		os.RemoveAll(incrData)
 		incrNote = fmt.Sprintf("%s (incremental=%v, %d records changed; searchable after %s)", incr.Duration.Round(time.Millisecond), incr.Incremental, incr.Changed, incr.Searchable.Round(time.Millisecond))
 		if *flagWork == "" {
@@ -407,12 +415,15 @@ func TestBench(t *testing.T) {
 	if genTime > 0 {
 		genNote = genTime.Round(time.Millisecond).String()
 	}
-	p("%-34s | %-30s | %s\n", "build (names + SDE)", build.Duration.Round(time.Millisecond).String()+" (full, all categories)",
-		fmt.Sprintf("%s = COPY %s + GIN %s + btree %s + vacuum analyze %s", load.Build().Round(time.Millisecond),
-			load.Copy.Round(time.Millisecond), load.TrgmIndex.Round(time.Millisecond), load.LowerIndex.Round(time.Millisecond), load.Analyze.Round(time.Millisecond)))
+	p("%-34s | %-30s | %s\n", "build (names + SDE), wall", build.Duration.Round(time.Millisecond).String()+" (full, all categories)",
+		fmt.Sprintf("%s = COPY FREEZE %s + indexes at once %s (GIN %s, btree %s) + analyze %s%s", load.Build().Round(time.Millisecond),
+			load.Copy.Round(time.Millisecond), load.Indexes.Round(time.Millisecond), load.TrgmIndex.Round(time.Millisecond),
+			load.LowerIndex.Round(time.Millisecond), load.Analyze.Round(time.Millisecond), gistNote(load)))
+	p("%-34s | %-30s | %s\n", "build, CPU (user+system)", cpuNote(build.CPU, build.Duration), cpuNote(load.BuildCPU(), load.Build())+" (every postgres process)")
+	p("%-34s | %-30s | %s\n", "ready CSV from the snapshot", "-", load.Extract.Round(time.Millisecond).String()+" (the harness; not in PostgreSQL's build)")
 	p("%-34s | %-30s | %s\n", "incremental reindex, 1% renamed", incrNote, "-")
 	p("%-34s | %-30s | %s\n", "on-disk size", human(gTotal)+" (generation)",
-		fmt.Sprintf("%s (table %s + GIN %s + btree %s)", human(load.Total), human(load.Table), human(load.Trgm), human(load.Lower)))
+		fmt.Sprintf("%s (table %s + GIN %s + btree %s%s)", human(load.Disk()), human(load.Table), human(load.Trgm), human(load.Lower), gistSize(load)))
 	p("%-34s | %s\n", "  gds breakdown", fmt.Sprintf("character dir %s; all tables %s; all bleve shards %s; record stores %s", human(gChar), human(gTables), human(gBleve), human(gRecords)))
 	p("%-34s | %-30s | %s\n", "peak RSS, build", human(max(build.MaxRSS, incr.MaxRSS))+" (anonymous "+human(max(build.PeakAnon, incr.PeakAnon))+")", human(load.PeakPSS)+" (summed PSS of all postgres processes)")
 	p("%-34s | %-30s | %s\n", "peak RSS, serving (search phase)", human(gs.MaxRSS)+fmt.Sprintf(" (after open %s)", human(gs.RSSAfterOpen)), human(pgQueryPSS)+" (summed PSS)")
@@ -519,36 +530,6 @@ func gdsRun(t *testing.T, gds string, args ...string) {
 	}
 }
 
-// copySource streams a snapshot's character names into COPY.
-type copySource struct {
-	rows chan [2]any
-	cur  [2]any
-	err  error
-	done chan struct{}
-}
-
-func namesSource(snap *snapshots.Snapshot, each func(name string)) *copySource {
-	s := &copySource{rows: make(chan [2]any, 4096), done: make(chan struct{})}
-	go func() {
-		defer close(s.rows)
-		s.err = snap.Each(snapshots.Characters, func(rec snapshots.Record, line snapshots.Line) error {
-			name := rec.(snapshots.Named).DisplayName()
-			each(name)
-			s.rows <- [2]any{line.Key, name}
-			return nil
-		})
-	}()
-	return s
-}
-
-func (s *copySource) Next() bool {
-	r, ok := <-s.rows
-	s.cur = r
-	return ok
-}
-func (s *copySource) Values() ([]any, error) { return s.cur[:], nil }
-func (s *copySource) Err() error             { return nil }
-
 // renameOnePercent writes a copy of snap where every hundredth character
 // has a changed name.
 func renameOnePercent(snap *snapshots.Snapshot, dir string) error {
@@ -590,4 +571,26 @@ func renameOnePercent(snap *snapshots.Snapshot, dir string) error {
 	}
 	_, err = w.Commit()
 	return err
+}
+
+// cpuNote is CPU time with its share of the wall time (cores kept busy).
+func cpuNote(cpu, wall time.Duration) string {
+	if cpu <= 0 {
+		return "not measured"
+	}
+	return fmt.Sprintf("%s (%.2f cores over %s)", cpu.Round(10*time.Millisecond), cpu.Seconds()/max(wall.Seconds(), 1e-9), wall.Round(time.Millisecond))
+}
+
+func gistNote(l pgLoad) string {
+	if l.GiST == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" + GiST for suggest %s", l.GiST.Round(time.Millisecond))
+}
+
+func gistSize(l pgLoad) string {
+	if l.GiSTSize == 0 {
+		return ""
+	}
+	return " + GiST " + human(l.GiSTSize)
 }

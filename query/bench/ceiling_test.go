@@ -14,17 +14,20 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 )
 
-// The ceiling: a minimal net/http server, in a process of its own (this
-// test binary re-executed in the "ceiling" role) as gds serve is, that
-// answers every request (path, and a POST's body) from memory with the answer gds gave for it
-// (status, every header with values of the same size, the body). Driven by
-// the same wrk script as gds, it is what the machine, the kernel's loopback,
-// net/http and the client cost with no work at all; gds's HTTP rows are
-// reported as a fraction of it.
+// The ceilings: what the machine, the kernel's loopback, the HTTP server
+// and the client cost with no work at all, driven by the same wrk script
+// as gds. Per scenario each answers every request with one prepared
+// answer, the scenario's median-sized answer from gds (status, every
+// header, the body), with no per-request lookup: a minimal net/http server
+// in a process of its own (this test binary re-executed in the "ceiling"
+// role), as gds serve is; and nginx (Debian's) returning the same status
+// and body with the same headers added (nginx.go). gds's HTTP rows are
+// reported as a fraction of the first.
 
 // answer is one captured HTTP answer.
 type answer struct {
@@ -92,101 +95,78 @@ func capture(addr string, paths []string) ([]answer, error) {
 	return out, nil
 }
 
-// sameShape compares the ceiling's answers with gds's: the same status and
-// body, the same header names with values of the same length, the same size
-// on the wire. It returns how many differ and the first difference.
-func sameShape(gds, ceil []answer) (differ int, first string) {
-	note := func(format string, args ...any) {
-		if differ++; first == "" {
-			first = fmt.Sprintf(format, args...)
+// median is the answer of median size on the wire among answers (the
+// lower median), the one a ceiling serves for the whole scenario.
+func median(answers []answer) answer {
+	sorted := slices.Clone(answers)
+	slices.SortStableFunc(sorted, func(a, b answer) int { return a.Size - b.Size })
+	return sorted[(len(sorted)-1)/2]
+}
+
+// sameShape compares a ceiling's answer with gds's: the same status and
+// body, the same header names with values of the same length, the same
+// size on the wire; "" when they agree.
+func sameShape(g, c answer) string {
+	switch {
+	case g.Status != c.Status:
+		return fmt.Sprintf("status %d, ceiling %d", g.Status, c.Status)
+	case !bytes.Equal(g.Body, c.Body):
+		return fmt.Sprintf("bodies differ (%d and %d bytes)", len(g.Body), len(c.Body))
+	case g.Size != c.Size:
+		return fmt.Sprintf("%d bytes on the wire, ceiling %d", g.Size, c.Size)
+	}
+	for k, vs := range g.Header {
+		cv := c.Header[k]
+		if len(cv) != len(vs) {
+			return fmt.Sprintf("header %s: %d values, ceiling %d", k, len(vs), len(cv))
 		}
-	}
-	if len(gds) != len(ceil) {
-		note("%d answers from gds, %d from the ceiling", len(gds), len(ceil))
-		return
-	}
-	for i := range gds {
-		g, c := gds[i], ceil[i]
-		switch {
-		case g.Status != c.Status:
-			note("%s: status %d, ceiling %d", g.URI, g.Status, c.Status)
-		case !bytes.Equal(g.Body, c.Body):
-			note("%s: bodies differ (%d and %d bytes)", g.URI, len(g.Body), len(c.Body))
-		case g.Size != c.Size:
-			note("%s: %d bytes on the wire, ceiling %d", g.URI, g.Size, c.Size)
-		default:
-			for k, vs := range g.Header {
-				cv := c.Header[k]
-				if len(cv) != len(vs) {
-					note("%s: header %s: %d values, ceiling %d", g.URI, k, len(vs), len(cv))
-					break
-				}
-				for j := range vs {
-					if len(vs[j]) != len(cv[j]) {
-						note("%s: header %s: %q, ceiling %q", g.URI, k, vs[j], cv[j])
-						break
-					}
-				}
+		for j := range vs {
+			if len(vs[j]) != len(cv[j]) {
+				return fmt.Sprintf("header %s: %q, ceiling %q", k, vs[j], cv[j])
 			}
 		}
 	}
-	return
+	return ""
 }
 
-// helperCeiling is the ceiling process: it loads the answers, listens on
-// loopback, writes its address to a.Out and serves until SIGTERM.
+// ceilingAnswer is what the ceiling serves on one port.
+type ceilingAnswer struct {
+	Name   string `json:"name"`
+	Answer answer `json:"answer"`
+}
+
+// helperCeiling is the ceiling process: it listens on one loopback port
+// per answer, writes the addresses (JSON, name to address) to a.Out and
+// serves until SIGTERM. Every request on a port gets that port's answer.
 func helperCeiling(a helperArgs) error {
 	raw, err := os.ReadFile(a.Answers)
 	if err != nil {
 		return err
 	}
-	var answers []answer
+	var answers []ceilingAnswer
 	if err := json.Unmarshal(raw, &answers); err != nil {
 		return err
 	}
-	type ready struct {
-		status int
-		header http.Header
-		body   []byte
+	addrs := map[string]string{}
+	var servers []*http.Server
+	errs := make(chan error, len(answers))
+	for _, ca := range answers {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		addrs[ca.Name] = l.Addr().String()
+		srv := &http.Server{Handler: fixedAnswer(ca.Answer), ReadHeaderTimeout: 5 * time.Second}
+		servers = append(servers, srv)
+		go func() {
+			if err := srv.Serve(l); err != http.ErrServerClosed {
+				errs <- err
+			}
+		}()
 	}
-	byURI := make(map[string]*ready, len(answers))
-	for _, an := range answers {
-		h := an.Header.Clone()
-		// net/http writes the Date (same length) and, past its buffer,
-		// the chunking as a server would. It also writes the
-		// Content-Length of a body its 2 KiB buffer holds, as gds serve
-		// leaves it to; a longer body's is declared.
-		h.Del("Date")
-		h.Del("Transfer-Encoding")
-		if len(an.Body) <= 2048 {
-			h.Del("Content-Length")
-		}
-		byURI[an.URI] = &ready{status: an.Status, header: h, body: an.Body}
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := r.RequestURI
-		if r.Method == http.MethodPost {
-			body, _ := io.ReadAll(r.Body)
-			key = postRequest(r.RequestURI, string(body))
-		}
-		an := byURI[key]
-		if an == nil {
-			http.NotFound(w, r)
-			return
-		}
-		h := w.Header()
-		for k, v := range an.header {
-			h[k] = v
-		}
-		w.WriteHeader(an.status)
-		w.Write(an.body)
-	}), ReadHeaderTimeout: 5 * time.Second}
+	raw, _ = json.Marshal(addrs)
 	tmp := a.Out + ".tmp"
-	if err := os.WriteFile(tmp, []byte(l.Addr().String()), 0o644); err != nil {
+	if err := os.WriteFile(tmp, raw, 0o644); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, a.Out); err != nil {
@@ -194,23 +174,55 @@ func helperCeiling(a helperArgs) error {
 	}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-	go func() { <-stop; srv.Close() }()
-	if err := srv.Serve(l); err != http.ErrServerClosed {
-		return err
+	select {
+	case <-stop:
+	case err = <-errs:
 	}
-	return nil
+	for _, srv := range servers {
+		srv.Close()
+	}
+	return err
+}
+
+// fixedAnswer is a handler that writes an's status, headers and body to
+// every request, from values prepared once.
+func fixedAnswer(an answer) http.Handler {
+	h := an.Header.Clone()
+	// net/http writes the Date (same length) and, past its buffer, the
+	// chunking as a server would. It also writes the Content-Length of a
+	// body its 2 KiB buffer holds, as gds serve leaves it to; a longer
+	// body's is declared.
+	h.Del("Date")
+	h.Del("Transfer-Encoding")
+	if len(an.Body) <= 2048 {
+		h.Del("Content-Length")
+	}
+	keys := make([]string, 0, len(h))
+	vals := make([][]string, 0, len(h))
+	for k, v := range h {
+		keys, vals = append(keys, k), append(vals, v)
+	}
+	status, body := an.Status, an.Body
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		wh := w.Header()
+		for i, k := range keys {
+			wh[k] = vals[i]
+		}
+		w.WriteHeader(status)
+		w.Write(body)
+	})
 }
 
 // ceiling is a running ceiling process.
 type ceiling struct {
 	cmd    *exec.Cmd
-	addr   string
+	addrs  map[string]string // scenario to address
 	exited chan struct{}
 }
 
 // startCeiling writes the answers to dir, starts the ceiling process on
-// them and waits for its address.
-func startCeiling(dir, name string, answers []answer) (*ceiling, error) {
+// them and waits for its addresses.
+func startCeiling(dir, name string, answers []ceilingAnswer) (*ceiling, error) {
 	file := filepath.Join(dir, "ceiling-"+name+".json")
 	raw, err := json.Marshal(answers)
 	if err != nil {
@@ -239,7 +251,12 @@ func startCeiling(dir, name string, answers []answer) (*ceiling, error) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(addrFile); err == nil {
-			return &ceiling{cmd: cmd, addr: string(b), exited: exited}, nil
+			c := &ceiling{cmd: cmd, exited: exited}
+			if err := json.Unmarshal(b, &c.addrs); err != nil {
+				c.stop()
+				return nil, err
+			}
+			return c, nil
 		}
 		select {
 		case <-exited:

@@ -55,6 +55,7 @@ type buildOut struct {
 	Generation  string        `json:"generation"`
 	MaxRSS      int64         `json:"max_rss"`   // filled by the parent
 	PeakAnon    int64         `json:"peak_anon"` // filled by the parent: anonymous memory, without mapped files
+	CPU         time.Duration `json:"cpu"`       // filled by the parent: user and system time of the child
 	// Searchable: from the start until a search answered, watched from
 	// outside the build (a searcher on the same manager asking every
 	// 50 ms); 0 when a generation was live before the build.
@@ -341,14 +342,21 @@ const minPasses = 5
 // and decodes its report into out; it returns the child's peak RSS.
 func runHelper(t *testing.T, role string, a helperArgs, out any) int64 {
 	t.Helper()
-	rss, _ := runHelperMem(t, role, a, out)
-	return rss
+	u := runHelperMem(t, role, a, out)
+	return u.MaxRSS
 }
 
-// runHelperMem is runHelper that also returns the child's peak anonymous
-// memory (RssAnon, sampled every 100 ms): its RSS also counts the pages of
-// the generation's files it has mapped, which the kernel can drop.
-func runHelperMem(t *testing.T, role string, a helperArgs, out any) (maxRSS, peakAnon int64) {
+// childUsage is what a child process used: its peak RSS, its peak
+// anonymous memory (RssAnon, sampled every 100 ms: its RSS also counts the
+// pages of the generation's files it has mapped, which the kernel can
+// drop) and its CPU time (user and system).
+type childUsage struct {
+	MaxRSS, PeakAnon int64
+	CPU              time.Duration
+}
+
+// runHelperMem is runHelper that returns all of the child's usage.
+func runHelperMem(t *testing.T, role string, a helperArgs, out any) (u childUsage) {
 	t.Helper()
 	raw, _ := json.Marshal(a)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestBenchHelper$", "-test.timeout=0")
@@ -376,7 +384,7 @@ func runHelperMem(t *testing.T, role string, a helperArgs, out any) (maxRSS, pea
 	}()
 	err := cmd.Wait()
 	close(done)
-	peakAnon = <-sampled
+	u.PeakAnon = <-sampled
 	if err != nil {
 		t.Fatalf("gds %s child: %v", role, err)
 	}
@@ -388,9 +396,10 @@ func runHelperMem(t *testing.T, role string, a helperArgs, out any) (maxRSS, pea
 		t.Fatal(err)
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		maxRSS = ru.Maxrss * 1024
+		u.MaxRSS = ru.Maxrss * 1024
 	}
-	return maxRSS, peakAnon
+	u.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return u
 }
 
 func statIno(info os.FileInfo) (uint64, bool) {

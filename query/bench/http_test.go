@@ -3,7 +3,9 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -35,11 +37,14 @@ type httpResult struct {
 	Ceiling []string
 }
 
-// wrkRow is one wrk scenario, run against gds and then the ceiling.
+// wrkRow is one wrk scenario, run against gds, the ceiling and nginx.
 type wrkRow struct {
-	Scenario     string
-	Conns        int
-	GDS, Ceiling Timing
+	Scenario            string
+	Conns               int
+	GDS, Ceiling, Nginx Timing
+	// CPUPerReq: gds serve's CPU time (user and system) per answer in
+	// its best round.
+	CPUPerReq time.Duration
 }
 
 // Fraction is gds's request rate as a share of the ceiling's.
@@ -270,7 +275,7 @@ func measureHTTP(ctx context.Context, bin, snapshot, data, work string, qs []Que
 				})
 			}
 		}
-		r.wrkPhase(name, s.addr, work, qs, wrkDur)
+		r.wrkPhase(name, s, work, qs, wrkDur)
 		if hwm := procStatus(s.cmd.Process.Pid, "VmHWM") * 1024; hwm > r.RSS {
 			r.RSS = hwm
 		}
@@ -294,22 +299,22 @@ func measureHTTP(ctx context.Context, bin, snapshot, data, work string, qs []Que
 	return r
 }
 
-// wrkPhase captures gds's answers to the phase's paths, starts the ceiling
-// on them, checks that it answers in gds's shape, and runs each wrk row
-// against gds and then the ceiling. The cached phase asks for the first
-// 200 contains texts in a Zipf-like mix (the cache holds them from the
+// wrkPhase captures gds's answers to the phase's paths, starts the
+// ceilings on each scenario's median answer, checks that the net/http
+// ceiling answers in gds's shape, and runs each wrk row against gds, the
+// ceiling and nginx in turn. The cached phase asks for the first 200
+// contains texts in a Zipf-like mix (the cache holds them from the
 // checking pass); the uncached one for every strict text and every
 // contains text round robin, and resolves the characters the contains
 // texts found, 20 a request (namesRequests).
-func (r *httpResult) wrkPhase(phase, addr, work string, qs []Query, d time.Duration) {
+func (r *httpResult) wrkPhase(phase string, s *server, work string, qs []Query, d time.Duration) {
 	contains, strict := split(qs)
 	paths := map[string][]string{}
-	var all []string
+	answers := map[string][]answer{}
 	add := func(scenario string, idx []int) {
 		for _, i := range idx {
 			paths[scenario] = append(paths[scenario], searchPath(qs[i]))
 		}
-		all = append(all, paths[scenario]...)
 	}
 	switch phase {
 	case "cached":
@@ -326,66 +331,114 @@ func (r *httpResult) wrkPhase(phase, addr, work string, qs []Query, d time.Durat
 			}
 		}
 	}
-	gdsAnswers, err := capture(addr, all)
-	if err != nil {
-		fail(fmt.Errorf("capturing gds's answers: %w", err))
-		return
-	}
-	if phase != "cached" {
-		paths[scenNames] = namesRequests(gdsAnswers[len(paths[scenStrict]):], 20, 200)
-		names, err := capture(addr, paths[scenNames])
+	for _, p := range wrkPlan[phase] {
+		if p.scenario == scenNames {
+			paths[scenNames] = namesRequests(answers[scenContains], 20, 200)
+		}
+		got, err := capture(s.addr, paths[p.scenario])
+		if err == nil && len(got) == 0 {
+			err = fmt.Errorf("%s: no requests to make", p.scenario)
+		}
 		if err != nil {
 			fail(fmt.Errorf("capturing gds's answers: %w", err))
 			return
 		}
-		all, gdsAnswers = append(all, paths[scenNames]...), append(gdsAnswers, names...)
+		answers[p.scenario] = got
 	}
-	c, err := startCeiling(work, phase, gdsAnswers)
-	if err != nil {
-		fail(err)
+	rows := r.measureScenarios(phase, s, work, paths, answers, d)
+	if rows == nil {
+		fail(errors.New(r.Ceiling[len(r.Ceiling)-1]))
 		return
+	}
+	r.Rows = append(r.Rows, rows...)
+}
+
+// measureScenarios starts both ceilings on each scenario's median answer
+// and runs the scenarios' rows of the phase's plan; nil when a ceiling
+// failed (the reason noted in r.Ceiling).
+func (r *httpResult) measureScenarios(phase string, s *server, work string, paths map[string][]string, answers map[string][]answer, d time.Duration) []wrkRow {
+	var fixed []ceilingAnswer
+	for _, p := range wrkPlan[phase] {
+		fixed = append(fixed, ceilingAnswer{Name: p.scenario, Answer: median(answers[p.scenario])})
+	}
+	c, err := startCeiling(work, phase, fixed)
+	if err != nil {
+		r.Ceiling = append(r.Ceiling, fmt.Sprintf("%s: %v", phase, err))
+		return nil
 	}
 	defer c.stop()
-	ceilAnswers, err := capture(c.addr, all)
-	if err != nil {
-		fail(fmt.Errorf("capturing the ceiling's answers: %w", err))
-		return
+	ngx, nerr := startNginx(work, fixed)
+	if nerr == nil {
+		defer ngx.stop()
 	}
-	bytes := 0
-	for _, a := range gdsAnswers {
-		bytes += a.Size
+	for _, f := range fixed {
+		r.Ceiling = append(r.Ceiling, r.ceilingNote(f, answers[f.Name], c.addrs[f.Name], ngx, nerr, paths[f.Name][0]))
 	}
-	note := fmt.Sprintf("%s: %d paths, %d bytes per answer on average", phase, len(all), bytes/max(1, len(all)))
-	if n, first := sameShape(gdsAnswers, ceilAnswers); n > 0 {
-		note += fmt.Sprintf("; %d answers differ from gds's in shape, first: %s", n, first)
-	} else {
-		note += "; every answer the same size as gds's, header by header, and the same body"
-	}
-	r.Ceiling = append(r.Ceiling, note)
+	var rows []wrkRow
 	for _, p := range wrkPlan[phase] {
 		script, err := writeScript(work, strings.NewReplacer(", ", "-", " ", "-").Replace(p.scenario), paths[p.scenario], p.scenario == scenCached)
-		if err == nil && len(paths[p.scenario]) == 0 {
-			err = fmt.Errorf("%s: no requests to make", p.scenario)
-		}
 		if err != nil {
-			fail(err)
-			return
+			r.Ceiling = append(r.Ceiling, err.Error())
+			return nil
 		}
 		for _, conns := range p.conns {
 			row := wrkRow{Scenario: p.scenario, Conns: conns}
 			// Alternating rounds, each side's best kept: what another
 			// process did to one round matters less.
 			for round := 0; round < max(1, wrkRounds); round++ {
-				if g := runWrk(addr, script, conns, d); !row.GDS.Measured || g.QPS() > row.GDS.QPS() {
+				cpu0 := procCPU(s.cmd.Process.Pid, false)
+				if g := runWrk(s.addr, script, conns, d); !row.GDS.Measured || g.QPS() > row.GDS.QPS() {
 					row.GDS = g
+					if g.Queries > 0 {
+						row.CPUPerReq = (procCPU(s.cmd.Process.Pid, false) - cpu0) / time.Duration(g.Queries)
+					}
 				}
-				if ct := runWrk(c.addr, script, conns, d); !row.Ceiling.Measured || ct.QPS() > row.Ceiling.QPS() {
+				if ct := runWrk(c.addrs[p.scenario], script, conns, d); !row.Ceiling.Measured || ct.QPS() > row.Ceiling.QPS() {
 					row.Ceiling = ct
 				}
+				if nerr != nil {
+					row.Nginx = Timing{Note: nerr.Error()}
+				} else if nt := runWrk(ngx.addrs[p.scenario], script, conns, d); !row.Nginx.Measured || nt.QPS() > row.Nginx.QPS() {
+					row.Nginx = nt
+				}
 			}
-			r.Rows = append(r.Rows, row)
+			rows = append(rows, row)
 		}
 	}
+	return rows
+}
+
+// ceilingNote says what the ceilings serve for a scenario and how their
+// answers compare with gds's.
+func (r *httpResult) ceilingNote(f ceilingAnswer, gds []answer, addr string, ngx *nginxServer, nerr error, path string) string {
+	total := 0
+	for _, a := range gds {
+		total += a.Size
+	}
+	note := fmt.Sprintf("%s: %d requests, gds's answers %d bytes on average on the wire; both ceilings serve the median one, %d bytes (body %d)",
+		f.Name, len(gds), total/max(1, len(gds)), f.Answer.Size, len(f.Answer.Body))
+	got, err := capture(addr, []string{path})
+	switch {
+	case err != nil:
+		note += fmt.Sprintf("; net/http ceiling: %v", err)
+	case sameShape(f.Answer, got[0]) != "":
+		note += "; net/http ceiling differs: " + sameShape(f.Answer, got[0])
+	default:
+		note += "; net/http ceiling: the same status, body and size, header by header"
+	}
+	if nerr != nil {
+		return note + "; nginx: " + nerr.Error()
+	}
+	got, err = capture(ngx.addrs[f.Name], []string{path})
+	switch {
+	case err != nil:
+		note += fmt.Sprintf("; nginx: %v", err)
+	case got[0].Status != f.Answer.Status || !bytes.Equal(got[0].Body, f.Answer.Body):
+		note += fmt.Sprintf("; nginx answers differently: status %d, body %d bytes", got[0].Status, len(got[0].Body))
+	default:
+		note += fmt.Sprintf("; nginx: the same status and body, %d bytes on the wire", got[0].Size)
+	}
+	return note
 }
 
 // namesRequests makes up to n POST /universe/names/ requests, each of per

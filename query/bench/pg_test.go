@@ -3,7 +3,9 @@
 package bench
 
 import (
+	"bufio"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +19,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"gds/snapshots"
 )
 
 // postgres is a private PostgreSQL instance in a temporary directory,
@@ -45,6 +49,33 @@ func pgBinDir(flagValue string) (string, error) {
 		return vi < vj
 	})
 	return filepath.Dir(matches[len(matches)-1]), nil
+}
+
+// pgSettings is the server's configuration: what a PostgreSQL expert sets
+// for a one-off bulk load on this machine followed by a read benchmark
+// (docs/performance.md, "How the comparators are configured").
+//
+// The load: wal_level=minimal with no WAL senders, so that the table,
+// created in the transaction that COPYs into it, and each index, built into
+// a new file, are written without WAL and fsynced once at commit (a logged,
+// crash-safe table at the cost of an UNLOGGED one); fsync stays on, as gds
+// fsyncs its generation's files; memory for index builds
+// (maintenance_work_mem) that holds GIN's whole trigram accumulation; up to
+// one parallel worker per index build beside its leader (2 cores, and the
+// two indexes build at once on two connections); no autovacuum beside the
+// load (the harness ANALYZEs; COPY FREEZE leaves nothing to vacuum); no
+// checkpoint during it.
+//
+// The reads: the table and its indexes in shared buffers, custom plans for
+// every prepared execution (a generic plan for ILIKE $1 can pick a
+// sequential scan), random I/O costed as on an SSD, no JIT.
+var pgSettings = []string{
+	"-c wal_level=minimal", "-c max_wal_senders=0", "-c archive_mode=off",
+	"-c fsync=on", "-c synchronous_commit=on", "-c full_page_writes=on",
+	"-c max_wal_size=8GB", "-c checkpoint_timeout=1h",
+	"-c maintenance_work_mem=2GB", "-c max_parallel_maintenance_workers=1", "-c autovacuum=off",
+	"-c shared_buffers=2GB", "-c work_mem=64MB", "-c effective_cache_size=8GB",
+	"-c jit=off", "-c plan_cache_mode=force_custom_plan", "-c random_page_cost=1.1",
 }
 
 // startPostgres runs initdb and pg_ctl start. As root the server runs as
@@ -76,18 +107,7 @@ func startPostgres(t *testing.T, binDir string) *postgres {
 		os.Chmod(dir, 0o755)
 	}
 	p.run(t, "initdb", "-D", p.data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
-	// A fair, fast configuration for a read benchmark on this machine:
-	// no durability work during the load, generous memory, custom plans
-	// for every prepared execution (a generic plan for ILIKE $1 can pick a
-	// sequential scan), no JIT.
-	opts := strings.Join([]string{
-		"-c listen_addresses=''", "-k " + p.sock,
-		"-c shared_buffers=2GB", "-c work_mem=64MB", "-c maintenance_work_mem=2GB",
-		"-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off",
-		"-c max_wal_size=8GB", "-c checkpoint_timeout=1h", "-c jit=off",
-		"-c plan_cache_mode=force_custom_plan", "-c effective_cache_size=8GB",
-		"-c random_page_cost=1.1",
-	}, " ")
+	opts := strings.Join(append([]string{"-c listen_addresses=''", "-k " + p.sock}, pgSettings...), " ")
 	p.run(t, "pg_ctl", "-D", p.data, "-l", filepath.Join(dir, "postgres.log"), "-w", "-t", "120", "-o", opts, "start")
 	t.Cleanup(func() { p.runQuiet("pg_ctl", "-D", p.data, "-m", "fast", "-w", "stop") })
 	raw, err := os.ReadFile(filepath.Join(p.data, "postmaster.pid"))
@@ -142,39 +162,100 @@ func prepare(ctx context.Context, c *pgx.Conn) error {
 
 // pgLoad is what loading the names cost.
 type pgLoad struct {
+	// Extract: writing the ready CSV from the snapshot (the harness's
+	// work, reported apart: not PostgreSQL's build).
+	Extract                              time.Duration
 	Copy, TrgmIndex, LowerIndex, Analyze time.Duration
-	Rows                                 int64
-	Table, Trgm, Lower, Total            int64
-	PeakPSS                              int64
+	// Indexes: both built at once on two connections, so the wall time
+	// of the two is this, not TrgmIndex+LowerIndex.
+	Indexes time.Duration
+	// GiST: the gist_trgm_ops index of the suggest row, built only when
+	// gds answers suggest (then part of PostgreSQL's build), and its CPU.
+	GiST, GiSTCPU time.Duration
+	GiSTSize      int64
+	// CPU: user and system seconds of every postgres process over the
+	// load (COPY, indexes, ANALYZE).
+	CPU                       time.Duration
+	Rows                      int64
+	Table, Trgm, Lower, Total int64
+	PeakPSS                   int64
 }
 
-func (l pgLoad) Build() time.Duration { return l.Copy + l.TrgmIndex + l.LowerIndex + l.Analyze }
+// Build is PostgreSQL's build: COPY, the indexes (built at once), ANALYZE,
+// and the suggest row's GiST index when it was built.
+func (l pgLoad) Build() time.Duration { return l.Copy + l.Indexes + l.Analyze + l.GiST }
 
-// load creates the table with COPY and builds both indexes.
-func (p *postgres) load(ctx context.Context, c *pgx.Conn, rows pgx.CopyFromSource) (pgLoad, error) {
+// BuildCPU is the CPU seconds of Build.
+func (l pgLoad) BuildCPU() time.Duration { return l.CPU + l.GiSTCPU }
+
+// Disk is the table and every index, the GiST one included when built.
+func (l pgLoad) Disk() int64 { return l.Total + l.GiSTSize }
+
+// writeCSV writes the snapshot's character names (id,name) as CSV, the
+// ready file PostgreSQL loads, calling each with every name.
+func writeCSV(snap *snapshots.Snapshot, file string, each func(name string)) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	w := csv.NewWriter(bw)
+	rec := make([]string, 2)
+	err = snap.Each(snapshots.Characters, func(r snapshots.Record, line snapshots.Line) error {
+		name := r.(snapshots.Named).DisplayName()
+		each(name)
+		rec[0], rec[1] = strconv.FormatInt(line.Key, 10), name
+		return w.Write(rec)
+	})
+	w.Flush()
+	if err == nil {
+		err = w.Error()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// load creates the table from the CSV file and builds both indexes; c2 is
+// a second connection for building the two indexes at once.
+func (p *postgres) load(ctx context.Context, c, c2 *pgx.Conn, file string) (pgLoad, error) {
 	sampler := sampleTree(p.pid, 250*time.Millisecond)
-	l, err := p.loadSteps(ctx, c, rows)
+	cpu0 := treeCPU(p.pid)
+	l, err := p.loadSteps(ctx, c, c2, file)
+	l.CPU = treeCPU(p.pid) - cpu0
 	l.PeakPSS = sampler.Stop()
 	return l, err
 }
 
-func (p *postgres) loadSteps(ctx context.Context, c *pgx.Conn, rows pgx.CopyFromSource) (pgLoad, error) {
+func (p *postgres) loadSteps(ctx context.Context, c, c2 *pgx.Conn, file string) (pgLoad, error) {
 	var l pgLoad
-	for _, sql := range []string{
-		`CREATE EXTENSION IF NOT EXISTS pg_trgm`,
-		`CREATE UNLOGGED TABLE names (id bigint NOT NULL, name text NOT NULL)`,
-	} {
-		if _, err := c.Exec(ctx, sql); err != nil {
-			return l, fmt.Errorf("%s: %w", sql, err)
-		}
+	if _, err := c.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_trgm`); err != nil {
+		return l, err
 	}
+	// One transaction: under wal_level=minimal the new table's rows skip
+	// WAL, and FREEZE writes them frozen and all-visible (no VACUUM).
 	t0 := time.Now()
-	n, err := c.CopyFrom(ctx, pgx.Identifier{"names"}, []string{"id", "name"}, rows)
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		return l, err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `CREATE TABLE names (id bigint NOT NULL, name text NOT NULL)`); err != nil {
+		return l, err
+	}
+	tag, err := tx.Exec(ctx, fmt.Sprintf(`COPY names (id, name) FROM %s WITH (FORMAT csv, FREEZE)`, quoteLiteral(file)))
 	if err != nil {
 		return l, fmt.Errorf("copy: %w", err)
 	}
-	l.Rows, l.Copy = n, time.Since(t0)
-	step := func(d *time.Duration, sql string) error {
+	if err := tx.Commit(ctx); err != nil {
+		return l, err
+	}
+	l.Rows, l.Copy = tag.RowsAffected(), time.Since(t0)
+	step := func(c *pgx.Conn, d *time.Duration, sql string) error {
 		t0 := time.Now()
 		if _, err := c.Exec(ctx, sql); err != nil {
 			return fmt.Errorf("%s: %w", sql, err)
@@ -182,19 +263,40 @@ func (p *postgres) loadSteps(ctx context.Context, c *pgx.Conn, rows pgx.CopyFrom
 		*d = time.Since(t0)
 		return nil
 	}
-	if err := step(&l.TrgmIndex, `CREATE INDEX names_trgm ON names USING gin (name gin_trgm_ops)`); err != nil {
+	t0 = time.Now()
+	lower := make(chan error, 1)
+	go func() {
+		lower <- step(c2, &l.LowerIndex, `CREATE INDEX names_lower ON names (lower(name))`)
+	}()
+	err = step(c, &l.TrgmIndex, `CREATE INDEX names_trgm ON names USING gin (name gin_trgm_ops)`)
+	if lerr := <-lower; err == nil {
+		err = lerr
+	}
+	if err != nil {
 		return l, err
 	}
-	if err := step(&l.LowerIndex, `CREATE INDEX names_lower ON names (lower(name))`); err != nil {
-		return l, err
-	}
-	if err := step(&l.Analyze, `VACUUM ANALYZE names`); err != nil {
+	l.Indexes = time.Since(t0)
+	if err := step(c, &l.Analyze, `ANALYZE names`); err != nil {
 		return l, err
 	}
 	err = c.QueryRow(ctx, `SELECT pg_relation_size('names'), pg_relation_size('names_trgm'),
 		pg_relation_size('names_lower'), pg_total_relation_size('names')`).Scan(&l.Table, &l.Trgm, &l.Lower, &l.Total)
 	return l, err
 }
+
+// buildGiST builds the suggest row's index (KNN by trigram distance) and
+// adds its time, CPU and size to l.
+func (p *postgres) buildGiST(ctx context.Context, c *pgx.Conn, l *pgLoad) error {
+	cpu0, t0 := treeCPU(p.pid), time.Now()
+	if _, err := c.Exec(ctx, `CREATE INDEX names_gist ON names USING gist (name gist_trgm_ops)`); err != nil {
+		return err
+	}
+	l.GiST, l.GiSTCPU = time.Since(t0), treeCPU(p.pid)-cpu0
+	return c.QueryRow(ctx, `SELECT pg_relation_size('names_gist')`).Scan(&l.GiSTSize)
+}
+
+// quoteLiteral quotes s as an SQL string literal.
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // settle has PostgreSQL write its dirty buffers (CHECKPOINT) and the kernel
 // write back every dirty page (sync) before the timed phases, so that they

@@ -121,6 +121,46 @@ func procStatus(pid int, field string) int64 {
 	return 0
 }
 
+// clockTick is the kernel's USER_HZ, the unit of /proc/<pid>/stat times.
+const clockTick = 100
+
+// procCPU is the CPU time (user and system) of a process, and with
+// children also that of the children it has waited for: fields 14-17 of
+// /proc/<pid>/stat.
+func procCPU(pid int, children bool) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces; fields start after ')'.
+	s := string(raw)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 15 {
+		return 0
+	}
+	last := 13 // utime, stime: fields 14 and 15, f[11] and f[12]
+	if children {
+		last = 15 // and cutime, cstime
+	}
+	var ticks int64
+	for _, v := range f[11:last] {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTick
+}
+
+// treeCPU is the CPU time of a process tree: every live process's own and
+// the root's waited-for children's (PostgreSQL's postmaster waits for its
+// backends and parallel workers, so their time is counted when they exit).
+func treeCPU(root int) time.Duration {
+	total := procCPU(root, true)
+	for _, pid := range processTree(root)[1:] {
+		total += procCPU(pid, false)
+	}
+	return total
+}
+
 // pss returns the proportional set size of a process in kB.
 func pss(pid int) int64 {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
