@@ -51,6 +51,7 @@ var (
 	flagWrkThreads = flag.Int("wrk-threads", 1, "wrk -t: its threads share the machine's cores with the server")
 	flagHTTPOnly   = flag.Bool("http-only", false, "only gds over HTTP and its ceiling, on the generation and queries.json a full run left in -work (no build, PostgreSQL or in-process search)")
 	flagGoClients  = flag.Bool("go-clients", true, "also the HTTP rows of the Go client (1, 2 and 16 connections, cache on and off)")
+	flagRoutes     = flag.String("routes", "on", "on: the route rows (affiliation, local, suggest) beside PostgreSQL, each skipped when gds answers it 404; off: never")
 )
 
 func repoRoot(t *testing.T) string {
@@ -166,6 +167,7 @@ func TestBench(t *testing.T) {
 	var pgVersion string
 	conn.QueryRow(ctx, "SHOW server_version").Scan(&pgVersion)
 	sample := make([]string, 0, 50_000)
+	var sampleIDs []int64 // the characters of sample
 	rng := rand.New(rand.NewPCG(*flagSeed, 1))
 	var seen int
 	var folds []foldPair // names whose gds folding differs from lower()
@@ -178,15 +180,15 @@ func TestBench(t *testing.T) {
 	csvFile := filepath.Join(pg.dir, "names.csv")
 	logStep(t, "extracting the names to %s", csvFile)
 	t0 := time.Now()
-	if err := writeCSV(snap, csvFile, func(name string) {
+	if err := writeCSV(snap, csvFile, func(id int64, name string) {
 		seen++
 		if f, l := nametable.Fold(name), strings.ToLower(name); f != l {
 			folds = append(folds, foldPair{lower: l, folded: f})
 		}
 		if len(sample) < cap(sample) {
-			sample = append(sample, name)
+			sample, sampleIDs = append(sample, name), append(sampleIDs, id)
 		} else if j := rng.IntN(seen); j < len(sample) {
-			sample[j] = name
+			sample[j], sampleIDs[j] = name, id
 		}
 	}); err != nil {
 		t.Fatal(err)
@@ -324,6 +326,20 @@ func TestBench(t *testing.T) {
 		hr = measureHTTP(ctx, gds, snapDir, data, work, qs, *flagMinTime, *flagMaxPasses, *flagNoCache, *flagWrkDur)
 	}
 
+	// 7b. The routes beside search, against PostgreSQL.
+	var rr routeResult
+	switch {
+	case *flagRoutes == "off":
+		rr.Why = "-routes off"
+	case *flagHTTP == "off":
+		rr.Why = "-http off"
+	default:
+		logStep(t, "routes beside PostgreSQL")
+		rr = measureRoutes(ctx, routeWork{gds: gds, snapDir: snapDir, data: data, work: work, pg: pg, snap: snap,
+			names: sample, ids: sampleIDs, noCache: *flagNoCache, wrkDur: *flagWrkDur, minTime: *flagMinTime,
+			maxPasses: *flagMaxPasses, seed: *flagSeed}, conn, &load)
+	}
+
 	// 8. Incremental reindex after 1% of the names change.
 	var incr buildOut
 	var incrMake time.Duration
@@ -410,6 +426,7 @@ func TestBench(t *testing.T) {
 		p("   HTTP: Go client (one request at a time per connection; %d connections in the contains%d rows), keep-alive, loopback; cache-off flags %q; %d count mismatches; server peak RSS %s\n", httpConns, httpConns, hr.CacheFlag, hr.Mismatches, human(hr.RSS))
 	}
 	wrkTable(p, hr, *flagWrkDur)
+	routeTable(p, rr, *flagWrkDur)
 	p("\n%-34s | %-30s | %s\n", "", "gds", "PostgreSQL")
 	genNote := "reused"
 	if genTime > 0 {

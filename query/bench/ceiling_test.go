@@ -69,7 +69,7 @@ func capture(addr string, paths []string) ([]answer, error) {
 		method, path, reqBody := splitRequest(p)
 		var err error
 		if method == http.MethodPost {
-			_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", path, addr, len(reqBody), reqBody)
+			_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n%s", path, addr, requestType(p), len(reqBody), reqBody)
 		} else {
 			_, err = fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, addr)
 		}

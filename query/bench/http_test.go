@@ -127,9 +127,10 @@ func freePort() (string, error) {
 
 // server is a running `gds serve`.
 type server struct {
-	cmd  *exec.Cmd
-	addr string
-	log  string
+	cmd   *exec.Cmd
+	addr  string
+	admin string // the operator port (/metrics)
+	log   string
 }
 
 func startServe(bin, snapshot, data string, extra []string, logPath string) (*server, error) {
@@ -152,7 +153,7 @@ func startServe(bin, snapshot, data string, extra []string, logPath string) (*se
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &server{cmd: cmd, addr: addr, log: logPath}
+	s := &server{cmd: cmd, addr: addr, admin: admin, log: logPath}
 	// Ready when a search answers 200 (the generation is live).
 	deadline := time.Now().Add(10 * time.Minute)
 	for time.Now().Before(deadline) {
@@ -468,14 +469,32 @@ func namesRequests(answers []answer, per, n int) []string {
 }
 
 // A request of a wrk script, a capture or the ceiling is its path (a GET),
-// or "POST path", a newline and the JSON body.
+// or "POST path", a newline and the JSON body, or "POST path type", a
+// newline and a body of that content type.
 func postRequest(path, body string) string { return "POST " + path + "\n" + body }
+
+// postTypedRequest is a POST of body with the given content type.
+func postTypedRequest(path, contentType, body string) string {
+	return "POST " + path + " " + contentType + "\n" + body
+}
 
 // splitRequest returns a request's method, path and body.
 func splitRequest(req string) (method, path, body string) {
 	if rest, ok := strings.CutPrefix(req, "POST "); ok {
 		path, body, _ = strings.Cut(rest, "\n")
+		path, _, _ = strings.Cut(path, " ")
 		return http.MethodPost, path, body
 	}
 	return http.MethodGet, req, ""
+}
+
+// requestType is a POST's content type (JSON unless it says otherwise).
+func requestType(req string) string {
+	if rest, ok := strings.CutPrefix(req, "POST "); ok {
+		line, _, _ := strings.Cut(rest, "\n")
+		if _, t, ok := strings.Cut(line, " "); ok {
+			return t
+		}
+	}
+	return "application/json"
 }

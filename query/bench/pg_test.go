@@ -193,7 +193,7 @@ func (l pgLoad) Disk() int64 { return l.Total + l.GiSTSize }
 
 // writeCSV writes the snapshot's character names (id,name) as CSV, the
 // ready file PostgreSQL loads, calling each with every name.
-func writeCSV(snap *snapshots.Snapshot, file string, each func(name string)) error {
+func writeCSV(snap *snapshots.Snapshot, file string, each func(id int64, name string)) error {
 	f, err := os.Create(file)
 	if err != nil {
 		return err
@@ -203,7 +203,7 @@ func writeCSV(snap *snapshots.Snapshot, file string, each func(name string)) err
 	rec := make([]string, 2)
 	err = snap.Each(snapshots.Characters, func(r snapshots.Record, line snapshots.Line) error {
 		name := r.(snapshots.Named).DisplayName()
-		each(name)
+		each(line.Key, name)
 		rec[0], rec[1] = strconv.FormatInt(line.Key, 10), name
 		return w.Write(rec)
 	})

@@ -47,11 +47,11 @@ func wrkScript(paths []string, zipf bool) string {
 	}
 	list("paths", func(p string) string { _, path, _ := splitRequest(p); return path })
 	if post {
-		// Requests with a body are POSTs of JSON (the body is "" for a GET).
+		// Requests with a body are POSTs (the body is "" for a GET).
 		list("bodies", func(p string) string { _, _, body := splitRequest(p); return body })
-		b.WriteString("local json = {[\"Content-Type\"] = \"application/json\"}\n")
+		list("types", requestType)
 		b.WriteString("request = function()\n  i = i % #paths + 1\n  if bodies[i] == \"\" then return wrk.format(\"GET\", paths[i]) end\n" +
-			"  return wrk.format(\"POST\", paths[i], json, bodies[i])\nend\n")
+			"  return wrk.format(\"POST\", paths[i], {[\"Content-Type\"] = types[i]}, bodies[i])\nend\n")
 	}
 	b.WriteString("local threads = 0\nfunction setup(thread)\n  thread:set(\"id\", threads)\n  threads = threads + 1\nend\n")
 	b.WriteString("function init(args)\n  local me = id or 0\n  math.randomseed(7 + me)\n  i = (me * 7919) % #paths\nend\n")

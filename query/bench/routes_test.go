@@ -1,0 +1,408 @@
+//go:build bench
+
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"gds/snapshots"
+)
+
+// The route rows: the routes beside search, each over HTTP at 16
+// connections against PostgreSQL doing the same work at 16 connections.
+// A route the binary under test answers 404 (or 405) is skipped with a
+// note, so the harness runs before and after the route exists.
+//
+//	affiliation: POST /characters/affiliation/, 1,000 character IDs a body;
+//	             PostgreSQL looks them up by id, joined with corporations.
+//	local:       POST /latest/local/, 1,000 character names a body, one a
+//	             line; PostgreSQL looks them up by lower(name), joined with
+//	             corporations and alliances, counted per group.
+//	suggest:     GET /latest/suggest/?search=&categories=character&limit=10
+//	             for 1,000 one-edit typos of names of 8+ characters;
+//	             PostgreSQL orders by trigram distance (name <-> $1) on a
+//	             GiST gist_trgm_ops index, built only then and counted in
+//	             its build. Quality: recall@10 of the typo's true name.
+
+// routeConns is the connections of every route row, both sides.
+const routeConns = 16
+
+// Route row names.
+const (
+	routeAffiliation = "affiliation, 1,000 IDs"
+	routeLocal       = "local, 1,000 names"
+	routeSuggest     = "suggest, limit 10"
+)
+
+// routeRow is one route measured on both sides.
+type routeRow struct {
+	Name    string
+	Path    string // the path gds answered on
+	Skipped string // why it was not measured
+	GDS     Timing // wrk, routeConns connections, best round
+	// ServerMean: gds's own time per answer, from its request-duration
+	// histogram on /metrics over every round; CPUPerReq: its CPU time per
+	// answer in the best round.
+	ServerMean, CPUPerReq time.Duration
+	PG                    Timing // pgx, routeConns connections
+	// Check compares answers; Recall and PGRecall are suggest's quality.
+	Check            string
+	Recall, PGRecall float64
+	Requests         int
+}
+
+// routeResult is every route row, with PostgreSQL's extra tables.
+type routeResult struct {
+	Rows []routeRow
+	// TablesLoad: the characters', corporations' and alliances' tables of
+	// the affiliation and local rows (not in PostgreSQL's build, as gds's
+	// build is not split by route).
+	TablesLoad time.Duration
+	Why        string
+}
+
+// routeWork is what the route rows are made from.
+type routeWork struct {
+	gds, snapDir, data, work string
+	pg                       *postgres
+	snap                     *snapshots.Snapshot
+	names                    []string // a sample of character names
+	ids                      []int64  // their IDs
+	noCache                  string
+	wrkDur, minTime          time.Duration
+	maxPasses                int
+	seed                     uint64
+}
+
+// routeSpec is one route's requests and PostgreSQL's side.
+type routeSpec struct {
+	name  string
+	paths []string // candidate paths, the first not answered 404 is used
+	reqs  func(path string) []string
+	// pg prepares what PostgreSQL needs (once) and returns one request's
+	// work on a connection.
+	pg func(ctx context.Context) (func(c *pgx.Conn, i int) error, error)
+	// check compares gds's captured answers with PostgreSQL's.
+	check func(ctx context.Context, c *pgx.Conn, answers []answer, row *routeRow) string
+}
+
+// measureRoutes starts gds serve (response cache off) and measures every
+// route row; load is PostgreSQL's build, to which the GiST index of the
+// suggest row is added when that row runs.
+func measureRoutes(ctx context.Context, w routeWork, conn *pgx.Conn, load *pgLoad) routeResult {
+	var rr routeResult
+	help := serveHelp(w.gds)
+	if help == "" {
+		rr.Why = w.gds + " has no serve command"
+		return rr
+	}
+	extra := cacheOffArgs(help)
+	if w.noCache != "" {
+		extra = strings.Fields(w.noCache)
+	}
+	if strings.Contains(help, "-rate-limit") {
+		extra = append(extra, "--rate-limit", "off")
+	}
+	s, err := startServe(w.gds, w.snapDir, w.data, extra, w.work+"/serve-routes.log")
+	if err != nil {
+		rr.Why = err.Error()
+		return rr
+	}
+	defer s.stop()
+	tables := false
+	for _, spec := range w.specs(conn, load, &tables, &rr) {
+		rr.Rows = append(rr.Rows, w.measureRoute(ctx, s, spec))
+	}
+	return rr
+}
+
+// measureRoute probes the route, then measures it on both sides.
+func (w routeWork) measureRoute(ctx context.Context, s *server, spec routeSpec) routeRow {
+	row := routeRow{Name: spec.name}
+	for _, p := range spec.paths {
+		reqs := spec.reqs(p)
+		got, err := capture(s.addr, reqs[:1])
+		if err != nil {
+			row.Skipped = err.Error()
+			return row
+		}
+		if st := got[0].Status; st != http.StatusNotFound && st != http.StatusMethodNotAllowed {
+			row.Path = p
+			break
+		}
+		row.Skipped += fmt.Sprintf("%s answers %d on this binary; ", p, got[0].Status)
+	}
+	if row.Path == "" {
+		row.Skipped = strings.TrimSuffix(row.Skipped, "; ")
+		return row
+	}
+	row.Skipped = ""
+	reqs := spec.reqs(row.Path)
+	row.Requests = len(reqs)
+	answers, err := capture(s.addr, reqs)
+	if err != nil {
+		row.Skipped = "capturing gds's answers: " + err.Error()
+		return row
+	}
+	bad := 0
+	for _, a := range answers {
+		if a.Status != http.StatusOK {
+			bad++
+		}
+	}
+	if bad > 0 {
+		row.Skipped = fmt.Sprintf("%d of %d answers not 200 (first: %s)", bad, len(answers), firstNot200(answers))
+		return row
+	}
+	work, err := spec.pg(ctx)
+	if err != nil {
+		row.Skipped = "PostgreSQL: " + err.Error()
+		return row
+	}
+	conns, err := w.pgConns(ctx, routeConns)
+	if err != nil {
+		row.Skipped = "PostgreSQL: " + err.Error()
+		return row
+	}
+	defer func() {
+		for _, c := range conns {
+			c.Close(ctx)
+		}
+	}()
+	row.Check = spec.check(ctx, conns[0], answers, &row)
+	row.GDS, row.CPUPerReq, row.ServerMean = w.wrkRoute(s, row, reqs)
+	row.PG = runTimed(len(reqs), routeConns, w.minTime, w.maxPasses, func(c, i int) error { return work(conns[c], i) })
+	return row
+}
+
+// wrkRoute runs the route's requests with wrk, best of wrkRounds rounds.
+func (w routeWork) wrkRoute(s *server, row routeRow, reqs []string) (best Timing, cpu, server time.Duration) {
+	script, err := writeScript(w.work, "route-"+strings.Fields(row.Name)[0], reqs, false)
+	if err != nil {
+		return Timing{Note: err.Error()}, 0, 0
+	}
+	route := strings.TrimPrefix(row.Path, "/latest")
+	sum0, n0 := serverTime(s.admin, route)
+	for round := 0; round < max(1, wrkRounds); round++ {
+		cpu0 := procCPU(s.cmd.Process.Pid, false)
+		if g := runWrk(s.addr, script, routeConns, w.wrkDur); !best.Measured || g.QPS() > best.QPS() {
+			best = g
+			if g.Queries > 0 {
+				cpu = (procCPU(s.cmd.Process.Pid, false) - cpu0) / time.Duration(g.Queries)
+			}
+		}
+	}
+	if sum1, n1 := serverTime(s.admin, route); n1 > n0 {
+		server = time.Duration((sum1 - sum0) / (n1 - n0) * float64(time.Second))
+	}
+	return best, cpu, server
+}
+
+// serverTime sums the request-duration histogram's _sum and _count over
+// every series of /metrics whose route label ends with route.
+func serverTime(admin, route string) (sum, count float64) {
+	resp, err := http.Get("http://" + admin + "/metrics")
+	if err != nil {
+		return 0, 0
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	label := `route="`
+	for sc.Scan() {
+		line := sc.Text()
+		name, rest, ok := strings.Cut(line, "{")
+		if !ok || !strings.HasPrefix(name, "gds_http_request_duration_seconds_") {
+			continue
+		}
+		i := strings.Index(rest, label)
+		if i < 0 {
+			continue
+		}
+		r, _, _ := strings.Cut(rest[i+len(label):], `"`)
+		if !strings.HasSuffix(r, route) {
+			continue
+		}
+		f := strings.Fields(line)
+		v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+		switch name {
+		case "gds_http_request_duration_seconds_sum":
+			sum += v
+		case "gds_http_request_duration_seconds_count":
+			count += v
+		}
+	}
+	return sum, count
+}
+
+func firstNot200(answers []answer) string {
+	for _, a := range answers {
+		if a.Status != http.StatusOK {
+			return fmt.Sprintf("%d %s", a.Status, tail(string(a.Body), 200))
+		}
+	}
+	return ""
+}
+
+// pgConns opens n connections.
+func (w routeWork) pgConns(ctx context.Context, n int) ([]*pgx.Conn, error) {
+	var out []*pgx.Conn
+	for range n {
+		c, err := w.pg.connect(ctx)
+		if err != nil {
+			for _, o := range out {
+				o.Close(ctx)
+			}
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// bodies makes n requests of per items drawn from the sample (with
+// repetition when the sample is smaller), deterministically.
+func (w routeWork) bodies(n, per int, stream uint64, item func(i int) string, join func([]string) string) []string {
+	rng := rand.New(rand.NewPCG(w.seed, stream))
+	out := make([]string, n)
+	items := make([]string, per)
+	for k := range out {
+		for j := range items {
+			items[j] = item(rng.IntN(len(w.names)))
+		}
+		out[k] = join(items)
+	}
+	return out
+}
+
+// typos makes n one-edit typos (a letter deleted, inserted, replaced, or
+// two swapped) of distinct sampled names of 8 or more characters, with
+// the index in the sample of each typo's name.
+func typos(names []string, n int, seed uint64) (texts []string, of []int) {
+	rng := rand.New(rand.NewPCG(seed, 4))
+	seen := map[string]bool{}
+	for _, i := range rng.Perm(len(names)) {
+		if len(texts) == n {
+			break
+		}
+		name := names[i]
+		r := []rune(name)
+		if len(r) < 8 || seen[strings.ToLower(name)] {
+			continue
+		}
+		seen[strings.ToLower(name)] = true
+		p := 1 + rng.IntN(len(r)-2) // never the first or last letter
+		letter := rune('a' + rng.IntN(26))
+		switch rng.IntN(4) {
+		case 0:
+			r = append(r[:p], r[p+1:]...)
+		case 1:
+			r = append(r[:p], append([]rune{letter}, r[p:]...)...)
+		case 2:
+			if r[p] == letter {
+				letter = 'a' + (letter-'a'+1)%26
+			}
+			r[p] = letter
+		default:
+			if r[p] == r[p+1] {
+				r[p] = letter
+			} else {
+				r[p], r[p+1] = r[p+1], r[p]
+			}
+		}
+		texts, of = append(texts, string(r)), append(of, i)
+	}
+	return texts, of
+}
+
+// jsonValues is every number and string of a JSON answer (strings folded
+// to lower case), whatever the route's shape.
+type jsonValues struct{ nums, strs map[string]bool }
+
+func (v jsonValues) id(id int64) bool      { return v.nums[strconv.FormatInt(id, 10)] }
+func (v jsonValues) name(name string) bool { return v.strs[strings.ToLower(name)] }
+
+// answerValues collects the numbers and strings of a JSON body.
+func answerValues(body []byte) jsonValues {
+	out := jsonValues{nums: map[string]bool{}, strs: map[string]bool{}}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return out
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case json.Number:
+			out.nums[x.String()] = true
+		case string:
+			out.strs[strings.ToLower(x)] = true
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// suggestPath is the suggest request for a text.
+func suggestPath(path, text string) string {
+	return path + "?" + url.Values{"search": {text}, "categories": {"character"}, "limit": {"10"}}.Encode()
+}
+
+// routeTable prints the route rows.
+func routeTable(p func(string, ...any), rr routeResult, d time.Duration) {
+	p("\n== routes beside PostgreSQL, %d connections each: gds over HTTP (wrk, %d rounds of %s, best shown; response cache off),\n", routeConns, wrkRounds, d)
+	p("   PostgreSQL through pgx on its unix socket (prepared by pgx, %d connections); gds server = its mean time per answer from\n", routeConns)
+	p("   /metrics (gds_http_request_duration_seconds), CPU/req = gds serve's CPU per answer\n")
+	if rr.TablesLoad > 0 {
+		p("   PostgreSQL's tables for affiliation and local (characters' corporations, corporations, alliances) loaded in %s, apart from its build\n", rr.TablesLoad.Round(time.Millisecond))
+	}
+	if rr.Why != "" {
+		p("   not measured: %s\n", rr.Why)
+		return
+	}
+	p("%-24s | %9s %8s %8s %9s %8s | %9s %8s %8s | %s\n", "route", "gds req/s", "p50 ms", "p99 ms", "server ms", "CPU/req", "PG q/s", "p50 ms", "p99 ms", "gds/PG")
+	for _, r := range rr.Rows {
+		if r.Skipped != "" {
+			p("%-24s | skipped: %s\n", r.Name, r.Skipped)
+			continue
+		}
+		g, q := r.GDS, r.PG
+		ratio := "-"
+		if q.QPS() > 0 && g.QPS() > 0 {
+			ratio = fmt.Sprintf("%.1fx", g.QPS()/q.QPS())
+		}
+		p("%-24s | %9.0f %8s %8s %9s %6.0fus | %9.0f %8s %8s | %s\n", r.Name, g.QPS(), ms(g.P50), ms(g.P99), ms(r.ServerMean), us(r.CPUPerReq), q.QPS(), ms(q.P50), ms(q.P99), ratio)
+		p("   %s %s, %d requests; %s\n", requestMethod(r.Name), r.Path, r.Requests, r.Check)
+		if e := g.Errors + q.Errors; e > 0 || !g.Measured {
+			p("   WARNING: %d errors (gds %d, PostgreSQL %d) %s\n", e, g.Errors, q.Errors, g.Note)
+		}
+	}
+}
+
+func requestMethod(name string) string {
+	if name == routeSuggest {
+		return "GET"
+	}
+	return "POST"
+}
