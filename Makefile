@@ -8,7 +8,7 @@ DATA ?= .gds-data
 ADDR ?= 127.0.0.1:8080
 ADMIN_ADDR ?= 127.0.0.1:9090
 
-.PHONY: all build run test vet fuzz sde sample bench bench-quick soak clean
+.PHONY: all build run test vet fuzz sde sample bench bench-quick bench-curve soak clean
 
 all: build
 
@@ -77,6 +77,14 @@ bench-quick: build bench-deps
 
 bench: build bench-deps
 	$(GO) test -tags bench -run 'TestBench$$' -timeout 60m -v ./query/bench -args -names 10000000 $(BENCH_ARGS)
+
+# The cost curve: the whole bench once per size of BENCH_SIZES, then each
+# cost at each size with its exponent k (cost ∝ N^k). Heavy: run it under
+# the shared lock, with BENCH_ARGS="-work DIR" to keep each size's data.
+BENCH_SIZES ?= 1000000,10000000,50000000
+.PHONY: bench-curve
+bench-curve: build bench-deps
+	$(GO) test -tags bench -run 'TestBench$$' -timeout 0 -v ./query/bench -args -sizes $(BENCH_SIZES) $(BENCH_ARGS)
 
 # The soak (cmd/gds/soak_*_test.go, build tag "soak": never part of `make
 # test`): a primary gds serve that rebuilds and publishes to versitygw and

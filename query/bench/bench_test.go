@@ -89,6 +89,10 @@ func TestBench(t *testing.T) {
 	if os.Getenv(helperEnv) != "" {
 		t.Skip("child process")
 	}
+	if *flagSizes != "" {
+		costCurve(t)
+		return
+	}
 	if *flagGDSOnly {
 		gdsOnly(t)
 		return
@@ -474,6 +478,10 @@ func TestBench(t *testing.T) {
 	}
 	fmt.Print(b.String())
 	os.WriteFile(filepath.Join(work, "table.txt"), []byte(b.String()), 0o644)
+	raw, _ = json.MarshalIndent(makeSummary(load.Rows, build, gTotal, gs, hr, load), "", "  ")
+	if err := os.WriteFile(filepath.Join(work, "summary.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // foldPair is a name as PostgreSQL lower() and gds Fold see it.
