@@ -10,25 +10,30 @@
 //	go test -tags bench -run TestBench -timeout 60m -v ./query/bench -args -names 1000000
 //
 // The harness generates a snapshot with `gds generate` (fixed seed), builds
-// a gds generation from it, loads the same character names into a private
-// PostgreSQL instance (initdb into a temporary directory, unix socket),
-// checks that both return the same number of hits for every query, then
-// times both in-process (gds through query.Searcher, PostgreSQL through pgx
-// prepared statements) and, when `gds serve` exists, gds over HTTP. It
-// prints one table; it never asserts timings.
+// a gds generation from it, extracts the character names to a ready CSV
+// (timed apart) and loads it into a private PostgreSQL instance (initdb
+// into a temporary directory, unix socket, the settings of a one-off bulk
+// load: see pgSettings), checks that both return the same number of hits
+// for every query, then times both in-process (gds through query.Searcher,
+// PostgreSQL through pgx prepared statements) and, when `gds serve`
+// exists, gds over HTTP. It prints tables; it never asserts timings.
 //
 // The snapshot is written as zstd (.jsonl.zst). gds over HTTP is measured
 // with 1 and 2 sequential Go clients and with 16 concurrent keep-alive
-// connections, with the response cache on and off, and with wrk against a
-// ceiling: a minimal net/http server in a process of its own that answers
-// each request (its path, and a POST's body) from memory with the answer
-// gds gave for it (captured first: status, every header with a value of
-// the same size, the body), driven by the same wrk scripts; gds's rows are
-// reported as a fraction of it. Besides searches, wrk resolves the
-// characters the contains texts found, 20 to a POST /universe/names/. The build child also reports when a search first answered (time to
-// searchable), the search child times record-store lookups, and the last
-// table lists every target with what the run measured and whether it was
-// met. Flags (after -args):
+// connections, with the response cache on and off, and with wrk against
+// two ceilings that answer every request of a scenario with one prepared
+// answer (the scenario's median-sized answer from gds), no lookup: a
+// minimal net/http server in a process of its own, and Debian's nginx.
+// gds's rows are reported as a fraction of both. Besides searches, wrk
+// resolves the characters the contains texts found, 20 to a POST
+// /universe/names/. The route rows put affiliation, local and suggest
+// (each skipped when the binary answers it 404) beside PostgreSQL at 16
+// connections. The build child also reports when a search first answered
+// (time to searchable), both builds report wall and CPU seconds, the
+// search child times record-store lookups, and the last table lists every
+// target with what the run measured and whether it was met; summary.json
+// in the work directory holds the figures of the cost curve (-sizes).
+// Flags (after -args):
 //
 //	-work DIR          keep and reuse generated data, the generation and queries.json
 //	-rebuild=false     reuse a generation of the same snapshot in -work
@@ -49,4 +54,7 @@
 //	-wrk-threads N     wrk -t (default 1: the client shares the cores with the server)
 //	-http-only         only gds over HTTP and its ceiling, on the data and queries.json in -work
 //	-go-clients=false  leave out the Go client's HTTP rows
+//	-routes off        leave out the route rows (affiliation, local, suggest)
+//	-sizes "a,b,c"     run the whole bench at each size (each in -work/n<size>) and print
+//	                   the cost curve with the exponents k of cost ∝ N^k (make bench-curve)
 package bench
