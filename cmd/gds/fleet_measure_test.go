@@ -21,9 +21,12 @@ import (
 )
 
 // TestFleetMeasure measures a fleet on this machine (docs/fleet.md): the
-// publish of a full generation and of a 1%-renamed incremental one to a
-// versitygw bucket on loopback, a replica's catch-up from an empty disk,
-// and the search throughput of one and of three replicas behind HAProxy.
+// publish of a full generation to a versitygw bucket on loopback (bytes,
+// seconds), a new replica's cold start from the bucket to answering, the
+// search throughput of one and of three replicas behind HAProxy, then a
+// 1%-renamed incremental generation published while the three serve: when
+// each serves it, counted from the end of the indexer's build, and the
+// bytes uploaded and downloaded.
 // It runs only when FLEET_MEASURE_NAMES is set (make fleet-measure):
 //
 //	flock /tmp/gds-heavy.lock make fleet-measure FLEET_MEASURE_NAMES=1000000
@@ -71,39 +74,47 @@ func TestFleetMeasure(t *testing.T) {
 		}
 	}
 
-	// The publish results are kept with the bucket in work: a run that
-	// failed later (replicas, load) is retried without building again.
+	// The full publish's result is kept with the bucket and the indexer's
+	// data in work: a run that failed later (replicas, load) is retried
+	// without building again, unless the incremental was published too.
 	s3 := &s3Server{bin: vgw, dir: filepath.Join(work, "s3"), addr: freeAddr(t)}
 	published := filepath.Join(work, "published.txt")
+	incrDone := filepath.Join(work, "incremental-published")
+	idxData := filepath.Join(work, "indexer")
 	prev, err := os.ReadFile(published)
-	if err != nil {
+	if _, ierr := os.Stat(incrDone); err != nil || ierr == nil {
+		prev = nil
 		os.RemoveAll(s3.dir)
+		os.RemoveAll(idxData)
+		os.Remove(incrDone)
 	}
 	if err := os.MkdirAll(filepath.Join(s3.dir, "gds"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	s3.start(t)
 	bucket := "s3://gds?region=us-east-1&use_path_style=true&endpoint=" + url.QueryEscape("http://"+s3.addr)
-	idxData := filepath.Join(work, "indexer")
 
 	var report strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&report, format, a...) }
 	p("fleet measurements, %s names, %s\n", n, time.Now().UTC().Format(time.DateOnly))
+	var full indexPublish
 	if prev != nil {
-		report.Write(prev)
+		if err := json.Unmarshal(prev, &full); err != nil {
+			t.Fatalf("%s: %v", published, err)
+		}
 	} else {
-		publishMeasured(t, bin, bucket, idxData, snap, renamed, p)
-		os.WriteFile(published, []byte(strings.SplitN(report.String(), "\n", 2)[1]), 0o644)
+		full = publishStep(t, bin, bucket, idxData, snap)
+		raw, _ := json.Marshal(full)
+		os.WriteFile(published, raw, 0o644)
 	}
-	// The bucket has everything now; the indexer's copy only costs disk.
-	os.RemoveAll(idxData)
+	p("%s\n", full.line("full"))
 
-	// Catch-up from an empty disk, then two more replicas. Those two start
-	// with replica1's files hard-linked into their download directory: the
-	// follower checks each file's SHA-256 and keeps it, so they serve the
-	// same generation without 2 × the generation on disk, and the three
-	// share one page cache (on one machine; separate machines would each
-	// download as replica1 did).
+	// Cold start from an empty disk, then two more replicas. Those two
+	// start with replica1's files hard-linked into their download
+	// directory: the follower checks each file's SHA-256 and keeps it, so
+	// they serve the same generation without 2 × the generation on disk,
+	// and the three share one page cache (on one machine; separate
+	// machines would each download as replica1 did).
 	var replicas []*fleetNode
 	for i := range 3 {
 		data := filepath.Join(work, fmt.Sprintf("replica%d", i+1))
@@ -116,8 +127,14 @@ func TestFleetMeasure(t *testing.T) {
 			"--log-level", "warn")
 		r.waitReady(t, 30*time.Minute)
 		if i == 0 {
+			ready := time.Since(start)
+			waitFor(t, "replica1 answering a search", time.Minute, func() bool {
+				code, _ := fleetGetStatus(t, "http://"+r.public+"/latest/search/?categories=character&search=abc")
+				return code == http.StatusOK
+			})
 			d := r.status(t).Fleet.Follow.LastDownload
-			p("catch-up from an empty disk: %.1fs to /readyz 200 (process start, download of %.1f MiB, open)\n", time.Since(start).Seconds(), mib(d.Fetched))
+			p("cold start of a new replica from the bucket (empty disk): %.1fs to /readyz 200, %.1fs to a search answered 200 (process start, download of %.1f MiB, open)\n",
+				ready.Seconds(), time.Since(start).Seconds(), mib(d.Fetched))
 		}
 		replicas = append(replicas, r)
 	}
@@ -144,39 +161,114 @@ func TestFleetMeasure(t *testing.T) {
 		}
 	}
 	p("replica resident memory after the load: %s (mapped index files shared through the page cache count in each)\n", strings.Join(rss, ", "))
+
+	catchUp(t, bin, bucket, idxData, renamed, full, replicas, p)
+	os.WriteFile(incrDone, nil, 0o644)
 	t.Log("\n" + report.String())
 	if out := os.Getenv("FLEET_MEASURE_OUT"); out != "" {
 		os.WriteFile(out, []byte(report.String()), 0o644)
 	}
 }
 
-// publishMeasured builds and publishes snap (full) then renamed
-// (incremental) with gds index --publish, reporting each through p.
-func publishMeasured(t *testing.T, bin, bucket, idxData, snap, renamed string, p func(string, ...any)) {
-	os.RemoveAll(idxData)
-	for _, step := range []struct{ name, snap string }{{"full", snap}, {"incremental, 1% renamed", renamed}} {
-		out, err := exec.Command(bin, "index", "--snapshot", step.snap, "--data", idxData, "--publish", bucket, "--json", "--log-level", "warn").Output()
-		if err != nil {
-			t.Fatalf("gds index %s: %v\n%s", step.name, err, out)
+// indexPublish is what `gds index --publish --json` reports, with when
+// the command started and returned.
+type indexPublish struct {
+	Build struct {
+		Finished    time.Time `json:"finished"`
+		Duration    float64   `json:"duration"`
+		Incremental bool      `json:"incremental"`
+		Changed     int       `json:"changed"`
+	} `json:"build"`
+	Publish struct {
+		Generation    uint64  `json:"generation"`
+		Duration      float64 `json:"duration"`
+		Files         int     `json:"files"`
+		Bytes         int64   `json:"bytes"`
+		Uploaded      int     `json:"uploaded"`
+		UploadedBytes int64   `json:"uploaded_bytes"`
+	} `json:"publish"`
+	Wall float64 `json:"wall"` // seconds, the whole command
+}
+
+func (r indexPublish) line(name string) string {
+	pb := r.Publish
+	return fmt.Sprintf("publish %-24s build %6.1fs  publish %6.2fs  generation %5d files %8.1f MiB  uploaded %5d objects %8.1f MiB  (gds index %.1fs)",
+		name, r.Build.Duration, pb.Duration, pb.Files, mib(pb.Bytes), pb.Uploaded, mib(pb.UploadedBytes), r.Wall)
+}
+
+// publishStep builds snap into idxData with gds index --publish.
+func publishStep(t *testing.T, bin, bucket, idxData, snap string) indexPublish {
+	t.Helper()
+	start := time.Now()
+	out, err := exec.Command(bin, "index", "--snapshot", snap, "--data", idxData, "--publish", bucket, "--json", "--log-level", "warn").Output()
+	if err != nil {
+		t.Fatalf("gds index %s: %v\n%s", snap, err, out)
+	}
+	var res indexPublish
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%s: %v", out, err)
+	}
+	res.Wall = time.Since(start).Seconds()
+	return res
+}
+
+// tryStatus is a node's /admin/status, or false (for goroutines other
+// than the test's, which must not fail it).
+func tryStatus(n *fleetNode) (fleetStatus, bool) {
+	var st fleetStatus
+	c := &http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get("http://" + n.admin + "/admin/status")
+	if err != nil {
+		return st, false
+	}
+	defer resp.Body.Close()
+	return st, resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&st) == nil
+}
+
+// catchUp publishes the 1%-renamed snapshot as an incremental generation
+// while the replicas serve, and reports when each served it, counted
+// from the end of the indexer's build, and the bytes each moved.
+func catchUp(t *testing.T, bin, bucket, idxData, renamed string, full indexPublish, replicas []*fleetNode, p func(string, ...any)) {
+	t.Helper()
+	type seen struct {
+		at    time.Time
+		bytes int64
+	}
+	live := make([]seen, len(replicas))
+	done := make(chan struct{})
+	var gen atomic.Uint64 // the incremental's generation, once known
+	go func() {
+		defer close(done)
+		deadline := time.Now().Add(30 * time.Minute)
+		for left := len(replicas); left > 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			g := gen.Load()
+			for i, r := range replicas {
+				if !live[i].at.IsZero() || g == 0 {
+					continue
+				}
+				if st, ok := tryStatus(r); ok && st.Live != nil && st.Live.ID >= g {
+					live[i].at = time.Now()
+					if d := st.Fleet.Follow.LastDownload; d != nil {
+						live[i].bytes = d.Fetched
+					}
+					left--
+				}
+			}
 		}
-		var res struct {
-			Build struct {
-				Duration float64 `json:"duration"`
-			} `json:"build"`
-			Publish struct {
-				Duration      float64 `json:"duration"`
-				Files         int     `json:"files"`
-				Bytes         int64   `json:"bytes"`
-				Uploaded      int     `json:"uploaded"`
-				UploadedBytes int64   `json:"uploaded_bytes"`
-			} `json:"publish"`
+	}()
+	incr := publishStep(t, bin, bucket, idxData, renamed)
+	gen.Store(incr.Publish.Generation)
+	<-done
+	p("%s\n", incr.line("incremental, 1% renamed"))
+	p("  incremental=%v, %d records changed; uploaded %.2f%% of the full publish's bytes\n", incr.Build.Incremental, incr.Build.Changed,
+		100*float64(incr.Publish.UploadedBytes)/float64(max(1, full.Publish.Bytes)))
+	for i, l := range live {
+		if l.at.IsZero() {
+			t.Errorf("%s never served generation %d", replicas[i].name, incr.Publish.Generation)
+			continue
 		}
-		if err := json.Unmarshal(out, &res); err != nil {
-			t.Fatalf("%s: %v", out, err)
-		}
-		pb := res.Publish
-		p("publish %-24s build %6.1fs  publish %6.2fs  generation %5d files %8.1f MiB  uploaded %5d objects %8.1f MiB\n",
-			step.name, res.Build.Duration, pb.Duration, pb.Files, mib(pb.Bytes), pb.Uploaded, mib(pb.UploadedBytes))
+		p("  catch-up: %s live on generation %d %.1fs after the indexer's build ended, %.1f MiB downloaded (%.2f%% of a full publish)\n",
+			replicas[i].name, incr.Publish.Generation, l.at.Sub(incr.Build.Finished).Seconds(), mib(l.bytes), 100*float64(l.bytes)/float64(max(1, full.Publish.Bytes)))
 	}
 }
 
