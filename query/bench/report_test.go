@@ -108,22 +108,22 @@ func targetsTable(p func(string, ...any), t targets) {
 	httpTargetRows(row, none, t.hr)
 
 	pg := t.load.Build()
-	pgNote := fmt.Sprintf("PostgreSQL's COPY+indexes+ANALYZE %s", pg.Round(time.Second))
+	pgNote := fmt.Sprintf("PostgreSQL's COPY+indexes+ANALYZE %s", roundSecs(pg))
 	if t.load.GiST > 0 {
 		pgNote += " (GiST included)"
 	}
 	b := t.build.Duration
-	row("full build <= 1.5x PostgreSQL's build", fmt.Sprintf("%s = %.2fx %s; %.2fx counting its CSV extraction", b.Round(time.Second), b.Seconds()/pg.Seconds(), pgNote,
+	row("full build <= 1.5x PostgreSQL's build", fmt.Sprintf("%s = %.2fx %s; %.2fx counting its CSV extraction", roundSecs(b), b.Seconds()/pg.Seconds(), pgNote,
 		b.Seconds()/(pg+t.load.Extract).Seconds()), b.Seconds() <= 1.5*pg.Seconds())
 	if c, pc := t.build.CPU, t.load.BuildCPU(); c > 0 && pc > 0 {
-		p("%-52s | %-64s | %s\n", "  build CPU (no target)", fmt.Sprintf("%s = %.2fx PostgreSQL's %s", c.Round(100*time.Millisecond), c.Seconds()/pc.Seconds(), pc.Round(100*time.Millisecond)), "-")
+		p("%-52s | %-64s | %s\n", "  build CPU (no target)", fmt.Sprintf("%s = %.2fx PostgreSQL's %s", roundSecs(c), c.Seconds()/pc.Seconds(), roundSecs(pc)), "-")
 	}
 	if s := t.build.Searchable; s > 0 {
 		how := "search answered before the build ended"
 		if s >= b-b/100 {
 			how = "search answered only when the build ended"
 		}
-		row("time to searchable <= PostgreSQL's build", fmt.Sprintf("%s = %.2fx (%s)", s.Round(time.Second), s.Seconds()/pg.Seconds(), how), s <= pg)
+		row("time to searchable <= PostgreSQL's build", fmt.Sprintf("%s = %.2fx (%s)", roundSecs(s), s.Seconds()/pg.Seconds(), how), s <= pg)
 	} else {
 		none("time to searchable <= PostgreSQL's build", "build reused (-rebuild=false)")
 	}
@@ -230,6 +230,14 @@ func httpTargetRows(row func(target, measured string, met bool), none func(targe
 	} else {
 		none("contains, 16 conns, over HTTP: p99 <= 10 ms", hr.Why)
 	}
+}
+
+// roundSecs rounds to the second past a minute, else to a tenth.
+func roundSecs(d time.Duration) time.Duration {
+	if d >= time.Minute {
+		return d.Round(time.Second)
+	}
+	return d.Round(100 * time.Millisecond)
 }
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
