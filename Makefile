@@ -76,7 +76,7 @@ bench-quick: build bench-deps
 	$(GO) test -tags bench -run 'TestBench$$' -timeout 60m -v ./query/bench -args -names 1000000 $(BENCH_ARGS)
 
 bench: build bench-deps
-	$(GO) test -tags bench -run 'TestBench$$' -timeout 60m -v ./query/bench -args -names 10000000 $(BENCH_ARGS)
+	$(GO) test -tags bench -run 'TestBench$$' -timeout 180m -v ./query/bench -args -names 10000000 $(BENCH_ARGS)
 
 # The cost curve: the whole bench once per size of BENCH_SIZES, then each
 # cost at each size with its exponent k (cost ∝ N^k). Heavy: run it under
