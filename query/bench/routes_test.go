@@ -335,17 +335,17 @@ func typos(names []string, n int, seed uint64) (texts []string, of []int) {
 			r = append(r[:p], r[p+1:]...)
 		case 1:
 			r = append(r[:p], append([]rune{letter}, r[p:]...)...)
+		default:
+			if r[p] != r[p+1] {
+				r[p], r[p+1] = r[p+1], r[p]
+				break
+			}
+			fallthrough // swapping like letters changes nothing: replace one
 		case 2:
 			if r[p] == letter {
 				letter = 'a' + (letter-'a'+1)%26
 			}
 			r[p] = letter
-		default:
-			if r[p] == r[p+1] {
-				r[p] = letter
-			} else {
-				r[p], r[p+1] = r[p+1], r[p]
-			}
 		}
 		texts, of = append(texts, string(r)), append(of, i)
 	}
