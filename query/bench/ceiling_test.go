@@ -78,15 +78,15 @@ func capture(addr string, paths []string) ([]answer, error) {
 		}
 		resp, err := http.ReadResponse(br, nil)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+			return nil, fmt.Errorf("%s %s: %w", method, path, err)
 		}
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+			return nil, fmt.Errorf("%s %s: %w", method, path, err)
 		}
 		if resp.Close {
-			return nil, fmt.Errorf("%s: the server closed the connection", p)
+			return nil, fmt.Errorf("%s %s: the server closed the connection after %d %s", method, path, resp.StatusCode, tail(string(body), 200))
 		}
 		consumed := cr.n - br.Buffered()
 		out = append(out, answer{URI: p, Status: resp.StatusCode, Header: resp.Header, Body: body, Size: consumed - used})
