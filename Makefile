@@ -25,7 +25,7 @@ vet:
 # Every test, with the race detector. Fuzz targets run their seed corpus here;
 # `make fuzz` explores further.
 test: vet
-	$(GO) test -race -count=1 -timeout 9m ./...
+	$(GO) test -race -count=1 -timeout 15m ./...
 
 FUZZTIME ?= 20s
 fuzz:
