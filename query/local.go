@@ -1,0 +1,309 @@
+package query
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"gds/indexer"
+	"gds/indexer/nametable"
+	"gds/snapshots"
+)
+
+// A local is what a fleet commander pastes from the game's chat member
+// list: the names of the pilots in a channel. View.Local resolves them as
+// POST /universe/ids/ does (exact, ignoring case) and counts them by
+// corporation and alliance.
+
+// MaxLocalNames is the most names one local may hold.
+const MaxLocalNames = 1000
+
+// LocalCharacter is one pilot of a local, with its affiliation.
+type LocalCharacter struct {
+	CharacterID   int64  `json:"character_id"`
+	Name          string `json:"name"`
+	CorporationID int64  `json:"corporation_id"`
+	AllianceID    int64  `json:"alliance_id,omitempty"`
+	FactionID     int64  `json:"faction_id,omitempty"`
+}
+
+// LocalCorporation is a corporation of a local and how many of its pilots
+// are there.
+type LocalCorporation struct {
+	CorporationID int64  `json:"corporation_id"`
+	Name          string `json:"name"`
+	Ticker        string `json:"ticker"`
+	AllianceID    int64  `json:"alliance_id,omitempty"`
+	Count         int    `json:"count"`
+}
+
+// LocalAlliance is an alliance of a local and how many of its pilots are
+// there.
+type LocalAlliance struct {
+	AllianceID int64  `json:"alliance_id"`
+	Name       string `json:"name"`
+	Ticker     string `json:"ticker"`
+	Count      int    `json:"count"`
+}
+
+// Local is the breakdown of a pasted list of names: its pilots by name,
+// their corporations and alliances by count (most first, then by name),
+// and the names that are no character's, as pasted.
+type Local struct {
+	Characters   []LocalCharacter   `json:"characters"`
+	Corporations []LocalCorporation `json:"corporations"`
+	Alliances    []LocalAlliance    `json:"alliances"`
+	Unknown      []string           `json:"unknown"`
+}
+
+// Local resolves names (each trimmed; blank ones skipped) to characters
+// and groups them. A name that several characters share finds each of
+// them; a character named twice counts once. A record a store cannot read
+// fails the call.
+func (v *View) Local(names []string) (Local, error) {
+	out := Local{
+		Characters:   []LocalCharacter{},
+		Corporations: []LocalCorporation{},
+		Alliances:    []LocalAlliance{},
+		Unknown:      []string{},
+	}
+	ids := make([]int64, 0, len(names))
+	var unknown []string
+	ct := v.g.Tables(snapshots.CategoryCharacter)
+	var buf []byte
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		buf = append(buf[:0], nametable.Fold(name)...)
+		n := len(ids)
+		if ct != nil {
+			ids = exactIDs(ct.Base, ct.Delta, buf, ids)
+		}
+		if len(ids) == n {
+			unknown = append(unknown, name)
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	var err error
+	if out.Characters, err = v.Affiliations(ids); err != nil {
+		return Local{}, err
+	}
+	if out.Corporations, out.Alliances, err = v.groups(out.Characters); err != nil {
+		return Local{}, err
+	}
+	slices.SortFunc(out.Characters, func(a, b LocalCharacter) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.CharacterID, b.CharacterID))
+	})
+	if unknown != nil {
+		out.Unknown = compactStable(unknown)
+	}
+	return out, nil
+}
+
+// exactIDs appends the IDs of the names of base and delta equal to folded
+// (base's names that delta replaced left out).
+func exactIDs(base, delta *nametable.Table, folded []byte, ids []int64) []int64 {
+	var hidden *roaring.Bitmap
+	if delta != nil {
+		hidden = delta.Mask()
+	}
+	base.Exact(folded, func(o uint32) bool {
+		if hidden == nil || !hidden.Contains(o) {
+			ids = append(ids, base.ID(o))
+		}
+		return true
+	})
+	if delta != nil {
+		delta.Exact(folded, func(o uint32) bool {
+			ids = append(ids, delta.ID(o))
+			return true
+		})
+	}
+	return ids
+}
+
+// compactStable drops repeated strings, keeping each one's first place.
+func compactStable(list []string) []string {
+	seen := make(map[string]struct{}, len(list))
+	out := list[:0]
+	for _, s := range list {
+		if _, dup := seen[s]; !dup {
+			seen[s] = struct{}{}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Affiliations returns the characters with the given IDs, each with its
+// name as the record spells it and its corporation, alliance and faction,
+// in the order of ids; IDs of no character are left out. A long list is
+// read by one goroutine per processor: each record is a block of the store
+// to decompress, nearly all of a local's work.
+func (v *View) Affiliations(ids []int64) ([]LocalCharacter, error) {
+	out := make([]LocalCharacter, len(ids))
+	s := v.g.Store(snapshots.Characters)
+	if s == nil {
+		return out[:0], nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(ids)/parallelReads)
+	if workers <= 1 {
+		if err := readAffiliations(s, ids, out); err != nil {
+			return nil, err
+		}
+	} else {
+		errs := make([]error, workers)
+		var wg sync.WaitGroup
+		per := (len(ids) + workers - 1) / workers
+		for w := range workers {
+			lo, hi := w*per, min((w+1)*per, len(ids))
+			wg.Go(func() { errs[w] = readAffiliations(s, ids[lo:hi], out[lo:hi]) })
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return nil, err
+		}
+	}
+	// A character whose record is missing (an ID of no character) is left
+	// with ID 0.
+	return slices.DeleteFunc(out, func(c LocalCharacter) bool { return c.CharacterID == 0 }), nil
+}
+
+// parallelReads is the fewest records one goroutine of Affiliations reads.
+const parallelReads = 64
+
+// readAffiliations reads the records of ids into out (same length).
+func readAffiliations(s *indexer.Store, ids []int64, out []LocalCharacter) error {
+	var rec snapshots.Character
+	for j, id := range ids {
+		ok, err := s.Get(id, func(raw []byte) error {
+			rec = snapshots.Character{}
+			return snapshots.DecodeRecord(raw, &rec)
+		})
+		if !ok {
+			continue
+		}
+		if err := recordErr(snapshots.Characters, id, ok, err); err != nil {
+			return err
+		}
+		out[j] = LocalCharacter{CharacterID: id, Name: rec.Name, CorporationID: rec.CorporationID,
+			AllianceID: rec.AllianceID, FactionID: rec.FactionID}
+	}
+	return nil
+}
+
+// groups counts chars by corporation and by alliance and names each group
+// from its record (a group whose record is missing keeps its ID, with no
+// name or ticker).
+func (v *View) groups(chars []LocalCharacter) ([]LocalCorporation, []LocalAlliance, error) {
+	corps := make([]LocalCorporation, 0, min(len(chars), 64))
+	alliances := make([]LocalAlliance, 0, 16)
+	corpAt := make(map[int64]int, cap(corps))
+	allianceAt := make(map[int64]int, cap(alliances))
+	for _, c := range chars {
+		if i, ok := corpAt[c.CorporationID]; ok {
+			corps[i].Count++
+		} else {
+			corpAt[c.CorporationID] = len(corps)
+			corps = append(corps, LocalCorporation{CorporationID: c.CorporationID, Count: 1})
+		}
+		if c.AllianceID == 0 {
+			continue
+		}
+		if i, ok := allianceAt[c.AllianceID]; ok {
+			alliances[i].Count++
+		} else {
+			allianceAt[c.AllianceID] = len(alliances)
+			alliances = append(alliances, LocalAlliance{AllianceID: c.AllianceID, Count: 1})
+		}
+	}
+	if err := v.nameCorporations(corps); err != nil {
+		return nil, nil, err
+	}
+	if err := v.nameAlliances(alliances); err != nil {
+		return nil, nil, err
+	}
+	slices.SortFunc(corps, func(a, b LocalCorporation) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Name, b.Name), cmp.Compare(a.CorporationID, b.CorporationID))
+	})
+	slices.SortFunc(alliances, func(a, b LocalAlliance) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Name, b.Name), cmp.Compare(a.AllianceID, b.AllianceID))
+	})
+	return corps, alliances, nil
+}
+
+// nameCorporations fills in each corporation's name, ticker and alliance,
+// from the directory when it is ready, else from the store.
+func (v *View) nameCorporations(corps []LocalCorporation) error {
+	st := v.g.Store(snapshots.Corporations)
+	d := v.dir(snapshots.Corporations, st)
+	for i := range corps {
+		c := &corps[i]
+		if d != nil {
+			if p, ok := st.Find(c.CorporationID); ok {
+				c.Name, c.Ticker = d.get(p)
+				c.AllianceID = d.alliance[p]
+			}
+			continue
+		}
+		var rec snapshots.Corporation
+		found, err := v.group(snapshots.Corporations, c.CorporationID, &rec)
+		if err != nil {
+			return err
+		}
+		if found {
+			c.Name, c.Ticker, c.AllianceID = rec.Name, rec.Ticker, rec.AllianceID
+		}
+	}
+	return nil
+}
+
+// nameAlliances fills in each alliance's name and ticker.
+func (v *View) nameAlliances(alliances []LocalAlliance) error {
+	st := v.g.Store(snapshots.Alliances)
+	d := v.dir(snapshots.Alliances, st)
+	for i := range alliances {
+		a := &alliances[i]
+		if d != nil {
+			if p, ok := st.Find(a.AllianceID); ok {
+				a.Name, a.Ticker = d.get(p)
+			}
+			continue
+		}
+		var rec snapshots.Alliance
+		found, err := v.group(snapshots.Alliances, a.AllianceID, &rec)
+		if err != nil {
+			return err
+		}
+		if found {
+			a.Name, a.Ticker = rec.Name, rec.Ticker
+		}
+	}
+	return nil
+}
+
+// group decodes the record of kind with key id into rec; false when there
+// is none.
+func (v *View) group(kind snapshots.Kind, id int64, rec snapshots.Record) (bool, error) {
+	s := v.g.Store(kind)
+	if s == nil {
+		return false, nil
+	}
+	ok, err := s.Get(id, func(raw []byte) error { return snapshots.DecodeRecord(raw, rec) })
+	if !ok {
+		return false, nil
+	}
+	if err := recordErr(kind, id, ok, err); err != nil {
+		return false, fmt.Errorf("local: %w", err)
+	}
+	return true, nil
+}
