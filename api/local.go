@@ -108,31 +108,19 @@ func ParseLocal(contentType string, body io.Reader) ([]string, error) {
 		fmt.Sprintf("Content-Type: %s is not text/plain (one name a line) or application/json (an array of names)", mt)}
 }
 
-// localText splits a text body into its names.
+// localText splits a text body into its names (query.LocalLines).
 func localText(data []byte) ([]string, error) {
 	if !utf8.Valid(data) {
 		line := 1 + bytes.Count(data[:firstInvalid(data)], []byte("\n"))
 		return nil, fmt.Errorf("request body line %d: not valid UTF-8 text", line)
 	}
-	data = bytes.TrimPrefix(data, []byte("\uFEFF")) // a byte-order mark some editors write
-	var names []string
-	line := 0
-	for raw := range strings.SplitSeq(string(data), "\n") {
-		line++
-		name := strings.TrimSpace(raw)
-		if name == "" {
-			continue
-		}
-		if len(names) == query.MaxLocalNames {
-			return nil, fmt.Errorf("request body: more than %d names", query.MaxLocalNames)
-		}
-		if n := utf8.RuneCountInString(name); n > maxNameLength {
-			return nil, fmt.Errorf("request body line %d: a name of %d characters, at most %d", line, n, maxNameLength)
-		}
-		names = append(names, name)
-	}
-	if len(names) == 0 {
-		return nil, errors.New("request body: no names; send one name a line, or a JSON array of names")
+	names, err := query.LocalLines(string(data))
+	var le *query.LineError
+	switch {
+	case errors.As(err, &le):
+		return nil, fmt.Errorf("request body %w", err)
+	case err != nil:
+		return nil, fmt.Errorf("request body: %w", err)
 	}
 	return names, nil
 }
@@ -155,8 +143,8 @@ func localJSON(data []byte) ([]string, error) {
 			return nil, fmt.Errorf("request body[%d]: must be valid UTF-8 text", i)
 		}
 		name = strings.TrimSpace(name)
-		if n := utf8.RuneCountInString(name); n > maxNameLength {
-			return nil, fmt.Errorf("request body[%d]: a name of %d characters, at most %d", i, n, maxNameLength)
+		if n := utf8.RuneCountInString(name); n > query.MaxLocalNameRunes {
+			return nil, fmt.Errorf("request body[%d]: a name of %d characters, at most %d", i, n, query.MaxLocalNameRunes)
 		}
 		if name != "" {
 			names = append(names, name)

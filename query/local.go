@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -67,12 +68,6 @@ type Local struct {
 // them; a character named twice counts once. A record a store cannot read
 // fails the call.
 func (v *View) Local(names []string) (Local, error) {
-	out := Local{
-		Characters:   []LocalCharacter{},
-		Corporations: []LocalCorporation{},
-		Alliances:    []LocalAlliance{},
-		Unknown:      []string{},
-	}
 	ids := make([]int64, 0, len(names))
 	var unknown []string
 	ct := v.g.Tables(snapshots.CategoryCharacter)
@@ -91,8 +86,22 @@ func (v *View) Local(names []string) (Local, error) {
 			unknown = append(unknown, name)
 		}
 	}
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
+	out, err := v.LocalOf(ids)
+	if err != nil {
+		return Local{}, err
+	}
+	if unknown != nil {
+		out.Unknown = compactStable(unknown)
+	}
+	return out, nil
+}
+
+// LocalOf is the breakdown of the characters with the given IDs (in any
+// order, repeats counted once; IDs of no character left out), with no
+// unknown names.
+func (v *View) LocalOf(ids []int64) (Local, error) {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	out := Local{Unknown: []string{}}
 	var err error
 	if out.Characters, err = v.Affiliations(ids); err != nil {
 		return Local{}, err
@@ -103,9 +112,6 @@ func (v *View) Local(names []string) (Local, error) {
 	slices.SortFunc(out.Characters, func(a, b LocalCharacter) int {
 		return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.CharacterID, b.CharacterID))
 	})
-	if unknown != nil {
-		out.Unknown = compactStable(unknown)
-	}
 	return out, nil
 }
 
@@ -306,4 +312,51 @@ func (v *View) group(kind snapshots.Kind, id int64, rec snapshots.Record) (bool,
 		return false, fmt.Errorf("local: %w", err)
 	}
 	return true, nil
+}
+
+// MaxLocalNameRunes is the longest name a local may hold, in characters
+// (as POST /universe/ids/ takes).
+const MaxLocalNameRunes = 100
+
+// LineError is a problem with one line of a pasted local.
+type LineError struct {
+	Line int // 1-based
+	Msg  string
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// Errors of LocalLines that concern the whole text.
+var (
+	ErrLocalEmpty    = errors.New("no names; paste one name a line")
+	ErrLocalTooLarge = fmt.Errorf("more than %d names", MaxLocalNames)
+)
+
+// LocalLines splits a pasted local, valid UTF-8 text, into its names: one
+// a line as the game's chat member list copies them, each trimmed, blank
+// lines skipped (and a leading byte-order mark). It refuses more than
+// MaxLocalNames names (ErrLocalTooLarge), a name over MaxLocalNameRunes
+// characters (a *LineError) and a text without names (ErrLocalEmpty).
+func LocalLines(text string) ([]string, error) {
+	text = strings.TrimPrefix(text, "\uFEFF")
+	var names []string
+	line := 0
+	for raw := range strings.SplitSeq(text, "\n") {
+		line++
+		name := strings.TrimSpace(raw)
+		if name == "" {
+			continue
+		}
+		if len(names) == MaxLocalNames {
+			return nil, ErrLocalTooLarge
+		}
+		if n := utf8.RuneCountInString(name); n > MaxLocalNameRunes {
+			return nil, &LineError{Line: line, Msg: fmt.Sprintf("a name of %d characters, at most %d", n, MaxLocalNameRunes)}
+		}
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		return nil, ErrLocalEmpty
+	}
+	return names, nil
 }

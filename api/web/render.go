@@ -138,6 +138,8 @@ type item struct {
 	Cat                  snapshots.Category
 	Before, Match, After string
 	Href                 string
+	// Aff is a character's corporation and alliance (local.go).
+	Aff *affiliation
 }
 
 // render searches the live generation in-process, exactly as the public
@@ -293,6 +295,7 @@ func groups(v *query.View, res query.Result, cats []snapshots.Category, text, la
 	}
 	// Stable: equal classes keep the categories' order.
 	slices.SortStableFunc(out, func(a, b group) int { return a.Best - b.Best })
+	addAffiliations(v, out)
 	return out
 }
 
