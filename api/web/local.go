@@ -62,10 +62,10 @@ type bar struct {
 
 // groupRow is one alliance or corporation.
 type groupRow struct {
-	ID                   int64
-	Name, Ticker, Href   string
-	Count, Max           int
-	Alliance             string // a corporation's alliance ticker
+	ID                 int64
+	Name, Ticker, Href string
+	Count, Max         int
+	Alliance           string // a corporation's alliance ticker
 }
 
 // pilotRow is one character with its affiliation.
