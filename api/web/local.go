@@ -211,11 +211,11 @@ func breakdown(l query.Local) *localView {
 func chart(l query.Local) []bar {
 	var bars []bar
 	for _, a := range l.Alliances {
-		bars = append(bars, bar{Label: a.Name, Ticker: a.Ticker, Count: a.Count, Href: LookupURL(snapshots.CategoryAlliance, a.AllianceID, "en")})
+		bars = append(bars, bar{Label: a.Name, Ticker: "<" + a.Ticker + ">", Count: a.Count, Href: LookupURL(snapshots.CategoryAlliance, a.AllianceID, "en")})
 	}
 	for _, c := range l.Corporations {
 		if c.AllianceID == 0 {
-			bars = append(bars, bar{Label: c.Name, Ticker: c.Ticker, Count: c.Count, Href: LookupURL(snapshots.CategoryCorporation, c.CorporationID, "en")})
+			bars = append(bars, bar{Label: c.Name, Ticker: "[" + c.Ticker + "]", Count: c.Count, Href: LookupURL(snapshots.CategoryCorporation, c.CorporationID, "en")})
 		}
 	}
 	slices.SortFunc(bars, func(a, b bar) int {

@@ -79,8 +79,8 @@ func TestLocalPageWithoutScript(t *testing.T) {
 		t.Errorf("sections %q, want %q", got, want)
 	}
 	for _, s := range []string{
-		`Northern Coalition <span class="tk">NC</span></span><meter min="0" max="3" value="3">3</meter>`,
-		`Fox Den <span class="tk">FOX</span></span><meter min="0" max="3" value="2">2</meter>`, // a corporation in no alliance
+		`Northern Coalition <span class="tk">&lt;NC&gt;</span></span><meter min="0" max="3" value="3">3</meter>`,
+		`Fox Den <span class="tk">[FOX]</span></span><meter min="0" max="3" value="2">2</meter>`, // a corporation in no alliance
 		`Stone Works <span class="tk">[STONE]</span> <span class="tk">&lt;NC&gt;</span></span><meter min="0" max="2" value="2">`,
 		`Ava Stone<small class="aff">Stone Works [STONE] · Northern Coalition &lt;NC&gt;</small>`,
 		`Eli Fox<small class="aff">Fox Den [FOX]</small>`,

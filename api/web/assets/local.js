@@ -95,9 +95,9 @@
     const corps = new Map(got.corporations.map((c) => [c.corporation_id, c]));
     const alliances = new Map(got.alliances.map((a) => [a.alliance_id, a]));
     const out = [];
-    const bars = got.alliances.map((a) => ({ name: a.name, ticker: a.ticker, count: a.count, href: `${API}/alliances/${a.alliance_id}/` }))
+    const bars = got.alliances.map((a) => ({ name: a.name, ticker: `<${a.ticker}>`, count: a.count, href: `${API}/alliances/${a.alliance_id}/` }))
       .concat(got.corporations.filter((c) => !c.alliance_id)
-        .map((c) => ({ name: c.name, ticker: c.ticker, count: c.count, href: `${API}/corporations/${c.corporation_id}/` })))
+        .map((c) => ({ name: c.name, ticker: `[${c.ticker}]`, count: c.count, href: `${API}/corporations/${c.corporation_id}/` })))
       .sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).slice(0, 8);
     if (bars.length) {
       const ol = el('ol');
