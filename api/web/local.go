@@ -1,14 +1,11 @@
 package web
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -85,19 +82,8 @@ func (h *Handler) serveLocal(c *gin.Context) {
 	if c.Request.Method == http.MethodPost {
 		h.resolveLocal(c, &d)
 	}
-	var buf bytes.Buffer
-	if err := h.local.Execute(&buf, d); err != nil {
-		h.d.Logger.Error().Err(err).Msg("rendering the local page")
-		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "Internal error"})
-		return
-	}
-	hdr := c.Writer.Header()
-	securityHeaders(hdr)
-	hdr.Set("Cache-Control", "no-store")
-	if d.retryAfter > 0 {
-		hdr.Set("Retry-After", strconv.Itoa(d.retryAfter))
-	}
-	c.Data(d.status, "text/html; charset=utf-8", buf.Bytes())
+	// A posted list is not kept anywhere.
+	h.html(c, h.local, d, d.status, d.retryAfter, "no-store")
 }
 
 // resolveLocal reads the posted form and resolves its names, with the
@@ -136,36 +122,12 @@ func (h *Handler) resolveLocal(c *gin.Context, d *localData) {
 		fail(http.StatusBadRequest, "There are no names in that text: paste one name a line.")
 		return
 	}
-	if h.d.SearchLimit != nil {
-		if wait, ok := h.d.SearchLimit(c); !ok {
-			secs := max(1, int(math.Ceil(wait.Seconds())))
-			fail(http.StatusTooManyRequests, fmt.Sprintf("This address made too many searches in a short time. Try again in %d %s.",
-				secs, plural(secs, "second", "seconds")))
-			d.retryAfter = secs
-			return
-		}
-	}
-	if h.d.Views == nil {
-		fail(http.StatusServiceUnavailable, notReady)
-		d.retryAfter = notReadyRetry
+	v, done, no := h.admit(c)
+	if no != nil {
+		d.Status, d.Error, d.status, d.retryAfter = no.msg, true, no.status, no.retryAfter
 		return
 	}
-	v, err := h.d.Views.View()
-	if err != nil {
-		fail(http.StatusServiceUnavailable, viewProblem(err))
-		d.retryAfter = notReadyRetry
-		return
-	}
-	defer v.Close()
-	if h.d.SearchSlot != nil {
-		release, err := h.d.SearchSlot(c.Request.Context())
-		if err != nil {
-			fail(http.StatusServiceUnavailable, busy)
-			d.retryAfter = 1
-			return
-		}
-		defer release()
-	}
+	defer done()
 	l, err := v.Local(names)
 	if err != nil {
 		h.d.Logger.Error().Err(err).Msg("local page: resolving names")

@@ -209,18 +209,24 @@ func (h *Handler) servePage(c *gin.Context) {
 	st := parseState(c.Request.URL.Query())
 	data := h.render(c, st)
 	data.Version = h.version
+	// The page shows the live generation's answer: revalidate every time.
+	h.html(c, h.page, data, data.status, data.retryAfter, "no-cache")
+}
+
+// html renders a page's template with its headers: the security ones,
+// cacheControl and Retry-After (seconds; 0 for none).
+func (h *Handler) html(c *gin.Context, t *template.Template, data any, status, retryAfter int, cacheControl string) {
 	var buf bytes.Buffer
-	if err := h.page.Execute(&buf, data); err != nil {
-		h.d.Logger.Error().Err(err).Msg("rendering the search page")
+	if err := t.Execute(&buf, data); err != nil {
+		h.d.Logger.Error().Err(err).Str("template", t.Name()).Msg("rendering the search page")
 		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "Internal error"})
 		return
 	}
 	hdr := c.Writer.Header()
 	securityHeaders(hdr)
-	// The page shows the live generation's answer: revalidate every time.
-	hdr.Set("Cache-Control", "no-cache")
-	if data.retryAfter > 0 {
-		hdr.Set("Retry-After", strconv.Itoa(data.retryAfter))
+	hdr.Set("Cache-Control", cacheControl)
+	if retryAfter > 0 {
+		hdr.Set("Retry-After", strconv.Itoa(retryAfter))
 	}
-	c.Data(data.status, "text/html; charset=utf-8", buf.Bytes())
+	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
 }

@@ -6,11 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"gds/query"
 	"gds/snapshots"
@@ -50,27 +47,8 @@ func TestLocalEndToEnd(t *testing.T) {
 		}
 	}
 
-	bin := buildBinary(t)
-	var logs lockedBuffer
-	srv := exec.Command(bin, "serve", "--snapshot", sampleSnapshot, "--data", t.TempDir(), "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0")
-	srv.Stdout, srv.Stderr = &logs, &logs
-	srv.Env = append(os.Environ(), "GDS_LOG_FORMAT=json")
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	gone := make(chan struct{})
-	go func() { exited <- srv.Wait(); close(gone) }()
-	defer func() {
-		srv.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("server output:\n%s", logs.String())
-		}
-	}()
-	addr, admin := waitListening(t, logs.String, gone)
-	waitReadyz(t, admin, gone)
-	client := &http.Client{Timeout: 20 * time.Second}
+	srv := serveBinary(t, t.TempDir(), "--snapshot", sampleSnapshot)
+	addr, client := srv.public, srv.client
 	post := func(path, ctype, body string) (int, []byte) {
 		t.Helper()
 		resp, err := client.Post("http://"+addr+path, ctype, strings.NewReader(body))
