@@ -12,8 +12,8 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"gds/indexer"
 	"gds/indexer/nametable"
+	"gds/indexer/recstore"
 	"gds/snapshots"
 )
 
@@ -188,7 +188,7 @@ func (v *View) Affiliations(ids []int64) ([]LocalCharacter, error) {
 const parallelReads = 64
 
 // readAffiliations reads the records of ids into out (same length).
-func readAffiliations(s *indexer.Store, ids []int64, out []LocalCharacter) error {
+func readAffiliations(s *recstore.Store, ids []int64, out []LocalCharacter) error {
 	var rec snapshots.Character
 	for j, id := range ids {
 		ok, err := s.Get(id, func(raw []byte) error {

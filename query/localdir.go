@@ -6,7 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gds/indexer"
+	"gds/indexer/recstore"
 	"gds/snapshots"
 )
 
@@ -22,7 +22,7 @@ import (
 // alliance: names and tickers are substrings of one string, so an answer
 // takes them without copying.
 type groupDir struct {
-	store    *indexer.Store // the store it was read from (identity)
+	store    *recstore.Store // the store it was read from (identity)
 	text     string
 	entries  []groupEntry
 	alliance []int64 // per position; nil for alliances
@@ -53,7 +53,7 @@ type localDirs struct {
 
 // dir returns the directory of kind for store s when it is ready; else
 // nil, after starting to read it (once at a time).
-func (v *View) dir(kind snapshots.Kind, s *indexer.Store) *groupDir {
+func (v *View) dir(kind snapshots.Kind, s *recstore.Store) *groupDir {
 	if v.s == nil || s == nil {
 		return nil
 	}
@@ -117,7 +117,7 @@ type groupFields struct {
 
 // readGroupDir reads every record of s; nil when one does not read (the
 // locals then read the store, and say what is wrong).
-func readGroupDir(s *indexer.Store, kind snapshots.Kind) *groupDir {
+func readGroupDir(s *recstore.Store, kind snapshots.Kind) *groupDir {
 	n := s.Len()
 	d := &groupDir{store: s, entries: make([]groupEntry, n)}
 	if kind == snapshots.Corporations {
