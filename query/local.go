@@ -189,11 +189,17 @@ const parallelReads = 64
 
 // readAffiliations reads the records of ids into out (same length).
 func readAffiliations(s *recstore.Store, ids []int64, out []LocalCharacter) error {
-	var rec snapshots.Character
+	var a snapshots.Affiliation
 	for j, id := range ids {
 		ok, err := s.Get(id, func(raw []byte) error {
-			rec = snapshots.Character{}
-			return snapshots.DecodeRecord(raw, &rec)
+			var fast bool
+			if a, fast = snapshots.DecodeAffiliation(raw); fast {
+				return nil
+			}
+			var rec snapshots.Character
+			err := snapshots.DecodeRecord(raw, &rec)
+			a = snapshots.Affiliation{Name: rec.Name, CorporationID: rec.CorporationID, AllianceID: rec.AllianceID, FactionID: rec.FactionID}
+			return err
 		})
 		if !ok {
 			continue
@@ -201,8 +207,8 @@ func readAffiliations(s *recstore.Store, ids []int64, out []LocalCharacter) erro
 		if err := recordErr(snapshots.Characters, id, ok, err); err != nil {
 			return err
 		}
-		out[j] = LocalCharacter{CharacterID: id, Name: rec.Name, CorporationID: rec.CorporationID,
-			AllianceID: rec.AllianceID, FactionID: rec.FactionID}
+		out[j] = LocalCharacter{CharacterID: id, Name: a.Name, CorporationID: a.CorporationID,
+			AllianceID: a.AllianceID, FactionID: a.FactionID}
 	}
 	return nil
 }
