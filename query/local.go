@@ -65,7 +65,7 @@ type Local struct {
 
 // Local resolves names (each trimmed; blank ones skipped) to characters
 // and groups them. A name that several characters share finds each of
-// them; a character named twice counts once. A record a store cannot read
+// them (up to MaxLocalNamesakes); a character named twice counts once. A record a store cannot read
 // fails the call.
 func (v *View) Local(names []string) (Local, error) {
 	ids := make([]int64, 0, len(names))
@@ -115,23 +115,32 @@ func (v *View) LocalOf(ids []int64) (Local, error) {
 	return out, nil
 }
 
+// MaxLocalNamesakes is the most characters one name of a local finds. The
+// game's names are unique; generated ones repeat, and a thousand common
+// names would otherwise find tens of thousands of pilots.
+const MaxLocalNamesakes = 10
+
 // exactIDs appends the IDs of the names of base and delta equal to folded
-// (base's names that delta replaced left out).
+// (base's names that delta replaced left out), at most MaxLocalNamesakes
+// of them: the base's first (by ID), then the delta's.
 func exactIDs(base, delta *nametable.Table, folded []byte, ids []int64) []int64 {
 	var hidden *roaring.Bitmap
 	if delta != nil {
 		hidden = delta.Mask()
 	}
+	n := 0
 	base.Exact(folded, func(o uint32) bool {
 		if hidden == nil || !hidden.Contains(o) {
 			ids = append(ids, base.ID(o))
+			n++
 		}
-		return true
+		return n < MaxLocalNamesakes
 	})
-	if delta != nil {
+	if delta != nil && n < MaxLocalNamesakes {
 		delta.Exact(folded, func(o uint32) bool {
 			ids = append(ids, delta.ID(o))
-			return true
+			n++
+			return n < MaxLocalNamesakes
 		})
 	}
 	return ids

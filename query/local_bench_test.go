@@ -13,8 +13,10 @@ import (
 )
 
 // BenchmarkLocal resolves and groups a local of 1,000 character names
-// drawn at random from the generation (folded, as the table holds them:
-// the lookup ignores case). Over the 50,000 characters of benchSearcher,
+// drawn at random from the generation among the names of one character
+// each, as the game's are (folded, as the table holds them: the lookup
+// ignores case); BenchmarkLocal/namesakes draws any name (generated
+// names repeat: each finds up to MaxLocalNamesakes pilots). Over the 50,000 characters of benchSearcher,
 // or over the generation of an existing data directory opened as gds
 // serve opens it (tables and stores in memory when they fit), the way
 // docs/performance.md measures it at 10M names:
@@ -42,27 +44,34 @@ func BenchmarkLocal(b *testing.B) {
 	}
 	defer v.Close()
 	query.LocalDirsNowForTest(s)
-	locals := benchLocals(b, s, 16, query.MaxLocalNames)
-	if _, err := v.Local(locals[0]); err != nil { // reads the directories
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	found, i := 0, 0
-	for b.Loop() {
-		l, err := v.Local(locals[i%len(locals)])
-		if err != nil {
+	for _, unique := range []bool{true, false} {
+		name := "unique"
+		if !unique {
+			name = "namesakes"
+		}
+		locals := benchLocals(b, s, 16, query.MaxLocalNames, unique)
+		if _, err := v.Local(locals[0]); err != nil { // reads the directories
 			b.Fatal(err)
 		}
-		found += len(l.Characters)
-		i++
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			found, i := 0, 0
+			for b.Loop() {
+				l, err := v.Local(locals[i%len(locals)])
+				if err != nil {
+					b.Fatal(err)
+				}
+				found += len(l.Characters)
+				i++
+			}
+			b.ReportMetric(float64(found)/float64(max(i, 1)), "characters/op")
+		})
 	}
-	b.ReportMetric(float64(found)/float64(max(i, 1)), "characters/op")
 }
 
 // benchLocals draws n locals of size names each from the live
-// generation's character table.
-func benchLocals(b *testing.B, s *query.Searcher, n, size int) [][]string {
+// generation's character table; unique: names of one character only.
+func benchLocals(b *testing.B, s *query.Searcher, n, size int, unique bool) [][]string {
 	b.Helper()
 	t := query.CharacterTableForTest(s)
 	if t == nil || t.Len() == 0 {
@@ -71,8 +80,16 @@ func benchLocals(b *testing.B, s *query.Searcher, n, size int) [][]string {
 	rng := rand.New(rand.NewPCG(7, 37))
 	out := make([][]string, n)
 	for i := range out {
-		for range size {
-			out[i] = append(out[i], string(t.Name(uint32(rng.IntN(t.Len())))))
+		for len(out[i]) < size {
+			name := t.Name(uint32(rng.IntN(t.Len())))
+			if unique {
+				n := 0
+				t.Exact(name, func(uint32) bool { n++; return n < 2 })
+				if n > 1 {
+					continue
+				}
+			}
+			out[i] = append(out[i], string(name))
 		}
 	}
 	return out

@@ -98,7 +98,8 @@ func countLocal(paste []string, byName map[string][]int64, chars map[int64]*snap
 	in := map[int64]bool{}
 	for _, p := range paste {
 		p = strings.TrimSpace(p)
-		ids := byName[nametable.Fold(p)]
+		ids := slices.Sorted(slices.Values(byName[nametable.Fold(p)]))
+		ids = ids[:min(len(ids), query.MaxLocalNamesakes)]
 		if len(ids) == 0 && !slices.Contains(out.Unknown, p) {
 			out.Unknown = append(out.Unknown, p)
 		}
