@@ -55,28 +55,37 @@ func (s *server) local(c *gin.Context) {
 		writeBodyError(c, err)
 		return
 	}
-	v, ok := s.openView(c)
-	if !ok {
-		return
-	}
-	defer v.Close()
-	if !s.gate.enter(c) {
-		return
-	}
-	l, err := v.Local(names)
-	s.gate.leave()
-	if err != nil {
-		s.internalError(c, err)
-		return
-	}
-	body, err := json.Marshal(l)
-	if err != nil {
-		s.internalError(c, err)
-		return
-	}
-	c.Header("Cache-Control", cacheControlNoCache[0])
-	sendJSON(c, body)
+	s.read(c, func(r Reader) {
+		lr, ok := r.(localReader)
+		if !ok {
+			s.internalError(c, errors.New("local: the reader cannot resolve a local"))
+			return
+		}
+		if !s.gate.enter(c) {
+			return
+		}
+		l, err := lr.Local(names)
+		s.gate.leave()
+		if err != nil {
+			s.internalError(c, err)
+			return
+		}
+		body, err := json.Marshal(l)
+		if err != nil {
+			s.internalError(c, err)
+			return
+		}
+		c.Header("Cache-Control", cacheControlNoCache[0])
+		sendJSON(c, body)
+	})
 }
+
+// localReader is a Reader that resolves locals (query.View does).
+type localReader interface {
+	Local(names []string) (query.Local, error)
+}
+
+var _ localReader = (*query.View)(nil)
 
 // ParseLocal reads the body of a local: a JSON array of names when
 // contentType is JSON (or, with no text type named, when the body is an
