@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"gds/api/web"
 )
 
 // Compatibility dates address a route without a version prefix, as today's
@@ -211,7 +213,9 @@ func (s *server) registerUnversioned(e *gin.Engine) {
 		method, path, _ := strings.Cut(k, " ")
 		h := s.unversioned(byKey[k].versioned, byKey[k].older)
 		e.Handle(method, ginPath(path), h)
-		if trimmed := strings.TrimSuffix(path, "/"); trimmed != path && trimmed != "" {
+		// Without its slash, a path the search page serves is the page's
+		// (POST /local is its form; POST /local/ the API's route).
+		if trimmed := strings.TrimSuffix(path, "/"); trimmed != path && trimmed != "" && !slices.Contains(web.Paths, trimmed) {
 			e.Handle(method, ginPath(trimmed), h)
 		}
 	}

@@ -64,7 +64,7 @@ func (s *server) operation3(op specOp, date time.Time, dated bool) map[string]an
 			out["requestBody"] = map[string]any{
 				"required":    p.Required,
 				"description": p.Description,
-				"content":     map[string]any{"application/json": map[string]any{"schema": p.Schema}},
+				"content":     bodyContent3(op.doc.Consumes, p.Schema),
 			}
 			continue
 		}
@@ -156,6 +156,24 @@ func sharedParams3(dated bool) map[string]any {
 	for _, p := range append(probe.standardParams(dated), datasourceParamDoc) {
 		out[p.Name] = map[string]any{"name": p.Name, "in": p.In, "required": p.Required,
 			"description": p.Description, "schema": p.Schema}
+	}
+	return out
+}
+
+// bodyContent3 is a request body's content: each media type the route
+// consumes (application/json when it names none), a text/plain one as a
+// string of lines.
+func bodyContent3(consumes []string, schema map[string]any) map[string]any {
+	if len(consumes) == 0 {
+		consumes = []string{"application/json"}
+	}
+	out := map[string]any{}
+	for _, mt := range consumes {
+		if mt == "text/plain" {
+			out[mt] = map[string]any{"schema": map[string]any{"type": "string"}}
+			continue
+		}
+		out[mt] = map[string]any{"schema": schema}
 	}
 	return out
 }

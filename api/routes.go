@@ -55,6 +55,9 @@ type Doc struct {
 	Response map[string]any
 	// Status is the success status (default 200).
 	Status int
+	// Consumes are the media types of the body parameter, when it takes
+	// others than application/json.
+	Consumes []string
 }
 
 // Param is one parameter of a route.
@@ -336,5 +339,6 @@ func (s *server) table() []Route {
 	t = append(t, s.structureRoutes()...)
 	t = append(t, s.olderRoutes()...)
 	t = append(t, s.documentRoutes()...)
+	t = append(t, s.localRoutes()...)
 	return t
 }

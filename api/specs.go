@@ -211,6 +211,9 @@ func (s *server) responses(op specOp, dated bool) []statusResponse {
 	if slices.ContainsFunc(op.doc.Params, func(p Param) bool { return p.In == "body" }) {
 		errs = append(errs, http.StatusRequestEntityTooLarge)
 	}
+	if len(op.doc.Consumes) > 0 {
+		errs = append(errs, http.StatusUnsupportedMediaType)
+	}
 	errs = append(errs, StatusErrorLimited)
 	if limited {
 		errs = append(errs, http.StatusTooManyRequests)

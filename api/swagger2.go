@@ -68,6 +68,9 @@ func (s *server) operation2(op specOp, date time.Time) map[string]any {
 	if params != nil {
 		out["parameters"] = params
 	}
+	if len(op.doc.Consumes) > 0 {
+		out["consumes"] = op.doc.Consumes
+	}
 	return out
 }
 
@@ -135,7 +138,7 @@ func sharedParams2() map[string]any {
 
 // errorStatuses are every error status an operation may answer.
 var errorStatuses = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound,
-	http.StatusRequestEntityTooLarge, StatusErrorLimited, http.StatusTooManyRequests,
+	http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType, StatusErrorLimited, http.StatusTooManyRequests,
 	http.StatusInternalServerError, http.StatusServiceUnavailable}
 
 func errorResponseName(code int) string {

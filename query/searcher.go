@@ -15,7 +15,8 @@ import (
 // Searcher answers searches and lookups over the live generation of an
 // indexer.Manager. It is safe for concurrent use.
 type Searcher struct {
-	m *indexer.Manager
+	m    *indexer.Manager
+	dirs localDirs
 }
 
 // New returns a Searcher over m's live generation.
@@ -25,6 +26,7 @@ func New(m *indexer.Manager) *Searcher { return &Searcher{m: m} }
 // search and the lookups that follow it). Close releases it.
 type View struct {
 	g *indexer.Generation
+	s *Searcher
 }
 
 // View pins the live generation, or fails with ErrNotReady.
@@ -33,7 +35,7 @@ func (s *Searcher) View() (*View, error) {
 	if g == nil {
 		return nil, ErrNotReady
 	}
-	return &View{g: g}, nil
+	return &View{g: g, s: s}, nil
 }
 
 // Close releases the view's generation.

@@ -432,3 +432,55 @@ func (s *fieldScanner) strings() ([]string, bool) {
 		}
 	}
 }
+
+// Affiliation is what a pasted local needs of a character: its name and
+// the corporation, alliance and faction it flies for.
+type Affiliation struct {
+	Name                                 string
+	CorporationID, AllianceID, FactionID int64
+}
+
+// DecodeAffiliation reads a character line's name, corporation, alliance
+// and faction without decoding the rest, when the line has the flat shape
+// and no localized names; false means the line must be decoded whole
+// (DecodeRecord). FuzzDecodeAffiliation checks it against encoding/json.
+func DecodeAffiliation(line []byte) (Affiliation, bool) {
+	var a Affiliation
+	s, empty, ok := object(line)
+	if !ok || empty {
+		return a, false
+	}
+	var seen uint32
+	for {
+		key, ok := s.key()
+		if !ok {
+			return a, false
+		}
+		bit := uint32(2)
+		switch string(key) {
+		case "name":
+			bit = 1
+			a.Name, ok = s.str()
+		case "corporation_id":
+			bit = 4
+			a.CorporationID, ok = s.int()
+		case "alliance_id":
+			bit = 8
+			a.AllianceID, ok = s.int()
+		case "faction_id":
+			bit = 16
+			a.FactionID, ok = s.int()
+		default:
+			for _, k := range []string{"name", "names", "corporation_id", "alliance_id", "faction_id"} {
+				if bytes.EqualFold(key, []byte(k)) {
+					return a, false // what encoding/json matches to a field whatever its case
+				}
+			}
+			ok = !slices.ContainsFunc(key, func(c byte) bool { return c < 0x20 }) && s.skipFlat()
+			seen &^= bit
+		}
+		if more, ok := s.field(&seen, bit, ok); !more {
+			return a, ok && seen&1 != 0
+		}
+	}
+}

@@ -242,3 +242,35 @@ func FuzzDecodeName(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeAffiliation(f *testing.F) {
+	f.Add([]byte(`{"id":90000001,"name":"Ka-Ren Kitoda","corporation_id":98605282,"alliance_id":99000001,"birthday":"2003-05-06T00:00:33Z","security_status":-0.39,"faction_id":500001}`))
+	f.Add([]byte(`{"id":1,"name":"a","corporation_id":2,"corporation_id":3}`))
+	f.Add([]byte(`{"id":1,"name":"a","Alliance_ID":2}`))
+	f.Add([]byte(`{"id":1,"name":"a","alliance_id":null}`))
+	f.Add([]byte(`{"id":1,"name":"a","alliance_id":1.5}`))
+	f.Add([]byte(`{"id":1,"name":"a","names":{"de":"b"}}`))
+	f.Add([]byte(`{"corporation_id":99999999999999999999,"name":"a"}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		a, ok := DecodeAffiliation(line)
+		if !ok {
+			return
+		}
+		// The other fields of a stored line are valid (the build checked
+		// them); these are what a local reads.
+		var c struct {
+			Name          string          `json:"name"`
+			Names         json.RawMessage `json:"names"`
+			CorporationID int64           `json:"corporation_id"`
+			AllianceID    int64           `json:"alliance_id"`
+			FactionID     int64           `json:"faction_id"`
+		}
+		if err := json.Unmarshal(line, &c); err != nil {
+			t.Fatalf("DecodeAffiliation read %+v, encoding/json refuses: %v; line: %s", a, err, line)
+		}
+		want := Affiliation{Name: c.Name, CorporationID: c.CorporationID, AllianceID: c.AllianceID, FactionID: c.FactionID}
+		if a != want || c.Names != nil {
+			t.Fatalf("DecodeAffiliation: %+v, encoding/json: %+v (names %v); line: %s", a, want, c.Names, line)
+		}
+	})
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -138,6 +137,8 @@ type item struct {
 	Cat                  snapshots.Category
 	Before, Match, After string
 	Href                 string
+	// Aff is a character's corporation and alliance (local.go).
+	Aff *affiliation
 }
 
 // render searches the live generation in-process, exactly as the public
@@ -170,39 +171,12 @@ func (h *Handler) render(c *gin.Context, st state) pageData {
 	if u, err := url.QueryUnescape(d.APICall); err == nil {
 		d.APIText = u
 	}
-	if h.d.SearchLimit != nil {
-		if wait, ok := h.d.SearchLimit(c); !ok {
-			secs := max(1, int(math.Ceil(wait.Seconds())))
-			d.Status, d.Error = fmt.Sprintf("This address made too many searches in a short time. Try again in %d %s.",
-				secs, plural(secs, "second", "seconds")), true
-			d.status, d.retryAfter = http.StatusTooManyRequests, secs
-			return d
-		}
-	}
-	if h.d.Views == nil {
-		d.Status, d.Error = notReady, true
-		d.status, d.retryAfter = http.StatusServiceUnavailable, notReadyRetry
+	v, done, no := h.admit(c)
+	if no != nil {
+		d.Status, d.Error, d.status, d.retryAfter = no.msg, true, no.status, no.retryAfter
 		return d
 	}
-	v, err := h.d.Views.View()
-	if err != nil {
-		d.Status, d.Error = viewProblem(err), true
-		d.status, d.retryAfter = http.StatusServiceUnavailable, notReadyRetry
-		if !errors.Is(err, query.ErrNotReady) {
-			h.d.Logger.Error().Err(err).Msg("search page: opening the live generation")
-		}
-		return d
-	}
-	defer v.Close()
-	if h.d.SearchSlot != nil {
-		release, err := h.d.SearchSlot(ctx)
-		if err != nil {
-			d.Status, d.Error = busy, true
-			d.status, d.retryAfter = http.StatusServiceUnavailable, 1
-			return d
-		}
-		defer release()
-	}
+	defer done()
 	res, err := v.Search(ctx, req)
 	if err != nil {
 		d.Status, d.Error = viewProblem(err), true
@@ -293,6 +267,7 @@ func groups(v *query.View, res query.Result, cats []snapshots.Category, text, la
 	}
 	// Stable: equal classes keep the categories' order.
 	slices.SortStableFunc(out, func(a, b group) int { return a.Best - b.Best })
+	addAffiliations(v, out)
 	return out
 }
 

@@ -80,6 +80,7 @@ type Handler struct {
 	// browser never mixes the script of one build with the page of another.
 	version string
 	page    *template.Template
+	local   *template.Template // local.go
 }
 
 // New loads the embedded assets and the page template.
@@ -106,10 +107,14 @@ func New(d Deps) *Handler {
 		panic("web: embedded assets: " + err.Error()) // the build embeds them; cannot fail at run time
 	}
 	h.version = hex.EncodeToString(all.Sum(nil)[:6])
-	h.page = template.Must(template.New("page.html").Funcs(template.FuncMap{
+	funcs := template.FuncMap{
 		"asset": func(name string) string { return AssetPrefix + name + "?v=" + h.version },
-	}).Parse(string(h.assets["page.html"].body)))
-	delete(h.assets, "page.html") // a template, not something to download
+	}
+	h.page = template.Must(template.New("page.html").Funcs(funcs).Parse(string(h.assets["page.html"].body)))
+	h.local = template.Must(template.New("local.html").Funcs(funcs).Parse(string(h.assets["local.html"].body)))
+	// Templates, not something to download.
+	delete(h.assets, "page.html")
+	delete(h.assets, "local.html")
 	return h
 }
 
@@ -120,16 +125,23 @@ func contentType(name string) string {
 	return "application/octet-stream"
 }
 
-// Register adds the page (/) and its assets (/assets/...) to e, for GET and
-// HEAD. Nothing else of the API lives under these paths.
+// Register adds the page (/), the local breakdown (/local, also POST) and
+// its assets (/assets/...) to e, for GET and HEAD. Nothing else of the API
+// lives under these paths.
 func Register(e *gin.Engine, d Deps) *Handler {
 	h := New(d)
 	for _, m := range []string{http.MethodGet, http.MethodHead} {
 		e.Handle(m, "/", h.servePage)
 		e.Handle(m, AssetPrefix+"*name", h.serveAsset)
+		e.Handle(m, "/local", h.serveLocal)
 	}
+	e.Handle(http.MethodPost, "/local", h.serveLocal)
 	return h
 }
+
+// Paths are the paths the page serves besides / and the assets; the
+// API's unversioned routes leave them to it.
+var Paths = []string{"/local"}
 
 // Size is the total size of the embedded assets in bytes (the page
 // template included), for the docs and a test that keeps it small.
@@ -197,18 +209,24 @@ func (h *Handler) servePage(c *gin.Context) {
 	st := parseState(c.Request.URL.Query())
 	data := h.render(c, st)
 	data.Version = h.version
+	// The page shows the live generation's answer: revalidate every time.
+	h.html(c, h.page, data, data.status, data.retryAfter, "no-cache")
+}
+
+// html renders a page's template with its headers: the security ones,
+// cacheControl and Retry-After (seconds; 0 for none).
+func (h *Handler) html(c *gin.Context, t *template.Template, data any, status, retryAfter int, cacheControl string) {
 	var buf bytes.Buffer
-	if err := h.page.Execute(&buf, data); err != nil {
-		h.d.Logger.Error().Err(err).Msg("rendering the search page")
+	if err := t.Execute(&buf, data); err != nil {
+		h.d.Logger.Error().Err(err).Str("template", t.Name()).Msg("rendering the search page")
 		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "Internal error"})
 		return
 	}
 	hdr := c.Writer.Header()
 	securityHeaders(hdr)
-	// The page shows the live generation's answer: revalidate every time.
-	hdr.Set("Cache-Control", "no-cache")
-	if data.retryAfter > 0 {
-		hdr.Set("Retry-After", strconv.Itoa(data.retryAfter))
+	hdr.Set("Cache-Control", cacheControl)
+	if retryAfter > 0 {
+		hdr.Set("Retry-After", strconv.Itoa(retryAfter))
 	}
-	c.Data(data.status, "text/html; charset=utf-8", buf.Bytes())
+	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
 }

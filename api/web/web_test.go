@@ -202,7 +202,7 @@ var (
 // The policy is strict and the page needs nothing it forbids: every script
 // is a file of this origin, no inline script, style or handler attributes.
 func TestPageSecurityHeaders(t *testing.T) {
-	for _, path := range []string{"/", "/?q=jita", "/assets/app.js"} {
+	for _, path := range []string{"/", "/?q=jita", "/assets/app.js", "/local", "/assets/local.js"} {
 		rec := do(t, http.MethodGet, path)
 		h := rec.Header()
 		if h.Get("Content-Security-Policy") != web.CSP || h.Get("X-Content-Type-Options") != "nosniff" {
@@ -217,16 +217,23 @@ func TestPageSecurityHeaders(t *testing.T) {
 	if strings.Contains(web.CSP, "unsafe") {
 		t.Errorf("CSP allows unsafe sources: %s", web.CSP)
 	}
-	body := do(t, http.MethodGet, "/?q=jita").Body.String()
-	scripts := scriptRE.FindAllString(body, -1)
-	if len(scripts) != 1 || !strings.Contains(scripts[0], `src="/assets/app.js?v=`) {
-		t.Errorf("scripts: %q", scripts)
-	}
-	if strings.Contains(body, "<style") || inlineRE.MatchString(body) {
-		t.Errorf("inline style or handler in the page: %q", inlineRE.FindAllString(body, -1))
-	}
-	if strings.Contains(body, "http://") || strings.Contains(body, "https://") {
-		t.Errorf("the page names another origin")
+	for path, want := range map[string][]string{"/?q=jita": {"app.js", "local.js"}, "/local": {"local.js"}} {
+		body := do(t, http.MethodGet, path).Body.String()
+		scripts := scriptRE.FindAllString(body, -1)
+		if len(scripts) != len(want) {
+			t.Errorf("%s: scripts: %q", path, scripts)
+		}
+		for i, s := range scripts {
+			if i < len(want) && !strings.Contains(s, `src="/assets/`+want[i]+`?v=`) {
+				t.Errorf("%s: script %q, want %s", path, s, want[i])
+			}
+		}
+		if strings.Contains(body, "<style") || inlineRE.MatchString(body) {
+			t.Errorf("%s: inline style or handler in the page: %q", path, inlineRE.FindAllString(body, -1))
+		}
+		if strings.Contains(body, "http://") || strings.Contains(body, "https://") {
+			t.Errorf("%s: the page names another origin", path)
+		}
 	}
 }
 

@@ -1,0 +1,377 @@
+package query
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"gds/indexer/nametable"
+	"gds/indexer/recstore"
+	"gds/snapshots"
+)
+
+// A local is what a fleet commander pastes from the game's chat member
+// list: the names of the pilots in a channel. View.Local resolves them as
+// POST /universe/ids/ does (exact, ignoring case) and counts them by
+// corporation and alliance.
+
+// MaxLocalNames is the most names one local may hold.
+const MaxLocalNames = 1000
+
+// LocalCharacter is one pilot of a local, with its affiliation.
+type LocalCharacter struct {
+	CharacterID   int64  `json:"character_id"`
+	Name          string `json:"name"`
+	CorporationID int64  `json:"corporation_id"`
+	AllianceID    int64  `json:"alliance_id,omitempty"`
+	FactionID     int64  `json:"faction_id,omitempty"`
+}
+
+// LocalCorporation is a corporation of a local and how many of its pilots
+// are there.
+type LocalCorporation struct {
+	CorporationID int64  `json:"corporation_id"`
+	Name          string `json:"name"`
+	Ticker        string `json:"ticker"`
+	AllianceID    int64  `json:"alliance_id,omitempty"`
+	Count         int    `json:"count"`
+}
+
+// LocalAlliance is an alliance of a local and how many of its pilots are
+// there.
+type LocalAlliance struct {
+	AllianceID int64  `json:"alliance_id"`
+	Name       string `json:"name"`
+	Ticker     string `json:"ticker"`
+	Count      int    `json:"count"`
+}
+
+// Local is the breakdown of a pasted list of names: its pilots by name,
+// their corporations and alliances by count (most first, then by name),
+// and the names that are no character's, as pasted.
+type Local struct {
+	Characters   []LocalCharacter   `json:"characters"`
+	Corporations []LocalCorporation `json:"corporations"`
+	Alliances    []LocalAlliance    `json:"alliances"`
+	Unknown      []string           `json:"unknown"`
+}
+
+// Local resolves names (each trimmed; blank ones skipped) to characters
+// and groups them. A name that several characters share finds each of
+// them (up to MaxLocalNamesakes); a character named twice counts once. A record a store cannot read
+// fails the call.
+func (v *View) Local(names []string) (Local, error) {
+	ids := make([]int64, 0, len(names))
+	var unknown []string
+	ct := v.g.Tables(snapshots.CategoryCharacter)
+	var buf []byte
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		buf = append(buf[:0], nametable.Fold(name)...)
+		n := len(ids)
+		if ct != nil {
+			ids = exactIDs(ct.Base, ct.Delta, buf, ids)
+		}
+		if len(ids) == n {
+			unknown = append(unknown, name)
+		}
+	}
+	out, err := v.LocalOf(ids)
+	if err != nil {
+		return Local{}, err
+	}
+	if unknown != nil {
+		out.Unknown = compactStable(unknown)
+	}
+	return out, nil
+}
+
+// LocalOf is the breakdown of the characters with the given IDs (in any
+// order, repeats counted once; IDs of no character left out), with no
+// unknown names.
+func (v *View) LocalOf(ids []int64) (Local, error) {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	out := Local{Unknown: []string{}}
+	var err error
+	if out.Characters, err = v.Affiliations(ids); err != nil {
+		return Local{}, err
+	}
+	if out.Corporations, out.Alliances, err = v.groups(out.Characters); err != nil {
+		return Local{}, err
+	}
+	slices.SortFunc(out.Characters, func(a, b LocalCharacter) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.CharacterID, b.CharacterID))
+	})
+	return out, nil
+}
+
+// MaxLocalNamesakes is the most characters one name of a local finds. The
+// game's names are unique; generated ones repeat, and a thousand common
+// names would otherwise find tens of thousands of pilots.
+const MaxLocalNamesakes = 10
+
+// exactIDs appends the IDs of the names of base and delta equal to folded
+// (base's names that delta replaced left out), at most MaxLocalNamesakes
+// of them: the base's first (by ID), then the delta's.
+func exactIDs(base, delta *nametable.Table, folded []byte, ids []int64) []int64 {
+	var hidden *roaring.Bitmap
+	if delta != nil {
+		hidden = delta.Mask()
+	}
+	n := 0
+	base.Exact(folded, func(o uint32) bool {
+		if hidden == nil || !hidden.Contains(o) {
+			ids = append(ids, base.ID(o))
+			n++
+		}
+		return n < MaxLocalNamesakes
+	})
+	if delta != nil && n < MaxLocalNamesakes {
+		delta.Exact(folded, func(o uint32) bool {
+			ids = append(ids, delta.ID(o))
+			n++
+			return n < MaxLocalNamesakes
+		})
+	}
+	return ids
+}
+
+// compactStable drops repeated strings, keeping each one's first place.
+func compactStable(list []string) []string {
+	seen := make(map[string]struct{}, len(list))
+	out := list[:0]
+	for _, s := range list {
+		if _, dup := seen[s]; !dup {
+			seen[s] = struct{}{}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Affiliations returns the characters with the given IDs, each with its
+// name as the record spells it and its corporation, alliance and faction,
+// in the order of ids; IDs of no character are left out. A long list is
+// read by one goroutine per processor: each record is a block of the store
+// to decompress, nearly all of a local's work.
+func (v *View) Affiliations(ids []int64) ([]LocalCharacter, error) {
+	out := make([]LocalCharacter, len(ids))
+	s := v.g.Store(snapshots.Characters)
+	if s == nil {
+		return out[:0], nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(ids)/parallelReads)
+	if workers <= 1 {
+		if err := readAffiliations(s, ids, out); err != nil {
+			return nil, err
+		}
+	} else {
+		errs := make([]error, workers)
+		var wg sync.WaitGroup
+		per := (len(ids) + workers - 1) / workers
+		for w := range workers {
+			lo, hi := w*per, min((w+1)*per, len(ids))
+			wg.Go(func() { errs[w] = readAffiliations(s, ids[lo:hi], out[lo:hi]) })
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return nil, err
+		}
+	}
+	// A character whose record is missing (an ID of no character) is left
+	// with ID 0.
+	return slices.DeleteFunc(out, func(c LocalCharacter) bool { return c.CharacterID == 0 }), nil
+}
+
+// parallelReads is the fewest records one goroutine of Affiliations reads.
+const parallelReads = 64
+
+// readAffiliations reads the records of ids into out (same length).
+func readAffiliations(s *recstore.Store, ids []int64, out []LocalCharacter) error {
+	var a snapshots.Affiliation
+	for j, id := range ids {
+		ok, err := s.Get(id, func(raw []byte) error {
+			var fast bool
+			if a, fast = snapshots.DecodeAffiliation(raw); fast {
+				return nil
+			}
+			var rec snapshots.Character
+			err := snapshots.DecodeRecord(raw, &rec)
+			a = snapshots.Affiliation{Name: rec.Name, CorporationID: rec.CorporationID, AllianceID: rec.AllianceID, FactionID: rec.FactionID}
+			return err
+		})
+		if !ok {
+			continue
+		}
+		if err := recordErr(snapshots.Characters, id, ok, err); err != nil {
+			return err
+		}
+		out[j] = LocalCharacter{CharacterID: id, Name: a.Name, CorporationID: a.CorporationID,
+			AllianceID: a.AllianceID, FactionID: a.FactionID}
+	}
+	return nil
+}
+
+// groups counts chars by corporation and by alliance and names each group
+// from its record (a group whose record is missing keeps its ID, with no
+// name or ticker).
+func (v *View) groups(chars []LocalCharacter) ([]LocalCorporation, []LocalAlliance, error) {
+	corps := make([]LocalCorporation, 0, min(len(chars), 64))
+	alliances := make([]LocalAlliance, 0, 16)
+	corpAt := make(map[int64]int, cap(corps))
+	allianceAt := make(map[int64]int, cap(alliances))
+	for _, c := range chars {
+		if i, ok := corpAt[c.CorporationID]; ok {
+			corps[i].Count++
+		} else {
+			corpAt[c.CorporationID] = len(corps)
+			corps = append(corps, LocalCorporation{CorporationID: c.CorporationID, Count: 1})
+		}
+		if c.AllianceID == 0 {
+			continue
+		}
+		if i, ok := allianceAt[c.AllianceID]; ok {
+			alliances[i].Count++
+		} else {
+			allianceAt[c.AllianceID] = len(alliances)
+			alliances = append(alliances, LocalAlliance{AllianceID: c.AllianceID, Count: 1})
+		}
+	}
+	if err := v.nameCorporations(corps); err != nil {
+		return nil, nil, err
+	}
+	if err := v.nameAlliances(alliances); err != nil {
+		return nil, nil, err
+	}
+	slices.SortFunc(corps, func(a, b LocalCorporation) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Name, b.Name), cmp.Compare(a.CorporationID, b.CorporationID))
+	})
+	slices.SortFunc(alliances, func(a, b LocalAlliance) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Name, b.Name), cmp.Compare(a.AllianceID, b.AllianceID))
+	})
+	return corps, alliances, nil
+}
+
+// nameCorporations fills in each corporation's name, ticker and alliance,
+// from the directory when it is ready, else from the store.
+func (v *View) nameCorporations(corps []LocalCorporation) error {
+	st := v.g.Store(snapshots.Corporations)
+	d := v.dir(snapshots.Corporations, st)
+	for i := range corps {
+		c := &corps[i]
+		if d != nil {
+			if p, ok := st.Find(c.CorporationID); ok {
+				c.Name, c.Ticker = d.get(p)
+				c.AllianceID = d.alliance[p]
+			}
+			continue
+		}
+		var rec snapshots.Corporation
+		found, err := v.group(snapshots.Corporations, c.CorporationID, &rec)
+		if err != nil {
+			return err
+		}
+		if found {
+			c.Name, c.Ticker, c.AllianceID = rec.Name, rec.Ticker, rec.AllianceID
+		}
+	}
+	return nil
+}
+
+// nameAlliances fills in each alliance's name and ticker.
+func (v *View) nameAlliances(alliances []LocalAlliance) error {
+	st := v.g.Store(snapshots.Alliances)
+	d := v.dir(snapshots.Alliances, st)
+	for i := range alliances {
+		a := &alliances[i]
+		if d != nil {
+			if p, ok := st.Find(a.AllianceID); ok {
+				a.Name, a.Ticker = d.get(p)
+			}
+			continue
+		}
+		var rec snapshots.Alliance
+		found, err := v.group(snapshots.Alliances, a.AllianceID, &rec)
+		if err != nil {
+			return err
+		}
+		if found {
+			a.Name, a.Ticker = rec.Name, rec.Ticker
+		}
+	}
+	return nil
+}
+
+// group decodes the record of kind with key id into rec; false when there
+// is none.
+func (v *View) group(kind snapshots.Kind, id int64, rec snapshots.Record) (bool, error) {
+	s := v.g.Store(kind)
+	if s == nil {
+		return false, nil
+	}
+	ok, err := s.Get(id, func(raw []byte) error { return snapshots.DecodeRecord(raw, rec) })
+	if !ok {
+		return false, nil
+	}
+	if err := recordErr(kind, id, ok, err); err != nil {
+		return false, fmt.Errorf("local: %w", err)
+	}
+	return true, nil
+}
+
+// MaxLocalNameRunes is the longest name a local may hold, in characters
+// (as POST /universe/ids/ takes).
+const MaxLocalNameRunes = 100
+
+// LineError is a problem with one line of a pasted local.
+type LineError struct {
+	Line int // 1-based
+	Msg  string
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// Errors of LocalLines that concern the whole text.
+var (
+	ErrLocalEmpty    = errors.New("no names; paste one name a line")
+	ErrLocalTooLarge = fmt.Errorf("more than %d names", MaxLocalNames)
+)
+
+// LocalLines splits a pasted local, valid UTF-8 text, into its names: one
+// a line as the game's chat member list copies them, each trimmed, blank
+// lines skipped (and a leading byte-order mark). It refuses more than
+// MaxLocalNames names (ErrLocalTooLarge), a name over MaxLocalNameRunes
+// characters (a *LineError) and a text without names (ErrLocalEmpty).
+func LocalLines(text string) ([]string, error) {
+	text = strings.TrimPrefix(text, "\uFEFF")
+	var names []string
+	line := 0
+	for raw := range strings.SplitSeq(text, "\n") {
+		line++
+		name := strings.TrimSpace(raw)
+		if name == "" {
+			continue
+		}
+		if len(names) == MaxLocalNames {
+			return nil, ErrLocalTooLarge
+		}
+		if n := utf8.RuneCountInString(name); n > MaxLocalNameRunes {
+			return nil, &LineError{Line: line, Msg: fmt.Sprintf("a name of %d characters, at most %d", n, MaxLocalNameRunes)}
+		}
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		return nil, ErrLocalEmpty
+	}
+	return names, nil
+}
