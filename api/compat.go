@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"gds/api/esierr"
 )
 
 // Compatibility dates address a route without a version prefix, as today's
@@ -104,7 +106,7 @@ func (s *server) requestedDate(c *gin.Context) (date time.Time, given, ok bool) 
 		return time.Time{}, true, false
 	} else if present {
 		if raw != "" && raw != q {
-			writeError(c, http.StatusBadRequest, fmt.Sprintf("%s %s and %s %s disagree: send one",
+			badHeader(c, HeaderCompatibilityDate, raw, fmt.Sprintf("%s %s and %s %s disagree: send one",
 				HeaderCompatibilityDate, quote(raw), queryCompatibilityDate, quote(q)))
 			return time.Time{}, true, false
 		}
@@ -115,15 +117,25 @@ func (s *server) requestedDate(c *gin.Context) (date time.Time, given, ok bool) 
 	}
 	day, err := time.Parse(time.DateOnly, raw)
 	if err != nil {
-		writeError(c, http.StatusBadRequest, fmt.Sprintf("%s: %s is not a date YYYY-MM-DD", name, quote(raw)))
+		badDate(c, name, raw, fmt.Sprintf("%s: %s is not a date YYYY-MM-DD", name, quote(raw)))
 		return time.Time{}, true, false
 	}
 	date, err = s.resolveDate(day)
 	if err != nil {
-		writeError(c, http.StatusBadRequest, name+": "+err.Error())
+		badDate(c, name, raw, name+": "+err.Error())
 		return time.Time{}, true, false
 	}
 	return date, true, true
+}
+
+// badDate refuses the compatibility date raw, given as name (the header or
+// the query parameter).
+func badDate(c *gin.Context, name, raw, msg string) {
+	if name == HeaderCompatibilityDate {
+		badHeader(c, name, raw, msg)
+		return
+	}
+	writeErrorDetails(c, http.StatusBadRequest, msg, esierr.Detail{Location: "query." + name, Message: msg, Value: raw})
 }
 
 // inForce is the version of r in force on date: the newest one labelled
@@ -221,7 +233,7 @@ func (s *server) registerUnversioned(e *gin.Engine) {
 // datasource parameter, on every route.
 func tenant(c *gin.Context) {
 	if t := c.GetHeader(HeaderTenant); t != "" && t != Datasource {
-		writeError(c, http.StatusBadRequest, fmt.Sprintf("%s: %s is not a tenant here; the only one is %s",
+		badHeader(c, HeaderTenant, t, fmt.Sprintf("%s: %s is not a tenant here; the only one is %s",
 			HeaderTenant, quote(t), Datasource))
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"golang.org/x/text/language"
 
+	"gds/api/esierr"
 	"gds/query"
 	"gds/snapshots"
 )
@@ -330,9 +331,26 @@ func queryParam(c *gin.Context, name string) (value string, present, ok bool) {
 	return "", false, false
 }
 
-// badParam writes the 400 for parameter name.
+// badParam writes the 400 for parameter name, with a detail saying where
+// it was (the path, else the query string) and what it held.
 func badParam(c *gin.Context, name, format string, args ...any) {
-	writeError(c, http.StatusBadRequest, name+": "+fmt.Sprintf(format, args...))
+	why := fmt.Sprintf(format, args...)
+	d := esierr.Detail{Location: "query." + name, Message: why}
+	switch raw := c.Request.URL.RawQuery; {
+	case c.Param(name) != "":
+		d.Location, d.Value = "path."+name, c.Param(name)
+	case name == "query string":
+		d.Location, d.Value = "query", raw
+	default:
+		d.Value, _ = lookupQuery(raw, name)
+	}
+	writeErrorDetails(c, http.StatusBadRequest, name+": "+why, d)
+}
+
+// badHeader writes the 400 for header name (its value raw).
+func badHeader(c *gin.Context, name, raw, msg string) {
+	writeErrorDetails(c, http.StatusBadRequest, msg,
+		esierr.Detail{Location: "header." + name, Message: msg, Value: raw})
 }
 
 // maxQuoted bounds how much of a client's value an error message echoes.

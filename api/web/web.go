@@ -24,6 +24,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/rs/zerolog"
 
+	"gds/api/esierr"
 	"gds/query"
 )
 
@@ -160,7 +161,7 @@ func securityHeaders(h http.Header) {
 func (h *Handler) serveAsset(c *gin.Context) {
 	a, ok := h.assets[strings.TrimPrefix(c.Param("name"), "/")]
 	if !ok {
-		c.AbortWithStatusJSON(http.StatusNotFound, gin.H{"error": "Not found"})
+		c.AbortWithStatusJSON(http.StatusNotFound, esierr.New(http.StatusNotFound, "Not found"))
 		return
 	}
 	hdr := c.Writer.Header()
@@ -200,7 +201,7 @@ func (h *Handler) servePage(c *gin.Context) {
 	var buf bytes.Buffer
 	if err := h.page.Execute(&buf, data); err != nil {
 		h.d.Logger.Error().Err(err).Msg("rendering the search page")
-		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "Internal error"})
+		c.AbortWithStatusJSON(http.StatusInternalServerError, esierr.New(http.StatusInternalServerError, "Internal error"))
 		return
 	}
 	hdr := c.Writer.Header()
