@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -16,6 +17,9 @@ import (
 // indexer.Manager. It is safe for concurrent use.
 type Searcher struct {
 	m *indexer.Manager
+	// factions remembers corporations' factions for the live generation
+	// (affiliation.go).
+	factions atomic.Pointer[factionMemo]
 }
 
 // New returns a Searcher over m's live generation.
@@ -25,6 +29,7 @@ func New(m *indexer.Manager) *Searcher { return &Searcher{m: m} }
 // search and the lookups that follow it). Close releases it.
 type View struct {
 	g *indexer.Generation
+	s *Searcher // nil for a view made without one (tests)
 }
 
 // View pins the live generation, or fails with ErrNotReady.
@@ -33,7 +38,7 @@ func (s *Searcher) View() (*View, error) {
 	if g == nil {
 		return nil, ErrNotReady
 	}
-	return &View{g: g}, nil
+	return &View{g: g, s: s}, nil
 }
 
 // Close releases the view's generation.

@@ -242,3 +242,30 @@ func FuzzDecodeName(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeAffiliation(f *testing.F) {
+	f.Add([]byte(`{"id":90000001,"name":"Ka-Ren Kitoda","corporation_id":98605282,"alliance_id":99000001,"birthday":"2003-05-06T00:00:33Z","security_status":-0.39,"x":null,"y":true}`))
+	f.Add([]byte(`{"id":1000035,"name":"Caldari Navy","ticker":"CN","faction_id":500001,"names":{"de":"x"}}`))
+	f.Add([]byte(`{"id":1,"CORPORATION_ID":2,"corporation_id":3}`))
+	f.Add([]byte(`{"id":1,"alliance_id":2,"alliance_id":3}`))
+	f.Add([]byte(`{"id":1,"faction_id":1.5}`))
+	f.Add([]byte(`{"id":1,"corporation_id":null}`))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		a, ok := DecodeAffiliation(line)
+		if !ok {
+			return
+		}
+		var e struct {
+			CorporationID int64 `json:"corporation_id"`
+			AllianceID    int64 `json:"alliance_id"`
+			FactionID     int64 `json:"faction_id"`
+		}
+		if err := json.Unmarshal(line, &e); err != nil {
+			t.Fatalf("DecodeAffiliation read %+v; encoding/json: %v; line: %s", a, err, line)
+		}
+		if a != (Affiliation{e.CorporationID, e.AllianceID, e.FactionID}) {
+			t.Fatalf("DecodeAffiliation: %+v, encoding/json: %+v; line: %s", a, e, line)
+		}
+	})
+}
