@@ -3,8 +3,8 @@ package api
 import (
 	"encoding/json"
 	"io"
-	"net/http/httptest"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
