@@ -171,16 +171,29 @@ func (s *server) unversioned(versioned, older *Route) gin.HandlerFunc {
 		rg = s.rateGroupOf(versioned)
 	}
 	return func(c *gin.Context) {
+		// The answer depends on the date (and on the tenant, as ESI's
+		// dated interface says), answers without one included: a shared
+		// cache must key on both.
+		h := c.Writer.Header()
+		addVary(h, HeaderCompatibilityDate)
+		addVary(h, HeaderTenant)
 		date, given, ok := s.requestedDate(c)
 		switch {
 		case !ok:
 			return
 		case !given && olderHandler != nil:
+			// The older interface's structures routes keep the spec's
+			// behaviour: answered as they were, without a date.
 			olderHandler(c)
 			return
 		case !given:
-			writeError(c, http.StatusNotFound, "Not found: name a version prefix (/latest/) or send "+HeaderCompatibilityDate)
-			return
+			// As ESI does today: no date is the oldest listed one.
+			dates := s.compatDates()
+			if len(dates) == 0 {
+				writeError(c, http.StatusNotFound, "Not found: name a version prefix (/latest/) or send "+HeaderCompatibilityDate)
+				return
+			}
+			date = dates[0]
 		}
 		day := date.Format(time.DateOnly)
 		c.Header(HeaderCompatibilityDate, day)

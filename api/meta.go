@@ -46,6 +46,7 @@ func (s *server) openAPIPrefix(prefix string) gin.HandlerFunc {
 // openAPIDated answers the OpenAPI 3 document of the unprefixed routes on
 // the request's compatibility date (default: today).
 func (s *server) openAPIDated(c *gin.Context) {
+	addVary(c.Writer.Header(), HeaderCompatibilityDate)
 	date, given, ok := s.requestedDate(c)
 	if !ok {
 		return

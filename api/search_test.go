@@ -326,7 +326,8 @@ func TestSearchVersions(t *testing.T) {
 		{"/legacy/search/?search=jita&categories=character", 200},
 		{"/dev/search/?search=jita&categories=character", 200},
 		{"/dev/characters/2112000001/search/?search=jita&categories=character", 200},
-		{"/search/?search=jita&categories=character", 404},
+		// Unprefixed without a date: the oldest listed date, as ESI.
+		{"/search/?search=jita&categories=character", 200},
 		{"/v3/characters/2112000001/search/?search=jita&categories=character", 200},
 		{"/latest/characters/2112000001/search/?search=jita&categories=character", 200},
 		{"/v2/characters/2112000001/search/?search=jita&categories=character", 404},
