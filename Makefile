@@ -166,6 +166,21 @@ test-fleet: fleet-deps
 	VERSITYGW=$(CURDIR)/bin/versitygw FLEET_NAMES=$(FLEET_NAMES) FLEET_OUTAGE=$(FLEET_OUTAGE) \
 	  $(GO) test -tags fleet -run '^TestFleet$$' -count=1 -timeout 20m -v ./cmd/gds
 
+# The caching proxy test (build tag "proxy", never part of `make test`):
+# Debian's nginx with proxy_cache in front of the real binary shows that
+# answers to two compatibility dates, tenants or languages never share a
+# cache entry (Vary). proxy-deps installs nginx when missing.
+.PHONY: proxy-deps test-proxy
+proxy-deps:
+	@if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then \
+	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq nginx-light || \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq nginx; \
+	fi
+
+test-proxy: proxy-deps
+	$(GO) test -tags proxy -run '^TestCachingProxy$$' -count=1 -timeout 10m -v ./cmd/gds
+
 # Fleet measurements for docs/fleet.md (build tag "fleet"): publish of a full
 # and a 1%-renamed generation to versitygw on loopback, a replica's catch-up
 # from an empty disk, throughput of 1 and 3 replicas behind HAProxy.
