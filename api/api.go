@@ -7,6 +7,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/netip"
@@ -70,6 +71,9 @@ type Deps struct {
 	Middleware []gin.HandlerFunc
 	// Limits of the traffic the API accepts.
 	Limits Limits
+	// Health says what GET /meta/status reports of the index; nil: only
+	// whether a generation is live (Views).
+	Health func() Health
 	// ClientIP says which address a request comes from (X-Forwarded-For
 	// from trusted proxies only); the zero value trusts no proxy.
 	ClientIP clientip.Resolver
@@ -260,6 +264,8 @@ func sendJSON(c *gin.Context, body []byte) {
 	c.Writer.WriteHeader(http.StatusOK)
 	_, _ = c.Writer.Write(body) // a failed write is the client gone
 }
+
+var errNoViews = errors.New("no generations")
 
 // notReadyRetry is the Retry-After before any generation is live: a first
 // build of a large snapshot takes minutes, so retrying sooner is wasted.

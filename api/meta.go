@@ -25,6 +25,7 @@ func (s *server) registerMeta(e *gin.Engine) {
 	e.GET("/swagger.json", s.swagger("latest"))
 	e.GET("/meta/openapi.json", s.openAPIDated)
 	e.GET("/status.json", s.status())
+	e.GET("/meta/status", s.metaStatus())
 	s.registerCompatMeta(e)
 }
 

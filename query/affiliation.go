@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"sync"
 
-	"gds/indexer"
+	"gds/indexer/recstore"
 	"gds/snapshots"
 )
 
@@ -89,7 +89,7 @@ func (v *View) affiliations(ids []int64, out []Affiliation, memo *factionMemo) (
 
 // affiliationOf reads the affiliation of record id of kind from s (nil:
 // the generation has no such records); ok is false when there is none.
-func affiliationOf(s *indexer.Store, kind snapshots.Kind, id int64) (a snapshots.Affiliation, ok bool, err error) {
+func affiliationOf(s *recstore.Store, kind snapshots.Kind, id int64) (a snapshots.Affiliation, ok bool, err error) {
 	if s == nil {
 		return a, false, nil
 	}
@@ -162,7 +162,7 @@ func (v *View) factionMemo() *factionMemo {
 }
 
 // of is the faction of corporation (0: none, or no such corporation).
-func (fm *factionMemo) of(corps *indexer.Store, corporation int64) (int64, error) {
+func (fm *factionMemo) of(corps *recstore.Store, corporation int64) (int64, error) {
 	fm.mu.RLock()
 	f, ok := fm.m[corporation]
 	fm.mu.RUnlock()
