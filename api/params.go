@@ -253,8 +253,12 @@ func parseSearchText(c *gin.Context) (string, bool) {
 // parseCategories reads the required categories parameter: a
 // comma-separated list of distinct names from allowed. It returns them in
 // allowed's order, so two spellings of one request are one request.
+//
+// ESI's 2025 document declares the list exploded (categories=a&categories=b,
+// what clients generated from it send), its older documents
+// comma-separated: both are read, and mixed.
 func parseCategories(c *gin.Context, allowed []snapshots.Category) ([]snapshots.Category, bool) {
-	raw, present, ok := queryParam(c, "categories")
+	raw, present, ok := queryListParam(c, "categories")
 	if !ok {
 		return nil, false
 	}
@@ -329,6 +333,21 @@ func queryParam(c *gin.Context, name string) (value string, present, ok bool) {
 	}
 	badParam(c, name, "given %d times, send it once", n)
 	return "", false, false
+}
+
+// queryListParam is queryParam for a list parameter that may be given
+// more than once: the values joined with commas.
+func queryListParam(c *gin.Context, name string) (value string, present, ok bool) {
+	raw := c.Request.URL.RawQuery
+	if err := queryError(raw); err != nil {
+		badParam(c, "query string", "%v", err)
+		return "", false, false
+	}
+	value, n := lookupQuery(raw, name)
+	if n <= 1 {
+		return value, n == 1, true
+	}
+	return strings.Join(lookupQueryAll(raw, name), ","), true, true
 }
 
 // badParam writes the 400 for parameter name, with a detail saying where
