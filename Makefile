@@ -136,11 +136,14 @@ test-browser: browser-deps build
 # part of `make test`, it reads ../shared): starts bin/gds on the sample,
 # calls every route ESI's 2021-06 document also has under every version
 # label, validates requests and answers with kin-openapi and prints
-# `N passed, M failed` with every violation. ESI_SWAGGER names the document.
+# `N passed, M failed` with every violation; then the same against ESI's
+# OpenAPI document of a compatibility date, on unprefixed paths with that
+# date. ESI_SWAGGER and ESI_OPENAPI name the documents.
 ESI_SWAGGER ?= ../shared/esi/esi-swagger-2021-06.json
+ESI_OPENAPI ?= ../shared/esi/esi-openapi-2026-08-18.json
 .PHONY: esi-check
 esi-check: build
-	$(GO) run ./cmd/esicheck -bin $(BIN) -snapshot $(SAMPLE) -swagger $(ESI_SWAGGER)
+	$(GO) run ./cmd/esicheck -bin $(BIN) -snapshot $(SAMPLE) -swagger $(ESI_SWAGGER) -openapi $(ESI_OPENAPI)
 
 # The fleet test (build tag "fleet", never part of `make test`): a real S3
 # server (the Versity S3 gateway over a directory), one gds indexer
