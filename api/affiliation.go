@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"gds/api/esierr"
 	"gds/query"
+	"gds/snapshots"
 )
 
 // POST /characters/affiliation/: whom characters belong to, as ESI answers
@@ -52,14 +54,20 @@ func (s *server) affiliation(c *gin.Context) {
 		writeBodyError(c, err)
 		return
 	}
-	v, ok := s.openView(c)
-	if !ok {
-		return
-	}
-	defer v.Close()
+	s.read(c, func(r Reader) { s.answerAffiliations(c, r, ids) })
+}
+
+// affiliationReader is the Reader that looks affiliations up itself
+// (query.View, from its record stores without decoding); any other
+// Reader answers through its records.
+type affiliationReader interface {
+	Affiliations(ids []int64, out []query.Affiliation) ([]query.Affiliation, int, error)
+}
+
+func (s *server) answerAffiliations(c *gin.Context, r Reader, ids []int64) {
 	// The answer depends on the generation and the IDs in their order:
 	// known before any lookup, so a current copy costs none.
-	info := v.Info()
+	info := r.Info()
 	etag := idsETag(info.ID, VersionLabel(c), ids)
 	setCacheHeaders(c, false, s.now(), info.Created, etag)
 	if notModified(c.Request, etag) {
@@ -69,7 +77,12 @@ func (s *server) affiliation(c *gin.Context) {
 	bufs := affiliationPool.Get().(*affiliationBufs)
 	defer affiliationPool.Put(bufs)
 	var missing int
-	bufs.out, missing, err = v.Affiliations(ids, bufs.out[:0])
+	var err error
+	if ar, ok := r.(affiliationReader); ok {
+		bufs.out, missing, err = ar.Affiliations(ids, bufs.out[:0])
+	} else {
+		bufs.out, missing, err = affiliationsOf(r, ids, bufs.out[:0])
+	}
 	switch {
 	case err != nil:
 		s.internalError(c, err)
@@ -82,6 +95,41 @@ func (s *server) affiliation(c *gin.Context) {
 	}
 	bufs.body = appendAffiliations(bufs.body[:0], bufs.out)
 	sendJSON(c, bufs.body)
+}
+
+// affiliationsOf looks affiliations up through r's records, as
+// query.View.Affiliations does from its stores.
+func affiliationsOf(r Reader, ids []int64, out []query.Affiliation) ([]query.Affiliation, int, error) {
+	for i, id := range ids {
+		a := query.Affiliation{CharacterID: id}
+		rec, err := r.Record(snapshots.Characters, id)
+		if errors.Is(err, query.ErrNotFound) {
+			rec, err = r.Record(snapshots.Agents, id)
+		}
+		switch {
+		case errors.Is(err, query.ErrNotFound):
+			return out, i, nil
+		case err != nil:
+			return out, -1, err
+		}
+		switch ch := rec.(type) {
+		case *snapshots.Character:
+			a.CorporationID, a.AllianceID = ch.CorporationID, ch.AllianceID
+		case *snapshots.Agent:
+			a.CorporationID = ch.CorporationID
+		}
+		if a.CorporationID <= 0 {
+			return out, i, nil
+		}
+		corp, err := r.Record(snapshots.Corporations, a.CorporationID)
+		if err == nil {
+			a.FactionID = corp.(*snapshots.Corporation).FactionID
+		} else if !errors.Is(err, query.ErrNotFound) {
+			return out, -1, err
+		}
+		out = append(out, a)
+	}
+	return out, -1, nil
 }
 
 // appendAffiliations encodes list as ESI's answer: alliance_id and

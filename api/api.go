@@ -7,7 +7,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/http"
 	"net/netip"
@@ -264,8 +263,6 @@ func sendJSON(c *gin.Context, body []byte) {
 	c.Writer.WriteHeader(http.StatusOK)
 	_, _ = c.Writer.Write(body) // a failed write is the client gone
 }
-
-var errNoViews = errors.New("no generations")
 
 // notReadyRetry is the Retry-After before any generation is live: a first
 // build of a large snapshot takes minutes, so retrying sooner is wasted.

@@ -80,9 +80,9 @@ func (s *server) metaStatus() gin.HandlerFunc {
 		var h Health
 		if s.d.Health != nil {
 			h = s.d.Health()
-		} else {
-			_, err := s.openLiveInfo()
-			h.Live = err == nil
+		} else if r, err := s.pin(); err == nil {
+			r.Close()
+			h.Live = true
 		}
 		indexed := healthStatus(h)
 		today := apiToday(s.now())
@@ -113,19 +113,6 @@ func (s *server) metaStatus() gin.HandlerFunc {
 		}
 		answer(c)
 	}
-}
-
-// openLiveInfo reports whether a generation is live, without a Health.
-func (s *server) openLiveInfo() (bool, error) {
-	if s.d.Views == nil {
-		return false, errNoViews
-	}
-	v, err := s.d.Views.View()
-	if err != nil {
-		return false, err
-	}
-	v.Close()
-	return true, nil
 }
 
 // esiPath is a route's path as ESI's 2025 interface spells it: no
