@@ -136,11 +136,14 @@ test-browser: browser-deps build
 # part of `make test`, it reads ../shared): starts bin/gds on the sample,
 # calls every route ESI's 2021-06 document also has under every version
 # label, validates requests and answers with kin-openapi and prints
-# `N passed, M failed` with every violation. ESI_SWAGGER names the document.
+# `N passed, M failed` with every violation; then the same against ESI's
+# OpenAPI document of a compatibility date, on unprefixed paths with that
+# date. ESI_SWAGGER and ESI_OPENAPI name the documents.
 ESI_SWAGGER ?= ../shared/esi/esi-swagger-2021-06.json
+ESI_OPENAPI ?= ../shared/esi/esi-openapi-2026-08-18.json
 .PHONY: esi-check
 esi-check: build
-	$(GO) run ./cmd/esicheck -bin $(BIN) -snapshot $(SAMPLE) -swagger $(ESI_SWAGGER)
+	$(GO) run ./cmd/esicheck -bin $(BIN) -snapshot $(SAMPLE) -swagger $(ESI_SWAGGER) -openapi $(ESI_OPENAPI)
 
 # The fleet test (build tag "fleet", never part of `make test`): a real S3
 # server (the Versity S3 gateway over a directory), one gds indexer
@@ -165,6 +168,21 @@ fleet-deps:
 test-fleet: fleet-deps
 	VERSITYGW=$(CURDIR)/bin/versitygw FLEET_NAMES=$(FLEET_NAMES) FLEET_OUTAGE=$(FLEET_OUTAGE) \
 	  $(GO) test -tags fleet -run '^TestFleet$$' -count=1 -timeout 20m -v ./cmd/gds
+
+# The caching proxy test (build tag "proxy", never part of `make test`):
+# Debian's nginx with proxy_cache in front of the real binary shows that
+# answers to two compatibility dates, tenants or languages never share a
+# cache entry (Vary). proxy-deps installs nginx when missing.
+.PHONY: proxy-deps test-proxy
+proxy-deps:
+	@if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then \
+	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq nginx-light || \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq nginx; \
+	fi
+
+test-proxy: proxy-deps
+	$(GO) test -tags proxy -run '^TestCachingProxy$$' -count=1 -timeout 10m -v ./cmd/gds
 
 # Fleet measurements for docs/fleet.md (build tag "fleet"): publish of a full
 # and a 1%-renamed generation to versitygw on loopback, a replica's catch-up

@@ -17,6 +17,7 @@ import (
 
 	"gds/api/auth"
 	"gds/api/clientip"
+	"gds/api/esierr"
 	"gds/api/ratelimit"
 	"gds/api/web"
 	"gds/query"
@@ -69,6 +70,9 @@ type Deps struct {
 	Middleware []gin.HandlerFunc
 	// Limits of the traffic the API accepts.
 	Limits Limits
+	// Health says what GET /meta/status reports of the index; nil: only
+	// whether a generation is live (Views).
+	Health func() Health
 	// ClientIP says which address a request comes from (X-Forwarded-For
 	// from trusted proxies only); the zero value trusts no proxy.
 	ClientIP clientip.Resolver
@@ -210,24 +214,29 @@ func (h *Handler) Rejected(remote string, status int) (int, http.Header) {
 	return status, hdr
 }
 
-// ErrorBody is the shape of every error answer, as ESI sends it.
-type ErrorBody struct {
-	Error string `json:"error"`
-}
+// ErrorBody is the shape of every error answer, as ESI 2026 sends it
+// (api/esierr): error first, then status and, for refused parameters and
+// body items, details.
+type ErrorBody = esierr.Body
 
-// writeError is the one error writer: {"error": msg} with status.
+// writeError is the one error writer: {"error": msg, "status": status}.
 //
 // An error is not to be reused as it stands: whatever cache headers the
 // handler set before it failed give way to no-cache, without an ETag or
 // dates (a 404 for an ID the next generation adds must not stay cached
 // for the hour a found record is).
 func writeError(c *gin.Context, status int, msg string) {
+	writeErrorDetails(c, status, msg)
+}
+
+// writeErrorDetails is writeError with details naming what was refused.
+func writeErrorDetails(c *gin.Context, status int, msg string, details ...esierr.Detail) {
 	h := c.Writer.Header()
 	delete(h, "Etag")
 	delete(h, "Expires")
 	delete(h, "Last-Modified")
 	h["Cache-Control"] = cacheControlNoCache
-	c.AbortWithStatusJSON(status, ErrorBody{Error: msg})
+	c.AbortWithStatusJSON(status, esierr.New(status, msg, details...))
 }
 
 // contentTypeJSON is the Content-Type of every JSON answer (shared; see

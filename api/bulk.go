@@ -109,7 +109,7 @@ func decodeBodyArray(body io.Reader, max int) ([]json.RawMessage, error) {
 		return nil, readBodyError(err)
 	}
 	if len(data) > maxBodyBytes {
-		return nil, &bodyError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", maxBodyBytes)}
+		return nil, &bodyError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body is larger than %d bytes", maxBodyBytes)}
 	}
 	if strings.TrimSpace(string(data)) == "" {
 		return nil, errors.New("request body: missing, expected a JSON array")
@@ -198,13 +198,13 @@ func parseIDList(body io.Reader, max int, unique bool, maxID int64) ([]int64, er
 	for i, raw := range items {
 		id, err := strconv.ParseInt(string(raw), 10, 64)
 		if err != nil || id <= 0 {
-			return nil, fmt.Errorf("request body[%d]: must be a positive integer ID, got %s", i, raw)
+			return nil, bodyItemError(i, raw, "must be a positive integer ID, got %s", raw)
 		}
 		if id > maxID {
-			return nil, fmt.Errorf("request body[%d]: failed to coerce value '%d' into type integer (format: int32)", i, id)
+			return nil, bodyItemError(i, raw, "failed to coerce value '%d' into type integer (format: int32)", id)
 		}
 		if unique && seen[id] {
-			return nil, fmt.Errorf("request body[%d]: duplicate ID %d, IDs must be unique", i, id)
+			return nil, bodyItemError(i, raw, "duplicate ID %d, IDs must be unique", id)
 		}
 		seen[id] = true
 		ids[i] = id
@@ -225,22 +225,22 @@ func parseNameList(body io.Reader, max, maxLen int) ([]string, error) {
 	seen := make(map[string]int, len(items))
 	for i, raw := range items {
 		if err := json.Unmarshal(raw, &names[i]); err != nil {
-			return nil, fmt.Errorf("request body[%d]: must be a string, got %s", i, raw)
+			return nil, bodyItemError(i, raw, "must be a string, got %s", raw)
 		}
 		if strings.TrimSpace(names[i]) == "" {
-			return nil, fmt.Errorf("request body[%d]: must not be empty", i)
+			return nil, bodyItemError(i, raw, "must not be empty")
 		}
 		// encoding/json turns invalid UTF-8 and lone surrogate escapes
 		// into U+FFFD silently; no name holds that rune, so a name with
 		// one was garbled on the way and is refused, as the search text is.
 		if !utf8.Valid(raw) || strings.ContainsRune(names[i], utf8.RuneError) {
-			return nil, fmt.Errorf("request body[%d]: must be valid UTF-8 text", i)
+			return nil, bodyItemError(i, raw, "must be valid UTF-8 text")
 		}
 		if n := utf8.RuneCountInString(names[i]); n > maxLen {
-			return nil, fmt.Errorf("request body[%d]: string too long for 'name': %d characters, at most %d", i, n, maxLen)
+			return nil, bodyItemError(i, raw, "string too long for 'name': %d characters, at most %d", n, maxLen)
 		}
 		if j, dup := seen[names[i]]; dup {
-			return nil, fmt.Errorf("request body[%d]: non-unique items for 'names': %q is also body[%d]", i, names[i], j)
+			return nil, bodyItemError(i, raw, "non-unique items for 'names': %q is also body[%d]", names[i], j)
 		}
 		seen[names[i]] = i
 	}

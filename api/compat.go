@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"gds/api/esierr"
 	"gds/api/web"
 )
 
@@ -106,7 +107,7 @@ func (s *server) requestedDate(c *gin.Context) (date time.Time, given, ok bool) 
 		return time.Time{}, true, false
 	} else if present {
 		if raw != "" && raw != q {
-			writeError(c, http.StatusBadRequest, fmt.Sprintf("%s %s and %s %s disagree: send one",
+			badHeader(c, HeaderCompatibilityDate, raw, fmt.Sprintf("%s %s and %s %s disagree: send one",
 				HeaderCompatibilityDate, quote(raw), queryCompatibilityDate, quote(q)))
 			return time.Time{}, true, false
 		}
@@ -117,15 +118,25 @@ func (s *server) requestedDate(c *gin.Context) (date time.Time, given, ok bool) 
 	}
 	day, err := time.Parse(time.DateOnly, raw)
 	if err != nil {
-		writeError(c, http.StatusBadRequest, fmt.Sprintf("%s: %s is not a date YYYY-MM-DD", name, quote(raw)))
+		badDate(c, name, raw, fmt.Sprintf("%s: %s is not a date YYYY-MM-DD", name, quote(raw)))
 		return time.Time{}, true, false
 	}
 	date, err = s.resolveDate(day)
 	if err != nil {
-		writeError(c, http.StatusBadRequest, name+": "+err.Error())
+		badDate(c, name, raw, name+": "+err.Error())
 		return time.Time{}, true, false
 	}
 	return date, true, true
+}
+
+// badDate refuses the compatibility date raw, given as name (the header or
+// the query parameter).
+func badDate(c *gin.Context, name, raw, msg string) {
+	if name == HeaderCompatibilityDate {
+		badHeader(c, name, raw, msg)
+		return
+	}
+	writeErrorDetails(c, http.StatusBadRequest, msg, esierr.Detail{Location: "query." + name, Message: msg, Value: raw})
 }
 
 // inForce is the version of r in force on date: the newest one labelled
@@ -161,16 +172,29 @@ func (s *server) unversioned(versioned, older *Route) gin.HandlerFunc {
 		rg = s.rateGroupOf(versioned)
 	}
 	return func(c *gin.Context) {
+		// The answer depends on the date (and on the tenant, as ESI's
+		// dated interface says), answers without one included: a shared
+		// cache must key on both.
+		h := c.Writer.Header()
+		addVary(h, HeaderCompatibilityDate)
+		addVary(h, HeaderTenant)
 		date, given, ok := s.requestedDate(c)
 		switch {
 		case !ok:
 			return
 		case !given && olderHandler != nil:
+			// The older interface's structures routes keep the spec's
+			// behaviour: answered as they were, without a date.
 			olderHandler(c)
 			return
 		case !given:
-			writeError(c, http.StatusNotFound, "Not found: name a version prefix (/latest/) or send "+HeaderCompatibilityDate)
-			return
+			// As ESI does today: no date is the oldest listed one.
+			dates := s.compatDates()
+			if len(dates) == 0 {
+				writeError(c, http.StatusNotFound, "Not found: name a version prefix (/latest/) or send "+HeaderCompatibilityDate)
+				return
+			}
+			date = dates[0]
 		}
 		day := date.Format(time.DateOnly)
 		c.Header(HeaderCompatibilityDate, day)
@@ -225,7 +249,7 @@ func (s *server) registerUnversioned(e *gin.Engine) {
 // datasource parameter, on every route.
 func tenant(c *gin.Context) {
 	if t := c.GetHeader(HeaderTenant); t != "" && t != Datasource {
-		writeError(c, http.StatusBadRequest, fmt.Sprintf("%s: %s is not a tenant here; the only one is %s",
+		badHeader(c, HeaderTenant, t, fmt.Sprintf("%s: %s is not a tenant here; the only one is %s",
 			HeaderTenant, quote(t), Datasource))
 		return
 	}

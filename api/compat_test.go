@@ -78,7 +78,7 @@ func TestCompatibilityDateAddressing(t *testing.T) {
 		{"header and query disagree", "GET", "/search/?search=jita&categories=character&compatibility_date=2026-06-11", "", date("2026-06-12"), 400, "", "", 0},
 		{"no date: older interface removed", "GET", structuresPathA, "", read, 404, "", "", 0},
 		{"no date, no slash", "GET", noSlash, "", read, 404, "", "", 0},
-		{"no date: search", "GET", "/search/?search=jita&categories=character", "", nil, 404, "", "", 0},
+		{"no date: search, on the oldest date", "GET", "/search/?search=jita&categories=character", "", nil, 200, "2017-01-01", "", 0},
 		{"prefixed ignores the date", "GET", "/v1" + structuresPathA, "", with(read, date("2026-06-11")), 200, "", WarningDeprecated, shapeV1Empty},
 	} {
 		rec := ts.do(tc.method, tc.path, strings.NewReader(tc.body), tc.headers...)
@@ -175,6 +175,30 @@ func TestTenant(t *testing.T) {
 		}
 		if rec.Code == 400 {
 			errorOf(t, rec)
+		}
+	}
+}
+
+// An unprefixed answer depends on the compatibility date and the tenant:
+// Vary names them with the other headers that change it, in one line
+// (a cache that reads one Vary line must see them all); a prefixed one
+// does not depend on either.
+func TestDatedAnswersVary(t *testing.T) {
+	ts := newTestServer(t, searchRecords())
+	for _, tc := range []struct {
+		path    string
+		headers []string
+		want    string
+	}{
+		{"/search/?search=jita&categories=character", []string{HeaderCompatibilityDate, "2020-01-01"},
+			"Accept-Encoding, Accept-Language, X-Compatibility-Date, X-Tenant"},
+		{"/search?search=ji&categories=character", nil, "Accept-Encoding, X-Compatibility-Date, X-Tenant"},
+		{"/meta/openapi.json", nil, "Accept-Encoding, X-Compatibility-Date"},
+		{"/latest/search/?search=jita&categories=character", nil, "Accept-Encoding, Accept-Language"},
+	} {
+		rec := ts.do(http.MethodGet, tc.path, nil, tc.headers...)
+		if got := rec.Header().Values("Vary"); len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%s %v: %d, Vary %q, want %q", tc.path, tc.headers, rec.Code, got, tc.want)
 		}
 	}
 }

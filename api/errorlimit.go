@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"gds/api/clientip"
+	"gds/api/esierr"
 	"gds/api/ratelimit"
 )
 
@@ -222,7 +222,7 @@ func writeErrorLimited(c *gin.Context, msg string) {
 	}
 	defer conn.Close()
 	c.Abort()
-	body, _ := json.Marshal(ErrorBody{Error: msg})
+	body := esierr.JSON(StatusErrorLimited, msg)
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	h.Set("Date", time.Now().UTC().Format(http.TimeFormat))

@@ -47,24 +47,71 @@ func compress(c *gin.Context) {
 	finished = true
 }
 
-// addVary adds v to h's Vary values, using the shared lists (see cache.go)
-// for the two every search answer has.
+// addVary adds v to h's Vary header. The value is one line naming every
+// header ("Accept-Encoding, Accept-Language, X-Compatibility-Date"): some
+// caches read only one Vary line (nginx before 1.23 takes the last), and
+// a cache that missed a name would hand one variant to every client.
+// The lines of the headers the API varies on are made once (see cache.go).
 func addVary(h http.Header, v string) {
 	old := h["Vary"]
+	set := 0
+	if len(old) > 0 {
+		set = varySetOf(old)
+	}
+	bit := varyBit(v)
 	switch {
-	case len(old) == 0 && v == "Accept-Encoding":
-		h["Vary"] = varyEncoding
-	case len(old) == 1 && old[0] == "Accept-Encoding" && v == "Accept-Language":
-		h["Vary"] = varyEncodingLanguage
-	default:
+	case len(old) > 1:
 		h["Vary"] = append(old[:len(old):len(old)], v)
+	case set >= 0 && bit != 0:
+		h["Vary"] = varyLines[set|bit]
+	case len(old) == 1:
+		h["Vary"] = []string{old[0] + ", " + v}
+	default:
+		h["Vary"] = []string{v}
 	}
 }
 
-var (
-	varyEncoding         = []string{"Accept-Encoding"}
-	varyEncodingLanguage = []string{"Accept-Encoding", "Accept-Language"}
-)
+// varyNames are the headers the API's answers vary on, in the order a
+// Vary line names them.
+var varyNames = [...]string{"Accept-Encoding", "Accept-Language", HeaderCompatibilityDate, HeaderTenant}
+
+// varyLines holds the Vary line of every set of varyNames, by bit set.
+var varyLines = func() [1 << len(varyNames)][]string {
+	var out [1 << len(varyNames)][]string
+	for set := 1; set < len(out); set++ {
+		var names []string
+		for i, n := range varyNames {
+			if set&(1<<i) != 0 {
+				names = append(names, n)
+			}
+		}
+		out[set] = []string{strings.Join(names, ", ")}
+	}
+	return out
+}()
+
+func varyBit(v string) int {
+	for i, n := range varyNames {
+		if n == v {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+// varySetOf is the bit set whose shared line line is, or -1 for a line
+// made elsewhere.
+func varySetOf(line []string) int {
+	if len(line) != 1 {
+		return -1
+	}
+	for set, l := range varyLines {
+		if set > 0 && &l[0] == &line[0] {
+			return set
+		}
+	}
+	return -1
+}
 
 // acceptsGzip reports whether Accept-Encoding lists gzip (or *) with a
 // non-zero q-value.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
@@ -172,6 +173,11 @@ func errorOf(t testing.TB, rec *httptest.ResponseRecorder) string {
 	decodeJSON(t, rec, &b)
 	if b.Error == "" {
 		t.Fatalf("status %d body %q: no error message", rec.Code, rec.Body.String())
+	}
+	// ESI 2026's body: error first (older clients read it as before),
+	// then the status the answer has.
+	if !bytes.HasPrefix(rec.Body.Bytes(), []byte(`{"error":`)) || b.Status != rec.Code {
+		t.Fatalf("status %d body %q: not {\"error\", \"status\": %d}", rec.Code, rec.Body.String(), rec.Code)
 	}
 	return b.Error
 }

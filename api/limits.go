@@ -1,13 +1,18 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
+
+	"gds/api/esierr"
 )
 
 // defaultMaxRequestBytes bounds the request line with headers, and the
@@ -48,14 +53,27 @@ func headerBytes(r *http.Request) int64 {
 	return int64(n)
 }
 
-// bodyError is a request body that could not be read, with the status
-// that says why.
+// bodyError is a request body that could not be read or was refused,
+// with the status that says why and, for one item, where it is
+// ("body[3]") and what it held.
 type bodyError struct {
-	status int
-	msg    string
+	status   int
+	msg      string
+	location string
+	value    any
 }
 
 func (e *bodyError) Error() string { return e.msg }
+
+// bodyItemError refuses item i of a JSON array body, raw.
+func bodyItemError(i int, raw json.RawMessage, format string, args ...any) error {
+	var value any = raw
+	if !utf8.Valid(raw) {
+		value = string(raw) // encoded with U+FFFD, as JSON must be
+	}
+	return &bodyError{status: http.StatusBadRequest, msg: fmt.Sprintf("request body[%d]: ", i) + fmt.Sprintf(format, args...),
+		location: fmt.Sprintf("body[%d]", i), value: value}
+}
 
 // readBodyError names a failure to read a request body without the
 // connection's details (socket addresses): too large (413), too slow
@@ -65,21 +83,38 @@ func readBodyError(err error) error {
 	var ne net.Error
 	switch {
 	case errors.As(err, &mb):
-		return &bodyError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", mb.Limit)}
+		return &bodyError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body is larger than %d bytes", mb.Limit)}
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return &bodyError{http.StatusRequestTimeout, "request body: not received in time"}
+		return &bodyError{status: http.StatusRequestTimeout, msg: "request body: not received in time"}
 	default:
-		return &bodyError{http.StatusBadRequest, "request body: the connection ended before the body did"}
+		return &bodyError{status: http.StatusBadRequest, msg: "request body: the connection ended before the body did"}
 	}
 }
 
 // writeBodyError answers a request whose body was refused: the status
-// bodyError gives, else 400.
+// bodyError gives, else 400, with a detail naming where in the body
+// ("body", "body[3]", "body[3].day") as the message does.
 func writeBodyError(c *gin.Context, err error) {
 	status := http.StatusBadRequest
+	msg := err.Error()
+	d := esierr.Detail{Location: "body", Message: msg}
 	var be *bodyError
 	if errors.As(err, &be) {
 		status = be.status
+		if be.location != "" {
+			d.Location, d.Value = be.location, be.value
+		}
 	}
-	writeError(c, status, err.Error())
+	if d.Location == "body" {
+		// "request body[3].day: missing" is at body[3].day.
+		if rest, ok := strings.CutPrefix(msg, "request body"); ok {
+			if at, _, found := strings.Cut(rest, ":"); found && !strings.ContainsAny(at, " ") {
+				d.Location += at
+			}
+		}
+	}
+	if _, m, ok := strings.Cut(d.Message, ": "); ok && strings.HasPrefix(d.Message, "request body") {
+		d.Message = m
+	}
+	writeErrorDetails(c, status, msg, d)
 }

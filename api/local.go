@@ -101,7 +101,7 @@ func ParseLocal(contentType string, body io.Reader) ([]string, error) {
 		return nil, readBodyError(err)
 	}
 	if len(data) > maxBodyBytes {
-		return nil, &bodyError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", maxBodyBytes)}
+		return nil, &bodyError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body is larger than %d bytes", maxBodyBytes)}
 	}
 	switch {
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
@@ -113,8 +113,8 @@ func ParseLocal(contentType string, body io.Reader) ([]string, error) {
 		}
 		return localText(data)
 	}
-	return nil, &bodyError{http.StatusUnsupportedMediaType,
-		fmt.Sprintf("Content-Type: %s is not text/plain (one name a line) or application/json (an array of names)", mt)}
+	return nil, &bodyError{status: http.StatusUnsupportedMediaType,
+		msg: fmt.Sprintf("Content-Type: %s is not text/plain (one name a line) or application/json (an array of names)", mt), location: "header.Content-Type", value: mt}
 }
 
 // localText splits a text body into its names (query.LocalLines).

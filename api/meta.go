@@ -23,8 +23,10 @@ func (s *server) registerMeta(e *gin.Engine) {
 	// Unprefixed, the Swagger document is latest's, as generic clients
 	// load it with basePath /latest.
 	e.GET("/swagger.json", s.swagger("latest"))
-	e.GET("/meta/openapi.json", s.openAPIDated)
+	e.GET("/meta/openapi.json", s.openAPIDated(openAPI31))
+	e.GET("/meta/openapi-3.0.json", s.openAPIDated(openAPI30))
 	e.GET("/status.json", s.status())
+	e.GET("/meta/status", s.metaStatus())
 	s.registerCompatMeta(e)
 }
 
@@ -39,23 +41,27 @@ func (s *server) swagger(prefix string) gin.HandlerFunc {
 func (s *server) openAPIPrefix(prefix string) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		now := s.now()
-		c.JSON(http.StatusOK, s.openAPIDoc(s.opsForPrefix(prefix, now), "/"+prefix, prefix, s.docDate(now), false))
+		c.JSON(http.StatusOK, s.openAPIDoc(s.opsForPrefix(prefix, now), "/"+prefix, prefix, s.docDate(now), false, openAPI30))
 	}
 }
 
-// openAPIDated answers the OpenAPI 3 document of the unprefixed routes on
-// the request's compatibility date (default: today).
-func (s *server) openAPIDated(c *gin.Context) {
-	date, given, ok := s.requestedDate(c)
-	if !ok {
-		return
+// openAPIDated answers the OpenAPI document (openapi: 3.1 or 3.0) of the
+// unprefixed routes on the request's compatibility date (default:
+// today), as ESI's /meta/openapi.json: info.version is the date.
+func (s *server) openAPIDated(openapi string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		addVary(c.Writer.Header(), HeaderCompatibilityDate)
+		date, given, ok := s.requestedDate(c)
+		if !ok {
+			return
+		}
+		if !given {
+			date = s.docDate(s.now())
+		}
+		day := date.Format(time.DateOnly)
+		c.Header(HeaderCompatibilityDate, day)
+		c.JSON(http.StatusOK, s.openAPIDoc(s.opsForDate(date), "", day, date, true, openapi))
 	}
-	if !given {
-		date = s.docDate(s.now())
-	}
-	day := date.Format(time.DateOnly)
-	c.Header(HeaderCompatibilityDate, day)
-	c.JSON(http.StatusOK, s.openAPIDoc(s.opsForDate(date), "", day, date, true))
 }
 
 // RouteStatus is one entry of status.json, as ESI publishes it.

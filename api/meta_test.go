@@ -297,12 +297,17 @@ func TestSwaggerBodyIsJSONObject(t *testing.T) {
 	ts := newTestServer(t, indexertest.Records{})
 	for path, want := range map[string][2]string{
 		"/latest/swagger.json": {"swagger", "2.0"}, "/swagger.json": {"swagger", "2.0"},
-		"/latest/openapi.json": {"openapi", "3.0.3"}, "/meta/openapi.json": {"openapi", "3.0.3"},
+		"/latest/openapi.json": {"openapi", "3.0.3"}, "/meta/openapi.json": {"openapi", "3.1.0"},
+		"/meta/openapi-3.0.json": {"openapi", "3.0.3"},
 	} {
 		rec := ts.do(http.MethodGet, path, nil)
 		var doc map[string]any
 		decodeJSON(t, rec, &doc)
-		if doc[want[0]] != want[1] || !bytes.Contains(rec.Body.Bytes(), []byte(`"/universe/types/{type_id}/"`)) {
+		typePath := `"/universe/types/{type_id}/"`
+		if strings.HasPrefix(path, "/meta/") {
+			typePath = `"/universe/types/{type_id}"` // ESI 2025's paths
+		}
+		if doc[want[0]] != want[1] || !bytes.Contains(rec.Body.Bytes(), []byte(typePath)) {
 			t.Errorf("%s: %s %v, want %s and the type lookup", path, want[0], doc[want[0]], want[1])
 		}
 	}

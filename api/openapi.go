@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"gds/api/esierr"
 	"gds/query"
 )
 
@@ -76,8 +77,20 @@ var (
 	factionSchema       = schemaOf(factionResponse{})
 	structureV1Schema   = schemaOf(structureV1{})
 	structureV2Schema   = schemaOf(structureV2{})
-	errorSchema         = schemaOf(ErrorBody{})
+	errorSchema         = errorBodySchema("#/components/schemas/")
+	errorSchema2        = errorBodySchema("#/definitions/")
+	errorDetailSchema   = schemaOf(esierr.Detail{})
 )
+
+// errorBodySchema is ESI 2025's Error: error required (and first), status
+// and details beside it, each detail an ErrorDetail.
+func errorBodySchema(refs string) map[string]any {
+	s := schemaOf(ErrorBody{})
+	props := s["properties"].(map[string]any)
+	props["details"] = map[string]any{"type": "array", "description": "List of individual issues.",
+		"items": map[string]any{"$ref": refs + "ErrorDetail"}}
+	return s
+}
 
 // idsSchema is POST /universe/ids/'s answer: a map whose keys are the
 // categories' plural names (idsKeys), each an array of idName.

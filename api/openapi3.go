@@ -8,17 +8,32 @@ import (
 	"time"
 )
 
-// openAPIDoc is the OpenAPI 3.0 document of ops: every path under server
-// ("/latest", or "" for unprefixed paths addressed by compatibility date),
-// labelled version, describing the API on date; dated documents the
-// X-Compatibility-Date header.
-func (s *server) openAPIDoc(ops []specOp, server, version string, date time.Time, dated bool) map[string]any {
+// OpenAPI versions of the documents: /meta/openapi.json is 3.1, as ESI
+// serves it; /meta/openapi-3.0.json and the prefixed openapi.json are 3.0.
+const (
+	openAPI30 = "3.0.3"
+	openAPI31 = "3.1.0"
+)
+
+// openAPIDoc is the OpenAPI document (openapi, 3.0 or 3.1) of ops: every
+// path under server ("/latest", or "" for unprefixed paths addressed by
+// compatibility date), labelled version, describing the API on date.
+// Dated documents are ESI 2025's: the X-Compatibility-Date header, paths
+// without the trailing slash and ESI's PascalCase operation IDs
+// (GetCharactersCharacterIdSearch); prefixed ones keep the 2018 names.
+// Both are the same JSON in 3.0 and 3.1: no schema uses what the two
+// spell differently (nullable, exclusive bounds, example).
+func (s *server) openAPIDoc(ops []specOp, server, version string, date time.Time, dated bool, openapi string) map[string]any {
 	paths := map[string]any{}
 	for _, op := range ops {
-		item, _ := paths[op.r.Path].(map[string]any)
+		path := op.r.Path
+		if dated {
+			path = esiPath(path)
+		}
+		item, _ := paths[path].(map[string]any)
 		if item == nil {
 			item = map[string]any{}
-			paths[op.r.Path] = item
+			paths[path] = item
 		}
 		item[strings.ToLower(op.r.Method)] = s.operation3(op, date, dated)
 	}
@@ -26,7 +41,7 @@ func (s *server) openAPIDoc(ops []specOp, server, version string, date time.Time
 		server = "/"
 	}
 	return map[string]any{
-		"openapi": "3.0.3",
+		"openapi": openapi,
 		"info": map[string]any{
 			"title":   "Game Data Service",
 			"version": version,
@@ -37,7 +52,7 @@ func (s *server) openAPIDoc(ops []specOp, server, version string, date time.Time
 		"servers":              []any{map[string]any{"url": server}},
 		"paths":                paths,
 		"components": map[string]any{
-			"schemas":    map[string]any{"Error": errorSchema},
+			"schemas":    map[string]any{"Error": errorSchema, "ErrorDetail": errorDetailSchema},
 			"parameters": sharedParams3(dated),
 			"headers":    sharedHeaders3(),
 			"responses":  sharedResponses3(dated),
@@ -58,6 +73,9 @@ func (s *server) openAPIDoc(ops []specOp, server, version string, date time.Time
 // operation3 is one route version's OpenAPI 3 operation.
 func (s *server) operation3(op specOp, date time.Time, dated bool) map[string]any {
 	out := s.operationCommon(op, date, s.responses3(op, dated))
+	if dated {
+		out["operationId"] = esiOperationID(op.r)
+	}
 	var params []any
 	for _, p := range op.params(dated) {
 		if p.In == "body" {

@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"golang.org/x/text/language"
 
+	"gds/api/esierr"
 	"gds/query"
 	"gds/snapshots"
 )
@@ -252,8 +253,12 @@ func parseSearchText(c *gin.Context) (string, bool) {
 // parseCategories reads the required categories parameter: a
 // comma-separated list of distinct names from allowed. It returns them in
 // allowed's order, so two spellings of one request are one request.
+//
+// ESI's 2025 document declares the list exploded (categories=a&categories=b,
+// what clients generated from it send), its older documents
+// comma-separated: both are read, and mixed.
 func parseCategories(c *gin.Context, allowed []snapshots.Category) ([]snapshots.Category, bool) {
-	raw, present, ok := queryParam(c, "categories")
+	raw, present, ok := queryListParam(c, "categories")
 	if !ok {
 		return nil, false
 	}
@@ -330,9 +335,41 @@ func queryParam(c *gin.Context, name string) (value string, present, ok bool) {
 	return "", false, false
 }
 
-// badParam writes the 400 for parameter name.
+// queryListParam is queryParam for a list parameter that may be given
+// more than once: the values joined with commas.
+func queryListParam(c *gin.Context, name string) (value string, present, ok bool) {
+	raw := c.Request.URL.RawQuery
+	if err := queryError(raw); err != nil {
+		badParam(c, "query string", "%v", err)
+		return "", false, false
+	}
+	value, n := lookupQuery(raw, name)
+	if n <= 1 {
+		return value, n == 1, true
+	}
+	return strings.Join(lookupQueryAll(raw, name), ","), true, true
+}
+
+// badParam writes the 400 for parameter name, with a detail saying where
+// it was (the path, else the query string) and what it held.
 func badParam(c *gin.Context, name, format string, args ...any) {
-	writeError(c, http.StatusBadRequest, name+": "+fmt.Sprintf(format, args...))
+	why := fmt.Sprintf(format, args...)
+	d := esierr.Detail{Location: "query." + name, Message: why}
+	switch raw := c.Request.URL.RawQuery; {
+	case c.Param(name) != "":
+		d.Location, d.Value = "path."+name, c.Param(name)
+	case name == "query string":
+		d.Location, d.Value = "query", raw
+	default:
+		d.Value, _ = lookupQuery(raw, name)
+	}
+	writeErrorDetails(c, http.StatusBadRequest, name+": "+why, d)
+}
+
+// badHeader writes the 400 for header name (its value raw).
+func badHeader(c *gin.Context, name, raw, msg string) {
+	writeErrorDetails(c, http.StatusBadRequest, msg,
+		esierr.Detail{Location: "header." + name, Message: msg, Value: raw})
 }
 
 // maxQuoted bounds how much of a client's value an error message echoes.

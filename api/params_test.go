@@ -199,7 +199,8 @@ func TestOneErrorPerRequest(t *testing.T) {
 	if _, ok := parseSearchRequest(c, publicCategories); ok {
 		t.Fatal("accepted")
 	}
-	if got := rec.Body.String(); got != `{"error":"search: must be at least 3 characters"}` {
+	if got := rec.Body.String(); got != `{"error":"search: must be at least 3 characters","status":400,`+
+		`"details":[{"location":"query.search","message":"must be at least 3 characters","value":"a"}]}` {
 		t.Errorf("body %s", got)
 	}
 }

@@ -33,6 +33,8 @@ const (
 	RateGroupCorpDetail = "corp-detail"
 	// RateGroupCorpStructure is the corporation structures routes.
 	RateGroupCorpStructure = "corp-structure"
+	// RateGroupMeta is GET /meta/status: per client IP, as ESI's.
+	RateGroupMeta = "meta"
 )
 
 // rateLimitGroups are the default budgets of the groups; gds serve
@@ -53,6 +55,8 @@ var rateLimitGroups = map[string]ratelimit.Limit{
 	RateGroupCharDetail:    {MaxTokens: 600, Window: 15 * time.Minute},
 	RateGroupCorpDetail:    {MaxTokens: 600, Window: 15 * time.Minute},
 	RateGroupCorpStructure: {MaxTokens: 600, Window: 15 * time.Minute},
+	// ESI's budget of its meta group.
+	RateGroupMeta: {MaxTokens: 150, Window: 15 * time.Minute},
 }
 
 // RateLimitGroups returns the default budget of every rate-limit group
@@ -122,8 +126,9 @@ func (s *server) newLimiter() *ratelimit.Limiter {
 		return nil
 	}
 	groups := map[string]ratelimit.Limit{}
-	for i := range s.routes {
-		if g, l, ok := s.rateLimit(&s.routes[i]); ok {
+	// The table's routes, and /meta/status outside it.
+	for _, r := range append(s.routes[:len(s.routes):len(s.routes)], metaStatusRoute) {
+		if g, l, ok := s.rateLimit(&r); ok {
 			groups[g] = l
 		}
 	}

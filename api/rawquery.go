@@ -78,6 +78,20 @@ func lookupQuery(q, name string) (value string, n int) {
 	return value, n
 }
 
+// lookupQueryAll returns the unescaped values of every parameter named
+// name in the well-formed query string q, in order.
+func lookupQueryAll(q, name string) []string {
+	var out []string
+	for piece := range strings.SplitSeq(q, "&") {
+		key, v, _ := strings.Cut(piece, "=")
+		if piece != "" && queryKeyIs(key, name) {
+			v, _ = url.QueryUnescape(v) // well formed: no error
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // queryKeyIs reports whether the raw key names name once unescaped; only
 // a key with escapes or '+' is unescaped to find out.
 func queryKeyIs(key, name string) bool {

@@ -336,6 +336,7 @@ func (s *server) table() []Route {
 	var t []Route
 	t = append(t, s.searchRoutes()...)
 	t = append(t, s.lookupRoutes()...)
+	t = append(t, s.affiliationRoute())
 	t = append(t, s.structureRoutes()...)
 	t = append(t, s.olderRoutes()...)
 	t = append(t, s.documentRoutes()...)

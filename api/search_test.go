@@ -80,6 +80,9 @@ func TestSearchAnswers(t *testing.T) {
 		{"only categories with matches, in canonical order", "/v2/search/?search=jita&categories=solar_system,inventory_type,character", nil,
 			`{"character":[2112000004,2112000001,2112000002],"solar_system":[30000142]}`},
 		{"nothing matches", "/v2/search/?search=zzzz&categories=character,region", nil, `{}`},
+		// As clients generated from ESI's 2025 document send the list.
+		{"categories exploded", "/v2/search/?search=jita&categories=solar_system&categories=inventory_type&categories=character", nil,
+			`{"character":[2112000004,2112000001,2112000002],"solar_system":[30000142]}`},
 		{"text is trimmed", "/v2/search/?search=%20%20amarr%20&categories=solar_system&strict=true", nil,
 			`{"solar_system":[30002187]}`},
 		{"explicit datasource", "/v2/search/?search=amarr&categories=solar_system&datasource=tranquility", nil,
@@ -157,7 +160,7 @@ func TestSearchParameterErrors(t *testing.T) {
 		{"categories repeated", "search=jita&categories=character,region,character", `categories: "character" is given more than once`},
 		{"categories too many", "search=jita&categories=" + strings.Repeat("agent,", 10) + "agent", "categories: at most 10 categories, got 11"},
 		{"structure is not public", "search=jita&categories=structure", `categories: "structure" is not one of ` + publicList},
-		{"categories twice", "search=jita&categories=agent&categories=region", "categories: given 2 times, send it once"},
+		{"categories exploded, one twice", "search=jita&categories=agent&categories=region,agent", `categories: "agent" is given more than once`},
 		{"strict not a boolean", "search=jita&categories=character&strict=yes", `strict: must be true or false, got "yes"`},
 		{"strict capitalized", "search=jita&categories=character&strict=True", `strict: must be true or false, got "True"`},
 		{"strict empty", "search=jita&categories=character&strict=", `strict: must be true or false, got ""`},
@@ -326,7 +329,8 @@ func TestSearchVersions(t *testing.T) {
 		{"/legacy/search/?search=jita&categories=character", 200},
 		{"/dev/search/?search=jita&categories=character", 200},
 		{"/dev/characters/2112000001/search/?search=jita&categories=character", 200},
-		{"/search/?search=jita&categories=character", 404},
+		// Unprefixed without a date: the oldest listed date, as ESI.
+		{"/search/?search=jita&categories=character", 200},
 		{"/v3/characters/2112000001/search/?search=jita&categories=character", 200},
 		{"/latest/characters/2112000001/search/?search=jita&categories=character", 200},
 		{"/v2/characters/2112000001/search/?search=jita&categories=character", 404},

@@ -93,6 +93,34 @@ func operationID(r *Route) string {
 	return strings.ToLower(r.Method) + "_" + strings.Join(words, "_")
 }
 
+// esiOperationID is ESI 2025's: the method and the path's words in
+// PascalCase, e.g. GetCharactersCharacterIdSearch, PostUniverseIds, but
+// for the operations ESI names otherwise (esiOperationNames).
+func esiOperationID(r *Route) string {
+	if id, ok := esiOperationNames[r.Method+" "+r.Path]; ok {
+		return id
+	}
+	var b strings.Builder
+	word := func(w string) {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + strings.ToLower(w[1:]))
+		}
+	}
+	word(r.Method)
+	for _, seg := range strings.Split(r.Path, "/") {
+		for _, w := range strings.Split(strings.Trim(seg, "{}"), "_") {
+			word(w)
+		}
+	}
+	return b.String()
+}
+
+// esiOperationNames are ESI 2025's operation IDs that do not follow the
+// path (its document of 2026-08-18; make esi-check compares them all).
+var esiOperationNames = map[string]string{
+	"GET /characters/{character_id}/": "GetCharactersDetail",
+}
+
 // hasParam reports whether the route version declares a parameter.
 func (op specOp) hasParam(name string) bool {
 	return slices.ContainsFunc(op.doc.Params, func(p Param) bool { return p.Name == name })

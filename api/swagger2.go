@@ -40,7 +40,7 @@ func (s *server) swaggerDoc(prefix string, at time.Time) map[string]any {
 		"produces":             []string{"application/json"},
 		"x-compatibility-date": date.Format(time.DateOnly),
 		"paths":                paths,
-		"definitions":          map[string]any{"Error": errorSchema},
+		"definitions":          map[string]any{"Error": errorSchema2, "ErrorDetail": errorDetailSchema},
 		"parameters":           sharedParams2(),
 		"responses":            sharedResponses2(),
 		"securityDefinitions": map[string]any{

@@ -86,9 +86,9 @@ func TestSwagger2EveryPrefixValidates(t *testing.T) {
 	ts := newTestServer(t, structureFixture(), released(false))
 	ts.setNow(testRelease.AddDate(0, 1, 0))
 	for _, date := range []string{"", "2017-01-01", "2026-06-11", "2026-06-25"} {
-		rec := ts.do(http.MethodGet, "/meta/openapi.json?compatibility_date="+date, nil)
+		rec := ts.do(http.MethodGet, "/meta/openapi-3.0.json?compatibility_date="+date, nil)
 		if date == "" {
-			rec = ts.do(http.MethodGet, "/meta/openapi.json", nil)
+			rec = ts.do(http.MethodGet, "/meta/openapi-3.0.json", nil)
 		}
 		doc, err := openapi3.NewLoader().LoadFromData(rec.Body.Bytes())
 		if err != nil || rec.Code != http.StatusOK {
@@ -150,7 +150,7 @@ func TestSwagger2Shape(t *testing.T) {
 	rec := ts.do(http.MethodGet, "/meta/openapi.json", nil)
 	var oas map[string]any
 	decodeJSON(t, rec, &oas)
-	op := oas["paths"].(map[string]any)["/search/"].(map[string]any)["get"].(map[string]any)
+	op := oas["paths"].(map[string]any)["/search"].(map[string]any)["get"].(map[string]any)
 	rl, _ := op["x-rate-limit"].(map[string]any)
 	if op["x-compatibility-date"] != "2026-06-25" || rl["group"] == nil || rl["window-size"] == nil || rl["max-tokens"] == nil {
 		t.Errorf("get_search: x-compatibility-date %v, x-rate-limit %v", op["x-compatibility-date"], op["x-rate-limit"])

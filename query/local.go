@@ -103,7 +103,7 @@ func (v *View) LocalOf(ids []int64) (Local, error) {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	out := Local{Unknown: []string{}}
 	var err error
-	if out.Characters, err = v.Affiliations(ids); err != nil {
+	if out.Characters, err = v.localCharacters(ids); err != nil {
 		return Local{}, err
 	}
 	if out.Corporations, out.Alliances, err = v.groups(out.Characters); err != nil {
@@ -159,12 +159,12 @@ func compactStable(list []string) []string {
 	return out
 }
 
-// Affiliations returns the characters with the given IDs, each with its
+// localCharacters returns the characters with the given IDs, each with its
 // name as the record spells it and its corporation, alliance and faction,
 // in the order of ids; IDs of no character are left out. A long list is
 // read by one goroutine per processor: each record is a block of the store
 // to decompress, nearly all of a local's work.
-func (v *View) Affiliations(ids []int64) ([]LocalCharacter, error) {
+func (v *View) localCharacters(ids []int64) ([]LocalCharacter, error) {
 	out := make([]LocalCharacter, len(ids))
 	s := v.g.Store(snapshots.Characters)
 	if s == nil {
@@ -193,7 +193,7 @@ func (v *View) Affiliations(ids []int64) ([]LocalCharacter, error) {
 	return slices.DeleteFunc(out, func(c LocalCharacter) bool { return c.CharacterID == 0 }), nil
 }
 
-// parallelReads is the fewest records one goroutine of Affiliations reads.
+// parallelReads is the fewest records one goroutine of localCharacters reads.
 const parallelReads = 64
 
 // readAffiliations reads the records of ids into out (same length).

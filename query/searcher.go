@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -17,6 +18,9 @@ import (
 type Searcher struct {
 	m    *indexer.Manager
 	dirs localDirs
+	// factions remembers corporations' factions for the live generation
+	// (affiliation.go).
+	factions atomic.Pointer[factionMemo]
 }
 
 // New returns a Searcher over m's live generation.
@@ -26,7 +30,7 @@ func New(m *indexer.Manager) *Searcher { return &Searcher{m: m} }
 // search and the lookups that follow it). Close releases it.
 type View struct {
 	g *indexer.Generation
-	s *Searcher
+	s *Searcher // nil for a view made without one (tests)
 }
 
 // View pins the live generation, or fails with ErrNotReady.

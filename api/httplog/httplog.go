@@ -21,6 +21,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"gds/api/clientip"
+	"gds/api/esierr"
 )
 
 // RequestIDHeader carries the request ID in and out.
@@ -249,7 +250,7 @@ func Recover(log zerolog.Logger) gin.HandlerFunc {
 	return gin.CustomRecoveryWithWriter(nil, func(c *gin.Context, err any) {
 		log.Error().Interface("panic", err).Str("request_id", RequestID(c)).
 			Str("path", RedactURL(c.Request.URL)).Msg("handler panicked")
-		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "Internal error"})
+		c.AbortWithStatusJSON(http.StatusInternalServerError, esierr.New(http.StatusInternalServerError, "Internal error"))
 	})
 }
 
@@ -261,7 +262,7 @@ func BodyLimit(n int64) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if c.Request.ContentLength > n {
 			c.AbortWithStatusJSON(http.StatusRequestEntityTooLarge,
-				gin.H{"error": fmt.Sprintf("Request body is larger than %d bytes", n)})
+				esierr.New(http.StatusRequestEntityTooLarge, fmt.Sprintf("Request body is larger than %d bytes", n)))
 			return
 		}
 		if c.Request.Body != nil && c.Request.Body != http.NoBody {

@@ -2,10 +2,11 @@ package httplog
 
 import (
 	"bytes"
-	"encoding/json"
 	"net"
 	"net/http"
 	"strconv"
+
+	"gds/api/esierr"
 )
 
 // RejectFunc is told of an answer net/http gave by itself (remote is the
@@ -16,7 +17,7 @@ type RejectFunc func(remote string, status int) (int, http.Header)
 // JSONErrors wraps ln so that the answers net/http writes on its own,
 // before any handler runs (431 for a header block over the server's
 // MaxHeaderBytes, 400 for a malformed request, 501 for an unknown
-// transfer encoding), are {"error": ...} like every other answer.
+// transfer encoding), are {"error": ..., "status": ...} like every other answer.
 // reject, when set, is told of each.
 func JSONErrors(ln net.Listener, reject RejectFunc) net.Listener {
 	return &jsonErrListener{Listener: ln, reject: reject}
@@ -71,9 +72,7 @@ func (c *jsonErrConn) Write(b []byte) (int, error) {
 			}
 		}
 	}
-	body, _ := json.Marshal(struct {
-		Error string `json:"error"`
-	}{msg})
+	body := esierr.JSON(status, msg)
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Connection", "close")
 	h.Set("Content-Length", strconv.Itoa(len(body)))

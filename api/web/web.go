@@ -24,6 +24,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/rs/zerolog"
 
+	"gds/api/esierr"
 	"gds/query"
 )
 
@@ -172,7 +173,7 @@ func securityHeaders(h http.Header) {
 func (h *Handler) serveAsset(c *gin.Context) {
 	a, ok := h.assets[strings.TrimPrefix(c.Param("name"), "/")]
 	if !ok {
-		c.AbortWithStatusJSON(http.StatusNotFound, gin.H{"error": "Not found"})
+		c.AbortWithStatusJSON(http.StatusNotFound, esierr.New(http.StatusNotFound, "Not found"))
 		return
 	}
 	hdr := c.Writer.Header()
@@ -219,7 +220,7 @@ func (h *Handler) html(c *gin.Context, t *template.Template, data any, status, r
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, data); err != nil {
 		h.d.Logger.Error().Err(err).Str("template", t.Name()).Msg("rendering the search page")
-		c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "Internal error"})
+		c.AbortWithStatusJSON(http.StatusInternalServerError, esierr.New(http.StatusInternalServerError, "Internal error"))
 		return
 	}
 	hdr := c.Writer.Header()

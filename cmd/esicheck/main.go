@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -27,6 +28,8 @@ func main() {
 	flag.StringVar(&o.bin, "bin", "bin/gds", "the gds binary to check")
 	flag.StringVar(&o.snapshot, "snapshot", "snapshots/sample", "snapshot with players to serve")
 	flag.StringVar(&o.swagger, "swagger", "../shared/esi/esi-swagger-2021-06.json", "ESI's Swagger 2.0 document")
+	flag.StringVar(&o.openapi, "openapi", "../shared/esi/esi-openapi-2026-08-18.json",
+		"ESI's OpenAPI 3 document of a compatibility date, checked on unprefixed paths with that date (\"\": none)")
 	flag.BoolVar(&o.verbose, "v", false, "print every call, not only violations")
 	flag.Parse()
 	failed, err := run(o)
@@ -40,8 +43,8 @@ func main() {
 }
 
 type options struct {
-	bin, snapshot, swagger string
-	verbose                bool
+	bin, snapshot, swagger, openapi string
+	verbose                         bool
 }
 
 func run(o options) (int, error) {
@@ -63,12 +66,33 @@ func run(o options) (int, error) {
 		return 0, err
 	}
 	defer stop()
-	c := &checker{doc: doc, base: base, bin: o.bin, data: data, verbose: o.verbose, tokens: map[string]string{}}
+	c := &checker{doc: doc, base: base, bin: o.bin, data: data, verbose: o.verbose, tokens: map[string]string{}, labels: labels}
 	for _, call := range plan(doc, sample) {
 		c.check(call)
 	}
+	fmt.Printf("\n== %s, under every version label\n", o.swagger)
 	c.report()
-	return c.failed, nil
+	failed := c.failed
+	if o.openapi != "" {
+		doc26, date, err := loadESIDated(o.openapi)
+		if err != nil {
+			return failed, err
+		}
+		c26 := &checker{doc: doc26, base: base, bin: o.bin, data: data, verbose: o.verbose, tokens: c.tokens,
+			labels: []string{""}, date: date}
+		for _, call := range plan(doc26, sample) {
+			c26.check(call)
+		}
+		fmt.Printf("\n== %s, unprefixed with %s: %s\n", o.openapi, "X-Compatibility-Date", date)
+		c26.report()
+		failed += c26.failed
+		bad, err := checkOperationIDs(base, o.openapi, date)
+		if err != nil {
+			return failed, err
+		}
+		failed += bad
+	}
+	return failed, nil
 }
 
 // startServer runs gds serve on free loopback ports and waits until it
@@ -147,4 +171,50 @@ func (c *checker) mint(character int64, scopes []string) (string, error) {
 	t := strings.TrimSpace(string(out))
 	c.tokens[key] = t
 	return t, nil
+}
+
+// checkOperationIDs compares the operation IDs of gds's /meta/openapi.json
+// on date with those of ESI's document for every operation both have, and
+// returns how many differ.
+func checkOperationIDs(base, esiPath, date string) (int, error) {
+	type doc struct {
+		Paths map[string]map[string]struct {
+			OperationID string `json:"operationId"`
+		} `json:"paths"`
+	}
+	var esi, gds doc
+	raw, err := os.ReadFile(esiPath)
+	if err != nil {
+		return 0, err
+	}
+	if err := json.Unmarshal(raw, &esi); err != nil {
+		return 0, fmt.Errorf("%s: %w", esiPath, err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, base+"/meta/openapi.json", nil)
+	req.Header.Set("X-Compatibility-Date", date)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&gds); err != nil {
+		return 0, fmt.Errorf("gds /meta/openapi.json: %w", err)
+	}
+	same, bad := 0, 0
+	for path, ops := range gds.Paths {
+		for method, op := range ops {
+			want, ok := esi.Paths[path][method]
+			switch {
+			case !ok:
+				continue
+			case want.OperationID != op.OperationID:
+				fmt.Printf("FAIL operation ID of %s %s: gds %q, ESI %q\n", strings.ToUpper(method), path, op.OperationID, want.OperationID)
+				bad++
+			default:
+				same++
+			}
+		}
+	}
+	fmt.Printf("operation IDs of /meta/openapi.json: %d as ESI's, %d differ\n", same, bad)
+	return bad, nil
 }

@@ -140,17 +140,21 @@ func (s *sample) calls(method, tmpl string, op *openapi3.Operation) []call {
 	switch tmpl {
 	case "/search/":
 		c := base
-		c.query = "search=jita&categories=" + allCategories
+		c.query = "search=jita&" + categoriesQuery(op, allCategories)
 		return []call{c}
 	case "/characters/{character_id}/search/":
 		c := base
 		c.path = fmt.Sprintf("/characters/%d/search/", s.character)
-		c.query = "search=jita&categories=" + allCategories + ",structure"
+		c.query = "search=jita&" + categoriesQuery(op, allCategories+",structure")
 		c.character = s.character
 		return []call{c}
 	case "/universe/ids/":
 		c := base
 		c.body = fmt.Sprintf(`["Jita", "Tritanium", "Caldari Navy", %q]`, s.playerName)
+		return []call{c}
+	case "/characters/affiliation/":
+		c := base
+		c.body = fmt.Sprintf(`[%d, %d]`, s.character, s.agent)
 		return []call{c}
 	case "/universe/names/":
 		c := base
@@ -196,6 +200,16 @@ func (s *sample) calls(method, tmpl string, op *openapi3.Operation) []call {
 // documentCalls call an authenticated route at a path the sample has a
 // document for, with a token of its character or of a Director of its
 // corporation (or, for an alliance, a member of it).
+// categoriesQuery is the categories parameter as the operation declares
+// it: comma-separated (ESI's Swagger documents), or exploded, one
+// parameter per category (its 2025 OpenAPI document).
+func categoriesQuery(op *openapi3.Operation, list string) string {
+	if p := op.Parameters.GetByInAndName(openapi3.ParameterInQuery, "categories"); p != nil && p.Explode != nil && *p.Explode {
+		return "categories=" + strings.ReplaceAll(list, ",", "&categories=")
+	}
+	return "categories=" + list
+}
+
 func (s *sample) documentCalls(base call) []call {
 	for _, p := range s.documents {
 		ids, ok := match(base.template, p)

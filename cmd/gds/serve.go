@@ -380,6 +380,7 @@ func publicDeps(cfg serveConfig, mgr *indexer.Manager, tokens *auth.Verifier, me
 			MaxHeaderBytes:        cfg.HTTP.MaxHeaderBytes,
 		},
 		ClientIP: cfg.TrustedProxies.r,
+		Health:   func() api.Health { return healthOf(mgr.Status()) },
 	}
 }
 
@@ -399,4 +400,14 @@ func serveLogger(cfg serveConfig, env *Env) (log zerolog.Logger, closeLog func()
 		return log, nil, err
 	}
 	return log, closeLog, nil
+}
+
+// healthOf is what GET /meta/status reports of the indexer's status.
+func healthOf(st indexer.Status) api.Health {
+	return api.Health{
+		Live:            st.Live != nil,
+		AnalystsPending: st.Live != nil && st.Parts.Bleve != "" && st.Parts.Bleve != indexer.BleveLive,
+		LastBuildFailed: st.LastBuild != nil && !st.LastBuild.OK(),
+		Building:        st.Building != nil,
+	}
 }

@@ -273,10 +273,18 @@ func appendDecimal(dst []byte, v int64, scale int) []byte {
 		dst = append(dst, '-')
 		u = -u
 	}
-	var buf [24]byte
-	digits := strconv.AppendUint(buf[:0], u, 10)
-	for len(digits) <= scale {
-		digits = append([]byte{'0'}, digits...)
+	// The digits go to the end of buf's first half, so that leading zeros
+	// (0.05 is 5 at scale 2) go before them without allocating.
+	var buf [48]byte
+	digits := strconv.AppendUint(buf[24:24], u, 10)
+	for start := 24; len(digits) <= scale; {
+		if start == 0 {
+			digits = append([]byte{'0'}, digits...)
+			continue
+		}
+		start--
+		buf[start] = '0'
+		digits = buf[start : start+len(digits)+1]
 	}
 	cut := len(digits) - scale
 	dst = append(dst, digits[:cut]...)
