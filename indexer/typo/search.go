@@ -1,0 +1,289 @@
+package typo
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+	"sort"
+	"unicode/utf8"
+)
+
+// Hit is a name found despite typos.
+type Hit struct {
+	O uint32
+	// Dist is the edit distance between the whole text and the whole name,
+	// MaxDist+1 when greater (a name matched word by word, with more
+	// words than the text).
+	Dist int
+}
+
+// MaxDist is the largest whole-name distance a Hit tells apart.
+const MaxDist = 3
+
+// Names reads a table's folded names by ordinal (nametable.Table does).
+type Names interface {
+	Name(o uint32) []byte
+}
+
+// Search limits, so that a text of common words costs a bounded walk.
+const (
+	maxCandidates   = 4096 // ordinals taken from the rarest word's lists
+	maxPrefixWords  = 32   // dictionary words a last, unfinished word may begin
+	maxAlternatives = 24   // readings of the text with a space added or removed
+)
+
+// Search returns up to limit names matching text (folded) despite typos,
+// fewest edits first, then by ordinal (rank). A name matches when each
+// word of the text is within its budget (Edits) of a word of the name; the
+// last word may also begin one, the text being typed. A space typed, lost
+// or turned into a letter is tolerated too: the text is also read with
+// two neighbouring words joined, and with a word split in two (at a rune
+// that may have been the space) where both halves are words of the index.
+// skip, when set, hides ordinals (an overlay's or delta's mask).
+func (x *Index) Search(text []byte, names Names, skip func(uint32) bool, limit int) []Hit {
+	q := words(text)
+	if len(q) == 0 || limit <= 0 {
+		return nil
+	}
+	typing := len(text) > 0 && q[len(q)-1].end == len(text)
+	s := &searcher{x: x, names: names, skip: skip, text: appendRunes(nil, text), seen: map[uint32]int{}}
+	s.budget = Edits(len(s.text))
+	for _, alt := range x.readings(q) {
+		s.reading(alt, typing)
+	}
+	hits := make([]Hit, 0, len(s.seen))
+	for o, d := range s.seen {
+		hits = append(hits, Hit{O: o, Dist: d})
+	}
+	slices.SortFunc(hits, func(a, b Hit) int {
+		if c := cmp.Compare(a.Dist, b.Dist); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.O, b.O)
+	})
+	return hits[:min(limit, len(hits))]
+}
+
+// qword is a word of the text and where it ends.
+type qword struct {
+	b   []byte
+	end int
+}
+
+func words(text []byte) []qword {
+	var q []qword
+	eachWord(text, func(w []byte, at int) { q = append(q, qword{b: w, end: at + len(w)}) })
+	return q
+}
+
+// readings returns the text's words as typed, then with two neighbours
+// joined, then with one word split where both halves are words.
+func (x *Index) readings(q []qword) [][][]byte {
+	base := make([][]byte, len(q))
+	for i, w := range q {
+		base[i] = w.b
+	}
+	out := [][][]byte{base}
+	with := func(i, drop int, mid ...[]byte) {
+		if len(out) < maxAlternatives {
+			alt := slices.Concat(base[:i], mid, base[i+drop:])
+			out = append(out, alt)
+		}
+	}
+	for i := 0; i+1 < len(base); i++ {
+		with(i, 2, slices.Concat(base[i], base[i+1]))
+	}
+	for i, w := range base {
+		for p := 1; p < len(w); p++ {
+			if !utf8.RuneStart(w[p]) {
+				continue
+			}
+			if x.has(w[:p]) && x.has(w[p:]) {
+				with(i, 1, w[:p], w[p:])
+			}
+			_, size := utf8.DecodeRune(w[p:])
+			if p+size < len(w) && x.has(w[:p]) && x.has(w[p+size:]) {
+				with(i, 1, w[:p], w[p+size:])
+			}
+		}
+	}
+	return out
+}
+
+// searcher is one Search's state.
+type searcher struct {
+	x      *Index
+	names  Names
+	skip   func(uint32) bool
+	text   []rune
+	budget int            // edits the whole text tolerates
+	seen   map[uint32]int // ordinal → whole-name distance
+	cand   []uint32
+	rs     []rune
+}
+
+// reading adds the names matching one reading of the text: each word
+// matching a word of the name. A short word (no edits of its own) may
+// instead be left free when the whole name is within the whole text's
+// budget, so that "ann leex" finds "Ann Lee"; so may one that matches no
+// word at all.
+func (s *searcher) reading(ws [][]byte, typing bool) {
+	matches := make([][]uint32, len(ws))
+	var free []int
+	for j, w := range ws {
+		matches[j] = s.x.matching(w, typing && j == len(ws)-1)
+		if len(matches[j]) == 0 {
+			free = append(free, j)
+		}
+	}
+	switch {
+	case len(free) == 0:
+		s.walk(matches, -1)
+		if s.budget == 0 || len(ws) < 2 {
+			return
+		}
+		for j, w := range ws {
+			if Edits(utf8.RuneCount(w)) == 0 {
+				s.walk(matches, j)
+			}
+		}
+	case len(free) == 1 && len(ws) > 1 && s.budget > 0:
+		s.walk(matches, free[0])
+	}
+}
+
+// walk verifies the names of the rarest word's lists against the others'
+// (but free's, when free >= 0: then the whole name must be within the
+// text's budget).
+func (s *searcher) walk(matches [][]uint32, free int) {
+	driver, least := -1, 0
+	for j, m := range matches {
+		if j == free {
+			continue
+		}
+		total := 0
+		for _, id := range m {
+			total += len(s.x.postings(id))
+		}
+		if driver < 0 || total < least {
+			driver, least = j, total
+		}
+	}
+	s.cand = s.cand[:0]
+	for _, id := range matches[driver] {
+		p := s.x.postings(id)
+		s.cand = append(s.cand, p[:min(len(p), maxCandidates)]...)
+	}
+	slices.Sort(s.cand)
+	s.cand = slices.Compact(s.cand)
+	s.cand = s.cand[:min(len(s.cand), maxCandidates)]
+next:
+	for _, o := range s.cand {
+		if _, ok := s.seen[o]; ok || (s.skip != nil && s.skip(o)) {
+			continue
+		}
+		for j, m := range matches {
+			if j != driver && j != free && !s.x.inAny(m, o) {
+				continue next
+			}
+		}
+		s.rs = appendRunes(s.rs[:0], s.names.Name(o))
+		limit := MaxDist
+		if free >= 0 {
+			limit = s.budget
+		}
+		d := Distance(s.text, s.rs, limit)
+		if free >= 0 && d > s.budget {
+			continue
+		}
+		s.seen[o] = d
+	}
+}
+
+// matching returns the words of the index a text word may stand for: the
+// word itself, those within its edit budget, and, for a word being typed,
+// the first words it begins.
+func (x *Index) matching(w []byte, prefix bool) []uint32 {
+	var ids []uint32
+	if id, ok := x.find(w); ok {
+		ids = append(ids, id)
+	}
+	n := utf8.RuneCount(w)
+	if k := Edits(n); k > 0 {
+		wr := appendRunes(nil, w)
+		var cand []uint32
+		deletions(w, k, nil, func(h uint32) { cand = x.lookup(h, cand) })
+		slices.Sort(cand)
+		var rs []rune
+		for _, id := range slices.Compact(cand) {
+			rs = appendRunes(rs[:0], x.word(id))
+			if Distance(wr, rs, k) <= k {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if prefix {
+		lo := x.lowerBound(w)
+		for id := lo; int(id) < x.Words() && id < lo+maxPrefixWords && bytes.HasPrefix(x.word(id), w); id++ {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// lookup appends the words that have a deletion spelling hashed h.
+func (x *Index) lookup(h uint32, to []uint32) []uint32 {
+	b := h >> x.bucketSh
+	es := x.deletes[x.buckets[b]:x.buckets[b+1]]
+	i := sort.Search(len(es), func(i int) bool { return uint32(es[i]>>32) >= h })
+	for ; i < len(es) && uint32(es[i]>>32) == h; i++ {
+		to = append(to, uint32(es[i]))
+	}
+	return to
+}
+
+// lowerBound is the first word not less than w.
+func (x *Index) lowerBound(w []byte) uint32 {
+	return uint32(sort.Search(x.Words(), func(i int) bool { return bytes.Compare(x.word(uint32(i)), w) >= 0 }))
+}
+
+func (x *Index) find(w []byte) (uint32, bool) {
+	i := x.lowerBound(w)
+	return i, int(i) < x.Words() && bytes.Equal(x.word(i), w)
+}
+
+func (x *Index) has(w []byte) bool { _, ok := x.find(w); return ok }
+
+// inAny reports whether o is in the postings of any of the words.
+func (x *Index) inAny(ids []uint32, o uint32) bool {
+	for _, id := range ids {
+		if _, ok := slices.BinarySearch(x.postings(id), o); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Tickers calls fn with the ordinal of each name whose ticker is text
+// (folded), in ordinal order, until fn returns false.
+func (x *Index) Tickers(text []byte, fn func(o uint32) bool) {
+	t := len(x.tickOrds)
+	tick := func(i int) []byte { return x.ticks[x.tickOffs[i]:x.tickOffs[i+1]] }
+	i := sort.Search(t, func(i int) bool { return bytes.Compare(tick(i), text) >= 0 })
+	for ; i < t && bytes.Equal(tick(i), text); i++ {
+		if !fn(x.tickOrds[i]) {
+			return
+		}
+	}
+}
+
+// TickerOf returns every ordinal's ticker (for rewriting a table's index
+// from an older one, not for searches).
+func (x *Index) TickerOf() map[uint32]string {
+	m := make(map[uint32]string, len(x.tickOrds))
+	for i, o := range x.tickOrds {
+		m[o] = string(x.ticks[x.tickOffs[i]:x.tickOffs[i+1]])
+	}
+	return m
+}
