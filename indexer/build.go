@@ -288,7 +288,8 @@ func (b *builder) buildKind(kind snapshots.Kind) error {
 }
 
 // linkTree copies a directory of a generation: files that never change
-// once written (bleve segments *.zap, tables *.tbl, value columns *.cols) are hard-linked;
+// once written (bleve segments *.zap, tables *.tbl, value columns *.cols,
+// typo indexes *.typ) are hard-linked;
 // everything else (bleve's root.bolt) is copied, since a patched index
 // writes to it.
 func linkTree(src, dst string) error {
@@ -301,7 +302,7 @@ func linkTree(src, dst string) error {
 		if info.IsDir() {
 			return os.MkdirAll(target, disk.PrivateDir)
 		}
-		if strings.HasSuffix(path, ".zap") || strings.HasSuffix(path, ".tbl") || strings.HasSuffix(path, ".cols") {
+		if strings.HasSuffix(path, ".zap") || strings.HasSuffix(path, ".tbl") || strings.HasSuffix(path, ".cols") || strings.HasSuffix(path, ".typ") {
 			return disk.LinkOrCopy(path, target, disk.PrivateFile)
 		}
 		return disk.CopyFile(path, target, disk.PrivateFile)

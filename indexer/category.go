@@ -46,7 +46,7 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, cols *ta
 	if err := os.MkdirAll(cdir, disk.PrivateDir); err != nil {
 		return err
 	}
-	for _, name := range []string{deltaTable, ColumnsPath(deltaTable)} {
+	for _, name := range []string{deltaTable, ColumnsPath(deltaTable), TypoPath(deltaTable)} {
 		if err := os.Remove(filepath.Join(cdir, name)); err != nil && !os.IsNotExist(err) {
 			return err
 		}
@@ -125,7 +125,11 @@ func (b *builder) finishTables() error {
 // while the tables are built.
 func writeTables(cdir string, docs []docInfo, cols *tableColumns) ([]string, error) {
 	base, overlays := tableEntries(docs)
+	tickers := tickersOf(docs)
 	if err := writeTable(filepath.Join(cdir, baseTable), base, nil, cols); err != nil {
+		return nil, err
+	}
+	if err := writeTypos(filepath.Join(cdir, baseTable), base, tickers); err != nil {
 		return nil, err
 	}
 	langs := make([]string, 0, len(overlays))
@@ -147,6 +151,9 @@ func writeTables(cdir string, docs []docInfo, cols *tableColumns) ([]string, err
 			}
 		}
 		if err := nametable.Write(filepath.Join(cdir, lang+".tbl"), overlays[lang], mask); err != nil {
+			return nil, err
+		}
+		if err := writeTypos(filepath.Join(cdir, lang+".tbl"), overlays[lang], tickers); err != nil {
 			return nil, err
 		}
 	}
@@ -255,6 +262,7 @@ func patchTables(prev *CategoryTables, prevDir, cdir string, cat snapshots.Categ
 		changed[id] = struct{}{}
 	}
 	isChanged := func(id int64) bool { _, ok := changed[id]; return ok }
+	tickers := keptTickers(prev, upserts)
 	base := prev.Base
 	mask := roaring.New()
 	if prev.Delta != nil && prev.Delta.Mask() != nil {
@@ -290,14 +298,17 @@ func patchTables(prev *CategoryTables, prevDir, cdir string, cat snapshots.Categ
 		all := append(base.Entries(mask, nil), entries...)
 		cols.addFrom(prev.BaseColumns, keptPositions(base, mask, nil, 0))
 		addEntries(len(all) - len(entries))
-		for _, name := range []string{deltaTable, ColumnsPath(deltaTable)} {
+		for _, name := range []string{deltaTable, ColumnsPath(deltaTable), TypoPath(deltaTable)} {
 			if err := os.Remove(filepath.Join(cdir, name)); err != nil && !os.IsNotExist(err) {
 				return -1, err
 			}
 		}
-		return -1, writeTable(filepath.Join(cdir, baseTable), all, nil, cols)
+		if err := writeTable(filepath.Join(cdir, baseTable), all, nil, cols); err != nil {
+			return -1, err
+		}
+		return -1, writeTypos(filepath.Join(cdir, baseTable), all, tickers)
 	}
-	for _, name := range []string{baseTable, ColumnsPath(baseTable)} {
+	for _, name := range []string{baseTable, ColumnsPath(baseTable), TypoPath(baseTable)} {
 		dst := filepath.Join(cdir, name)
 		if err := os.Remove(dst); err != nil && !os.IsNotExist(err) {
 			return -1, err
@@ -307,5 +318,8 @@ func patchTables(prev *CategoryTables, prevDir, cdir string, cat snapshots.Categ
 		}
 	}
 	addEntries(0)
-	return len(entries), writeTable(filepath.Join(cdir, deltaTable), entries, mask, cols)
+	if err := writeTable(filepath.Join(cdir, deltaTable), entries, mask, cols); err != nil {
+		return -1, err
+	}
+	return len(entries), writeTypos(filepath.Join(cdir, deltaTable), entries, tickers)
 }

@@ -18,6 +18,7 @@ import (
 
 	"gds/indexer/nametable"
 	"gds/indexer/recstore"
+	"gds/indexer/typo"
 	"gds/indexer/valuecol"
 	"gds/snapshots"
 	"gds/snapshots/disk"
@@ -82,6 +83,9 @@ type Meta struct {
 	// shards hold (FieldsVersion); a build from a generation of another
 	// version indexes everything again, even from an unchanged snapshot.
 	Fields int `json:"fields,omitempty"`
+	// Typos is the typo.Version of the typo indexes beside the tables
+	// (0: none); a build from a generation of another version is full.
+	Typos int `json:"typos,omitempty"`
 	// Incremental is set when the build reused the previous generation's
 	// bleve indexes and applied only the changed records.
 	Incremental bool `json:"incremental"`
@@ -166,6 +170,11 @@ type CategoryTables struct {
 	// Delta (package valuecol), in generations that have them
 	// (Generation.HasColumns).
 	BaseColumns, DeltaColumns *valuecol.File
+	// BaseTypos, DeltaTypos and OverlayTypos are the typo indexes beside
+	// the tables (package typo), in generations that have them
+	// (Meta.Typos).
+	BaseTypos, DeltaTypos *typo.Index
+	OverlayTypos          map[string]*typo.Index
 }
 
 // BleveReady reports whether the generation's analysts' bleve shards are
@@ -224,6 +233,7 @@ func (g *Generation) close() {
 			for _, t := range ct.Overlays {
 				_ = t.Close()
 			}
+			ct.closeTypos()
 		}
 		for _, s := range g.stores {
 			_ = s.Close()
@@ -322,6 +332,11 @@ func openGeneration(dir string, idle time.Duration, held inMemory) (*Generation,
 				return fail(err)
 			}
 			ct.Overlays[lang] = t
+		}
+		if meta.Typos == typo.Version {
+			if err := ct.openTypos(cdir, held.tables); err != nil {
+				return fail(err)
+			}
 		}
 	}
 	return g, nil

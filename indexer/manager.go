@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"gds/indexer/nametable"
+	"gds/indexer/typo"
 	"gds/snapshots"
 	"gds/snapshots/disk"
 )
@@ -414,7 +415,8 @@ func (m *Manager) buildSearch(j *job, req BuildRequest, ph *phase1) (*Generation
 		defer prev.Release()
 		// Names folded another way, or analysts' documents of another
 		// layout (another bleve mapping), cannot be patched nor kept.
-		full = full || prev.Meta.Fold != nametable.FoldVersion || prev.Meta.Fields != FieldsVersion
+		full = full || prev.Meta.Fold != nametable.FoldVersion || prev.Meta.Fields != FieldsVersion ||
+			prev.Meta.Typos != typo.Version
 		same := prev.Meta.SnapshotHash == snap.Hash && !full
 		if same && prev.BleveReady() {
 			return nil, Meta{}, nil
@@ -438,7 +440,7 @@ func (m *Manager) buildSearch(j *job, req BuildRequest, ph *phase1) (*Generation
 	final := generationDir(m.opts.DataDir, id)
 	started := m.now()
 	b := &builder{ctx: j.ctx, opts: m.opts, snap: snap, prev: prev, full: full, dir: tmp, progress: progress, log: m.log}
-	b.meta = Meta{ID: id, Snapshot: req.Snapshot, SnapshotHash: snap.Hash, Fold: nametable.FoldVersion,
+	b.meta = Meta{ID: id, Snapshot: req.Snapshot, SnapshotHash: snap.Hash, Fold: nametable.FoldVersion, Typos: typo.Version,
 		SnapshotSource: snap.Manifest.Source, SnapshotCreated: snap.Manifest.Created, BleveBatch: m.opts.BatchSize}
 	if err := b.run(); err != nil {
 		_ = os.RemoveAll(tmp)

@@ -38,15 +38,15 @@ const Version = 1
 
 // Sections in the header.
 const (
-	secWordOffs  = iota // uint32 per word and one more: where each word starts in secWords
-	secWords            // the words' bytes
-	secPostOffs         // uint32 per word and one more: where its ordinals start in secPosts
-	secPosts            // uint32 ordinals
-	secBuckets          // uint32 per bucket and one more: where its entries start in secDeletes
-	secDeletes          // uint64 entries: hash << 32 | word, sorted
-	secTickOffs         // uint32 per ticker and one more: where it starts in secTicks
-	secTicks            // the tickers' bytes
-	secTickOrds         // uint32 per ticker: its ordinal
+	secWordOffs = iota // uint32 per word and one more: where each word starts in secWords
+	secWords           // the words' bytes
+	secPostOffs        // uint32 per word and one more: where its ordinals start in secPosts
+	secPosts           // uint32 ordinals
+	secBuckets         // uint32 per bucket and one more: where its entries start in secDeletes
+	secDeletes         // uint64 entries: hash << 32 | word, sorted
+	secTickOffs        // uint32 per ticker and one more: where it starts in secTicks
+	secTicks           // the tickers' bytes
+	secTickOrds        // uint32 per ticker: its ordinal
 	secCount
 )
 
@@ -54,19 +54,18 @@ const headerLen = len(magic) + 8 + secCount*16
 
 // Index is an open typo index.
 type Index struct {
-	n         int
-	wordOffs  []uint32
-	words     []byte
-	postOffs  []uint32
-	posts     []uint32
-	buckets   []uint32
-	bucketSh  uint // hash >> bucketSh is the bucket
-	deletes   []uint64
-	tickOffs  []uint32
-	ticks     []byte
-	tickOrds  []uint32
-	loaded    *disk.Loaded
-	closeOnce bool
+	n        int
+	wordOffs []uint32
+	words    []byte
+	postOffs []uint32
+	posts    []uint32
+	buckets  []uint32
+	bucketSh uint // hash >> bucketSh is the bucket
+	deletes  []uint64
+	tickOffs []uint32
+	ticks    []byte
+	tickOrds []uint32
+	loaded   *disk.Loaded
 }
 
 // Open maps the typo index at path, written for a table of n ordinals.
