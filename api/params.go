@@ -223,13 +223,16 @@ var contentLanguages = func() map[string][]string {
 
 // parseSearchText reads the required search parameter: valid UTF-8 without
 // NUL, 3 to maxSearchRunes runes after trimming; it returns the trimmed text.
-func parseSearchText(c *gin.Context) (string, bool) {
+func parseSearchText(c *gin.Context) (string, bool) { return parseText(c, query.MinTextRunes) }
+
+// parseText reads the search parameter: at least minRunes runes trimmed.
+func parseText(c *gin.Context, minRunes int) (string, bool) {
 	raw, present, ok := queryParam(c, "search")
 	switch {
 	case !ok:
 		return "", false
 	case !present:
-		badParam(c, "search", "required, the text to look for (at least %d characters)", query.MinTextRunes)
+		badParam(c, "search", "required, the text to look for (at least %d characters)", minRunes)
 		return "", false
 	case !utf8.ValidString(raw):
 		badParam(c, "search", "must be valid UTF-8")
@@ -240,8 +243,8 @@ func parseSearchText(c *gin.Context) (string, bool) {
 	}
 	text := strings.TrimSpace(raw)
 	switch n := utf8.RuneCountInString(text); {
-	case n < query.MinTextRunes:
-		badParam(c, "search", "must be at least %d characters", query.MinTextRunes)
+	case n < minRunes:
+		badParam(c, "search", "must be at least %d characters", minRunes)
 		return "", false
 	case n > maxSearchRunes:
 		badParam(c, "search", "must be at most %d characters", maxSearchRunes)

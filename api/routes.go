@@ -341,5 +341,6 @@ func (s *server) table() []Route {
 	t = append(t, s.olderRoutes()...)
 	t = append(t, s.documentRoutes()...)
 	t = append(t, s.localRoutes()...)
+	t = append(t, s.suggestRoutes()...)
 	return t
 }

@@ -148,7 +148,7 @@ func (h *searchHandler) answerFrom(c *gin.Context, v Reader, req query.Request, 
 	res, err := v.Search(c.Request.Context(), req)
 	h.gate.leave()
 	if err != nil {
-		h.searchFailed(c, err)
+		h.s.searchFailed(c, err)
 		return
 	}
 	m.SearchStats(res.Stats.Candidates, res.Stats.Verified)
@@ -187,7 +187,7 @@ func (h *searchHandler) send(c *gin.Context, private bool, gen query.GenerationI
 
 // searchFailed maps a search error: the client's own (gone, or text the
 // parser should have caught) or the service's.
-func (h *searchHandler) searchFailed(c *gin.Context, err error) {
+func (s *server) searchFailed(c *gin.Context, err error) {
 	switch {
 	case errors.Is(err, query.ErrTextTooShort):
 		badParam(c, "search", "must be at least %d characters", query.MinTextRunes)
@@ -196,7 +196,7 @@ func (h *searchHandler) searchFailed(c *gin.Context, err error) {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		writeError(c, http.StatusServiceUnavailable, "the search was canceled before it finished")
 	default:
-		h.s.d.Logger.Error().Err(err).Str("path", c.Request.URL.Path).Msg("search failed")
+		s.d.Logger.Error().Err(err).Str("path", c.Request.URL.Path).Msg("search failed")
 		writeError(c, http.StatusInternalServerError, "the search failed")
 	}
 }

@@ -73,6 +73,7 @@ type docInfo struct {
 	name   string
 	names  snapshots.Localized
 	access []int64
+	ticker string // corporations' and alliances' (typo indexes)
 	attrs  []attr // the analysts' attribute fields
 }
 

@@ -182,8 +182,13 @@ func baseName(n snapshots.Named) string {
 func (b *builder) docOf(key int64, rec snapshots.Record, attrs bool) docInfo {
 	named := rec.(snapshots.Named)
 	d := docInfo{id: key, name: baseName(named), names: named.LocalizedNames()}
-	if s, ok := rec.(*snapshots.Structure); ok {
-		d.access = s.Access
+	switch r := rec.(type) {
+	case *snapshots.Structure:
+		d.access = r.Access
+	case *snapshots.Corporation:
+		d.ticker = r.Ticker
+	case *snapshots.Alliance:
+		d.ticker = r.Ticker
 	}
 	if attrs {
 		d.attrs = attributes(rec, b.universe)

@@ -42,13 +42,11 @@ func writeTypos(table string, entries []nametable.Entry, tickers map[int64]strin
 func tickersOf(docs []docInfo) map[int64]string {
 	var m map[int64]string
 	for _, d := range docs {
-		for _, a := range d.attrs {
-			if a.field == attrTicker && a.str != "" {
-				if m == nil {
-					m = map[int64]string{}
-				}
-				m[d.id] = a.str
+		if d.ticker != "" {
+			if m == nil {
+				m = map[int64]string{}
 			}
+			m[d.id] = d.ticker
 		}
 	}
 	return m

@@ -105,7 +105,7 @@ func TestEveryOneEditFindsTheName(t *testing.T) {
 	x := writeIndex(t, ns, nil)
 	rng := rand.New(rand.NewPCG(3, 3))
 	checked := 0
-	for checked < 40 {
+	for checked < 25 {
 		o := uint32(rng.IntN(len(ns)))
 		if len([]rune(ns[o])) < 5 {
 			continue
@@ -250,4 +250,44 @@ func aligned(b []byte) []byte {
 	out := asBytes(buf)[:len(b)]
 	copy(out, b)
 	return out
+}
+
+// FuzzParse: any bytes given as an index are refused or read safely; a
+// search over what was accepted stays in bounds.
+func FuzzParse(f *testing.F) {
+	ns := testNames(50, 5)
+	path := filepath.Join(f.TempDir(), "x.typ")
+	if err := Write(path, ns, make([]string, len(ns))); err != nil {
+		f.Fatal(err)
+	}
+	good, _ := os.ReadFile(path)
+	f.Add(good, "ann kararo")
+	f.Add(good[:len(good)/2], "x")
+	f.Add([]byte(magic), "")
+	f.Fuzz(func(t *testing.T, b []byte, text string) {
+		x, err := Parse(aligned(b), len(ns))
+		if err != nil {
+			return
+		}
+		x.Search([]byte(text), ns, nil, 10)
+		x.Tickers([]byte(text), func(uint32) bool { return true })
+	})
+}
+
+// FuzzSearch: any text (folded or not, valid UTF-8 or not) searches
+// without a panic, and every hit is a name of the table, ranked.
+func FuzzSearch(f *testing.F) {
+	ns := testNames(2000, 9)
+	x := writeIndex(f, ns, nil)
+	for _, s := range []string{"ann kararo", "catherin", "", " ", "\xff\xfe", "a b c d e f", "o'", "x-y-z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		hits := x.Search([]byte(text), ns, nil, 10)
+		for i, h := range hits {
+			if int(h.O) >= len(ns) || (i > 0 && (h.Dist < hits[i-1].Dist || h.Dist == hits[i-1].Dist && h.O <= hits[i-1].O)) {
+				t.Fatalf("%q: hits out of order or range: %v", text, hits)
+			}
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package typo
 
 import (
+	"bytes"
 	"unicode"
 	"unicode/utf8"
 
@@ -167,4 +168,25 @@ func appendRunes(rs []rune, b []byte) []rune {
 		i += size
 	}
 	return rs
+}
+
+// BeginsWord reports whether text occurs in name where a word of it
+// begins (at its start, or after a rune that is not a letter or digit).
+func BeginsWord(name, text []byte) bool {
+	if len(text) == 0 {
+		return false
+	}
+	for at := 0; at <= len(name)-len(text); {
+		i := bytes.Index(name[at:], text)
+		if i < 0 {
+			return false
+		}
+		i += at
+		if r, _ := utf8.DecodeLastRune(name[:i]); i == 0 || !isWordRune(r) {
+			return true
+		}
+		_, size := utf8.DecodeRune(name[i:])
+		at = i + size
+	}
+	return false
 }
