@@ -1,6 +1,7 @@
 package typo
 
 import (
+	"gds/snapshots"
 	"math/rand/v2"
 	"unicode/utf8"
 )
@@ -67,4 +68,24 @@ func Misspell(s string, rng *rand.Rand) string {
 		rs[i], rs[i+1] = rs[i+1], rs[i]
 	}
 	return string(rs)
+}
+
+// MisspellSnapshot draws MisspellSet(n, minRunes, seed) from the
+// characters of the snapshot in dir (read in key order, so the set
+// depends only on the snapshot and the seed): the benchmark's typo set.
+func MisspellSnapshot(dir string, n, minRunes int, seed uint64) ([]Misspelled, error) {
+	snap, err := snapshots.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []Named
+	err = snap.Each(snapshots.Characters, func(rec snapshots.Record, _ snapshots.Line) error {
+		c := rec.(*snapshots.Character)
+		names = append(names, Named{ID: c.ID, Name: c.Name})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return MisspellSet(names, n, minRunes, seed), nil
 }
