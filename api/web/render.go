@@ -96,6 +96,8 @@ type pageData struct {
 	// Error marks Status as a problem to fix.
 	Error  bool
 	Groups []group
+	// DidYouMean offers names for a search without results (suggest.go).
+	DidYouMean []suggestion
 	// APICall is the search URL of the API that gives these results;
 	// APIText shows it with the search text as typed.
 	APICall, APIText string
@@ -187,6 +189,9 @@ func (h *Handler) render(c *gin.Context, st state) pageData {
 	}
 	d.Groups = groups(v, res, cats, text, st.Lang)
 	d.Status = summary(d.Groups, text)
+	if len(d.Groups) == 0 {
+		d.DidYouMean = didYouMean(ctx, v, st, text, cats)
+	}
 	return d
 }
 

@@ -217,7 +217,7 @@ func TestPageSecurityHeaders(t *testing.T) {
 	if strings.Contains(web.CSP, "unsafe") {
 		t.Errorf("CSP allows unsafe sources: %s", web.CSP)
 	}
-	for path, want := range map[string][]string{"/?q=jita": {"app.js", "local.js"}, "/local": {"local.js"}} {
+	for path, want := range map[string][]string{"/?q=jita": {"app.js", "local.js", "suggest.js"}, "/local": {"local.js"}} {
 		body := do(t, http.MethodGet, path).Body.String()
 		scripts := scriptRE.FindAllString(body, -1)
 		if len(scripts) != len(want) {
