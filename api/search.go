@@ -265,14 +265,7 @@ func appendResult(b []byte, ids map[snapshots.Category][]int64, order []snapshot
 
 // searchDoc describes the query parameters of a search route.
 func searchDoc(allowed []snapshots.Category, pathParams []Param) Doc {
-	enum := make([]any, len(allowed))
-	for i, c := range allowed {
-		enum[i] = string(c)
-	}
-	langs := make([]any, len(Languages))
-	for i, l := range Languages {
-		langs[i] = l
-	}
+	enum, langs := categoryEnum(allowed), languageEnum()
 	ids := map[string]any{"type": "array", "maxItems": query.MaxResults,
 		"items": map[string]any{"type": "integer", "format": "int64"}}
 	props := map[string]any{}
@@ -299,4 +292,22 @@ func searchDoc(allowed []snapshots.Category, pathParams []Param) Doc {
 			Schema: map[string]any{"type": "string"}},
 	)
 	return Doc{Params: params, Response: map[string]any{"type": "object", "properties": props}}
+}
+
+// categoryEnum is the OpenAPI enum of a route's categories.
+func categoryEnum(allowed []snapshots.Category) []any {
+	enum := make([]any, len(allowed))
+	for i, c := range allowed {
+		enum[i] = string(c)
+	}
+	return enum
+}
+
+// languageEnum is the OpenAPI enum of the language parameter.
+func languageEnum() []any {
+	langs := make([]any, len(Languages))
+	for i, l := range Languages {
+		langs[i] = l
+	}
+	return langs
 }

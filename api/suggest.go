@@ -24,7 +24,7 @@ func (s *server) suggestRoutes() []Route {
 	}}
 }
 
-// suggestRequest reads the suggest route's parameters.
+// parseSuggestRequest reads the suggest route's parameters.
 func parseSuggestRequest(c *gin.Context) (query.SuggestRequest, bool) {
 	var req query.SuggestRequest
 	var ok bool
@@ -109,14 +109,7 @@ func (s *server) suggest(c *gin.Context) {
 
 // suggestDoc describes the suggest route's parameters and answer.
 func suggestDoc() Doc {
-	enum := make([]any, len(publicCategories))
-	for i, c := range publicCategories {
-		enum[i] = string(c)
-	}
-	langs := make([]any, len(Languages))
-	for i, l := range Languages {
-		langs[i] = l
-	}
+	enum, langs := categoryEnum(publicCategories), languageEnum()
 	return Doc{
 		Params: []Param{
 			{Name: "search", In: "query", Required: true,
