@@ -116,6 +116,13 @@ func (v *View) Suggest(ctx context.Context, req SuggestRequest) (SuggestResult, 
 		if err != nil {
 			continue
 		}
+		// One suggestion per name in a category: ten pilots called the
+		// same would hide every other name (a search lists them all).
+		if slices.ContainsFunc(res.Suggestions, func(o Suggestion) bool {
+			return o.Category == cat && nametable.Fold(o.Name) == nametable.Fold(name)
+		}) {
+			continue
+		}
 		res.Suggestions = append(res.Suggestions, Suggestion{Category: cat, ID: s.id, Name: name, Match: matchNames[s.class]})
 	}
 	res.Stats.Matches = len(res.Suggestions)

@@ -27,9 +27,10 @@ type Names interface {
 
 // Search limits, so that a text of common words costs a bounded walk.
 const (
-	maxCandidates   = 4096 // ordinals taken from the rarest word's lists
-	maxPrefixWords  = 32   // dictionary words a last, unfinished word may begin
-	maxAlternatives = 24   // readings of the text with a space added or removed
+	maxCandidates   = 1 << 17 // ordinals taken from the rarest word's lists
+	maxVerified     = 4096    // names read and measured against the text, a walk
+	maxPrefixWords  = 32      // dictionary words a last, unfinished word may begin
+	maxAlternatives = 24      // readings of the text with a space added or removed
 )
 
 // Search returns up to limit names matching text (folded) despite typos,
@@ -174,18 +175,22 @@ func (s *searcher) walk(matches [][]uint32, free int) {
 		p := s.x.postings(id)
 		s.cand = append(s.cand, p[:min(len(p), maxCandidates)]...)
 	}
-	slices.Sort(s.cand)
-	s.cand = slices.Compact(s.cand)
+	if len(matches[driver]) > 1 { // one list is ascending already
+		slices.Sort(s.cand)
+		s.cand = slices.Compact(s.cand)
+	}
 	s.cand = s.cand[:min(len(s.cand), maxCandidates)]
-next:
-	for _, o := range s.cand {
+	for j, m := range matches {
+		if j != driver && j != free {
+			s.cand = s.x.keepIn(s.cand, m)
+		}
+	}
+	for i, o := range s.cand {
+		if i == maxVerified {
+			break // names in rank order: the shortest are verified
+		}
 		if _, ok := s.seen[o]; ok || (s.skip != nil && s.skip(o)) {
 			continue
-		}
-		for j, m := range matches {
-			if j != driver && j != free && !s.x.inAny(m, o) {
-				continue next
-			}
 		}
 		s.rs = appendRunes(s.rs[:0], s.names.Name(o))
 		limit := MaxDist
@@ -255,14 +260,37 @@ func (x *Index) find(w []byte) (uint32, bool) {
 
 func (x *Index) has(w []byte) bool { _, ok := x.find(w); return ok }
 
-// inAny reports whether o is in the postings of any of the words.
-func (x *Index) inAny(ids []uint32, o uint32) bool {
+// keepIn keeps the candidates (ascending) that are in the postings of any
+// of the words, merging each list with them: linear in both, where a
+// binary search per candidate would cost a cache miss per step.
+func (x *Index) keepIn(cand []uint32, ids []uint32) []uint32 {
+	if len(cand) == 0 {
+		return cand
+	}
+	keep := make([]bool, len(cand))
 	for _, id := range ids {
-		if _, ok := slices.BinarySearch(x.postings(id), o); ok {
-			return true
+		p := x.postings(id)
+		i, j := 0, 0
+		for i < len(cand) && j < len(p) {
+			switch {
+			case cand[i] < p[j]:
+				i++
+			case cand[i] > p[j]:
+				j++
+			default:
+				keep[i] = true
+				i++
+				j++
+			}
 		}
 	}
-	return false
+	out := cand[:0]
+	for i, o := range cand {
+		if keep[i] {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // Tickers calls fn with the ordinal of each name whose ticker is text
