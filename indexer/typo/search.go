@@ -145,7 +145,11 @@ func (s *searcher) reading(ws [][]byte, typing bool) {
 		}
 		for j, w := range ws {
 			if Edits(utf8.RuneCount(w)) == 0 {
-				s.walk(matches, j)
+				// The short word with one edit, the whole name within
+				// the text's budget.
+				loose := slices.Clone(matches)
+				loose[j] = s.x.matchingK(w, 1, typing && j == len(ws)-1)
+				s.walkWithin(loose, -1, true)
 			}
 		}
 	case len(free) == 1 && len(ws) > 1 && s.budget > 0:
@@ -156,7 +160,11 @@ func (s *searcher) reading(ws [][]byte, typing bool) {
 // walk verifies the names of the rarest word's lists against the others'
 // (but free's, when free >= 0: then the whole name must be within the
 // text's budget).
-func (s *searcher) walk(matches [][]uint32, free int) {
+func (s *searcher) walk(matches [][]uint32, free int) { s.walkWithin(matches, free, free >= 0) }
+
+// walkWithin is walk, keeping only names within the text's budget when
+// within is set.
+func (s *searcher) walkWithin(matches [][]uint32, free int, within bool) {
 	driver, least := -1, 0
 	for j, m := range matches {
 		if j == free {
@@ -194,11 +202,11 @@ func (s *searcher) walk(matches [][]uint32, free int) {
 		}
 		s.rs = appendRunes(s.rs[:0], s.names.Name(o))
 		limit := MaxDist
-		if free >= 0 {
+		if within {
 			limit = s.budget
 		}
 		d := Distance(s.text, s.rs, limit)
-		if free >= 0 && d > s.budget {
+		if within && d > s.budget {
 			continue
 		}
 		s.seen[o] = d
@@ -209,12 +217,16 @@ func (s *searcher) walk(matches [][]uint32, free int) {
 // word itself, those within its edit budget, and, for a word being typed,
 // the first words it begins.
 func (x *Index) matching(w []byte, prefix bool) []uint32 {
+	return x.matchingK(w, Edits(utf8.RuneCount(w)), prefix)
+}
+
+// matchingK is matching with a budget of k edits.
+func (x *Index) matchingK(w []byte, k int, prefix bool) []uint32 {
 	var ids []uint32
 	if id, ok := x.find(w); ok {
 		ids = append(ids, id)
 	}
-	n := utf8.RuneCount(w)
-	if k := Edits(n); k > 0 {
+	if k > 0 {
 		wr := appendRunes(nil, w)
 		var cand []uint32
 		deletions(w, k, nil, func(h uint32) { cand = x.lookup(h, cand) })
