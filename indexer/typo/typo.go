@@ -20,6 +20,8 @@
 // The file: the magic (8 bytes), the number of ordinals (uint64), then
 // secCount (offset, length) pairs of uint64, little-endian; the sections
 // follow, each 8-byte aligned, and are read in place.
+//
+// Versions: GDSTYP01 (2026-11-27), the first.
 package typo
 
 import (
