@@ -1,7 +1,9 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -67,18 +69,28 @@ func parseLimit(c *gin.Context) (int, bool) {
 	return n, true
 }
 
+// suggester is a Reader that suggests names (query.View does).
+type suggester interface {
+	Suggest(ctx context.Context, req query.SuggestRequest) (query.SuggestResult, error)
+}
+
 // suggest answers GET /suggest/.
 func (s *server) suggest(c *gin.Context) {
 	req, ok := parseSuggestRequest(c)
 	if !ok {
 		return
 	}
-	v, ok := s.openView(c)
+	s.read(c, func(r Reader) { s.suggestFrom(c, r, req) })
+}
+
+// suggestFrom is suggest's work over the pinned generation r.
+func (s *server) suggestFrom(c *gin.Context, r Reader, req query.SuggestRequest) {
+	v, ok := r.(suggester)
 	if !ok {
+		s.internalError(c, errors.New("the generation's reader cannot suggest"))
 		return
 	}
-	defer v.Close()
-	gen := v.Info()
+	gen := r.Info()
 	key := "suggest|" + req.Language + "|" + categoryNames(req.Categories) + "|" + strconv.Itoa(req.Limit) + "|" + req.Text
 	etag := etagOf(gen.ID, key)
 	setCacheHeaders(c, false, s.now(), gen.Created, etag)
