@@ -172,7 +172,9 @@ func (v *View) suggestCategory(to []suggestion, ci int, cat snapshots.Category, 
 			return true
 		})
 		if runes >= MinTextRunes && len(w.hits) < limit {
-			for _, h := range p.x.Search(text, p.t, hidden, 2*limit) {
+			// Many pilots share a name, and one suggestion is kept per
+			// name: enough hits that duplicates leave room for others.
+			for _, h := range p.x.Search(text, p.t, hidden, MaxResults) {
 				add(5, h.Dist, h.O)
 			}
 		}

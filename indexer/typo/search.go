@@ -153,7 +153,13 @@ func (s *searcher) reading(ws [][]byte, typing bool) {
 			}
 		}
 	case len(free) == 1 && len(ws) > 1 && s.budget > 0:
-		s.walk(matches, free[0])
+		j := free[0]
+		if loose := s.x.matchingK(ws[j], max(1, Edits(utf8.RuneCount(ws[j]))+1), typing && j == len(ws)-1); len(loose) > 0 {
+			matches[j] = loose // one edit more than its own budget, the whole name within the text's
+			s.walkWithin(matches, -1, true)
+			return
+		}
+		s.walk(matches, j)
 	}
 }
 
