@@ -171,7 +171,10 @@ func (v *View) suggestCategory(to []suggestion, ci int, cat snapshots.Category, 
 			}
 			return true
 		})
-		if runes >= MinTextRunes && len(w.hits) < limit {
+		// Typos rank last, but the names found so far may be few once
+		// one is kept per name: from 5 runes (a word's first edit) the
+		// typo walk always runs.
+		if runes >= 5 || len(w.hits) < limit && runes >= MinTextRunes {
 			// Many pilots share a name, and one suggestion is kept per
 			// name: enough hits that duplicates leave room for others.
 			for _, h := range p.x.Search(text, p.t, hidden, MaxResults) {
