@@ -62,11 +62,6 @@ func repoRoot(t *testing.T) string {
 	return filepath.Clean(filepath.Join(wd, "..", ".."))
 }
 
-func logStep(t *testing.T, format string, args ...any) {
-	t.Helper()
-	t.Logf("%s  %s", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
-}
-
 // gdsBinary is -gds, else <repo>/bin/gds, else one built into work.
 func gdsBinary(t *testing.T, root, work string) string {
 	gds := *flagGDS
@@ -89,10 +84,16 @@ func TestBench(t *testing.T) {
 	if os.Getenv(helperEnv) != "" {
 		t.Skip("child process")
 	}
+	startProgress(t)
 	if *flagSizes != "" {
 		costCurve(t)
 		return
 	}
+	var err error
+	if chosen, err = parseRows(*flagRows); err != nil {
+		t.Fatal(err)
+	}
+	wrkThreads, wrkRounds, goClients = *flagWrkThreads, *flagWrkRounds, *flagGoClients
 	if *flagGDSOnly {
 		gdsOnly(t)
 		return
@@ -116,6 +117,7 @@ func TestBench(t *testing.T) {
 		sde = filepath.Join(root, "snapshots", "sde", "testdata", "sde")
 	}
 	pgBin, err := pgBinDir(*flagPGBin)
+	logStep(t, "rows: %s", chosen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,9 +150,9 @@ func TestBench(t *testing.T) {
 	// 2. gds full build, in a child process.
 	data := filepath.Join(work, "data")
 	var build buildOut
-	if gen, d, ok := reusable(data, snapDir); ok && !*flagRebuild {
+	if gen, d, ok := reusable(data, snapDir); ok && (!*flagRebuild || !chosen.on("build")) {
 		build = buildOut{Duration: d, Generation: gen}
-		logStep(t, "gds build reused (-rebuild=false): %s", gen)
+		logStep(t, "gds build reused (-rebuild=false or no build row): %s", gen)
 	} else {
 		os.RemoveAll(data)
 		logStep(t, "gds build")
@@ -199,7 +201,9 @@ func TestBench(t *testing.T) {
 	}
 	extract := time.Since(t0)
 	logStep(t, "postgres load")
+	stopWatch := watchIndexBuilds(ctx, t, pg)
 	load, err := pg.load(ctx, conn, conn2, csvFile)
+	stopWatch()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,112 +225,30 @@ func TestBench(t *testing.T) {
 		return
 	}
 
-	// 4. Queries and the hit counts PostgreSQL gives.
-	qs, excluded := dropFoldSensitive(makeQueries(sample, *flagQueries, *flagSeed), folds)
-	for _, q := range excluded {
-		logStep(t, "excluded (gds full case folding and PostgreSQL lower() disagree on some name): %q strict=%v", q.Text, q.Strict)
+	// 4.-6. The query set, gds in-process and PostgreSQL timed.
+	var sr searchRun
+	if chosen.search() {
+		sr = measureSearch(ctx, t, conn, conn2, pg, sample, folds, work, data)
 	}
-	if err := prepare(ctx, conn); err != nil {
-		t.Fatal(err)
-	}
-	pgByClass := map[string][]time.Duration{}
-	for i := range qs {
-		stmt := "count_contains"
-		arg := likePattern(qs[i].Text)
-		if qs[i].Strict {
-			stmt, arg = "count_strict", qs[i].Text
-		}
-		t0 := time.Now()
-		if err := conn.QueryRow(ctx, stmt, arg).Scan(&qs[i].Want); err != nil {
-			t.Fatalf("%q: %v", qs[i].Text, err)
-		}
-		pgByClass[qs[i].Class] = append(pgByClass[qs[i].Class], time.Since(t0))
-	}
-	qfile := filepath.Join(work, "queries.json")
-	raw, _ := json.MarshalIndent(qs, "", " ")
-	if err := os.WriteFile(qfile, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	contains, strict := split(qs)
-	logStep(t, "%d queries (%d contains, %d strict) written to %s", len(qs), len(contains), len(strict), qfile)
-
-	// 5. gds in-process: checks the counts, then times (child process).
-	settle(ctx, t, conn)
-	logStep(t, "gds search")
-	var gs searchOut
-	runSearch(t, helperArgs{Data: data, Queries: qfile, MinTime: *flagMinTime,
-		MaxPasses: *flagMaxPasses, CPUProfile: *flagCPUProfile, Results: *flagGDSResults, Out: filepath.Join(work, "search.json")}, &gs)
-	if len(gs.Mismatches) > 0 {
-		for i, m := range gs.Mismatches {
-			if i == 30 {
-				break
-			}
-			t.Errorf("hit counts differ for %q (strict %v, %s): gds %d, PostgreSQL %d", m.Query.Text, m.Query.Strict, m.Query.Class, m.Got, m.Query.Want)
-		}
-		t.Fatalf("%d of %d queries give different hit counts; nothing timed", len(gs.Mismatches), len(qs))
-	}
-
-	// 6. PostgreSQL timed, one and two connections.
-	logStep(t, "postgres search")
-	if err := prepare(ctx, conn2); err != nil {
-		t.Fatal(err)
-	}
-	conns := []*pgx.Conn{conn, conn2}
-	pgQuery := func(client int, q Query) error {
-		stmt, arg := "contains", likePattern(q.Text)
-		if q.Strict {
-			stmt, arg = "strict", q.Text
-		}
-		rows, err := conns[client].Query(ctx, stmt, arg)
-		if err != nil {
-			return err
-		}
-		var id int64
-		k := 0
-		for rows.Next() {
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			k++
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if k != q.Want {
-			return fmt.Errorf("%q: %d rows, want %d", q.Text, k, q.Want)
-		}
-		return nil
-	}
-	pgSampler := sampleTree(pg.pid, 250*time.Millisecond)
-	pgT := map[string]Timing{}
-	for _, m := range []struct {
-		mode string
-		idx  []int
-	}{{"contains", contains}, {"strict", strict}} {
-		for _, clients := range []int{1, 2} {
-			pgT[fmt.Sprintf("%s%d", m.mode, clients)] = runTimed(len(m.idx), clients, *flagMinTime, *flagMaxPasses, func(c, i int) error {
-				return pgQuery(c, qs[m.idx[i]])
-			})
-		}
-	}
-	pgQueryPSS := pgSampler.Stop()
+	qs, gs, pgT := sr.qs, sr.gs, sr.pgT
 
 	// 6b. The analysts' query set, both sides.
 	var ar analystResult
-	if *flagAnalysts != "off" {
+	analysts := *flagAnalysts != "off" && chosen.on("analysts")
+	if analysts {
 		logStep(t, "analysts' queries")
 		ar = analystBench(ctx, conn, snap, data, sample, *flagMinTime, *flagMaxPasses)
 	}
 
 	// 7. gds over HTTP.
 	var hr httpResult
-	if *flagHTTP == "off" {
+	switch {
+	case *flagHTTP == "off":
 		hr.Why = "-http off"
-	} else {
+	case !chosen.search():
+		hr.Why = "rows contains, strict, cached and lookups not run (-rows)"
+	default:
 		logStep(t, "gds serve over HTTP")
-		wrkThreads, wrkRounds, goClients = *flagWrkThreads, *flagWrkRounds, *flagGoClients
 		hr = measureHTTP(ctx, gds, snapDir, data, work, qs, *flagMinTime, *flagMaxPasses, *flagNoCache, *flagWrkDur)
 	}
 
@@ -337,9 +259,11 @@ func TestBench(t *testing.T) {
 		rr.Why = "-routes off"
 	case *flagHTTP == "off":
 		rr.Why = "-http off"
+	case !chosen.on("affiliation", "local", "suggest"):
+		rr.Why = "rows affiliation, local and suggest not run (-rows)"
 	default:
 		logStep(t, "routes beside PostgreSQL")
-		rr = measureRoutes(ctx, routeWork{gds: gds, snapDir: snapDir, data: data, work: work, pg: pg, snap: snap,
+		rr = measureRoutes(ctx, routeWork{t: t, gds: gds, snapDir: snapDir, data: data, work: work, pg: pg, snap: snap,
 			names: sample, ids: sampleIDs, noCache: *flagNoCache, wrkDur: *flagWrkDur, minTime: *flagMinTime,
 			maxPasses: *flagMaxPasses, seed: *flagSeed}, conn, &load)
 	}
@@ -348,7 +272,11 @@ func TestBench(t *testing.T) {
 	var incr buildOut
 	var incrMake time.Duration
 	incrNote := "not measured (-incremental=false)"
-	if *flagIncr {
+	incrOn := *flagIncr && chosen.on("incremental")
+	if !chosen.on("incremental") {
+		incrNote = "not measured: " + notRun("incremental")
+	}
+	if incrOn {
 		logStep(t, "incremental: renaming 1%% of the characters")
 		t0 := time.Now()
 		changed := filepath.Join(work, filepath.Base(snapDir)+"-renamed")
@@ -379,10 +307,60 @@ func TestBench(t *testing.T) {
 	p("\n== gds vs PostgreSQL %s pg_trgm: %d generated character names (+ SDE fixture), seed %d, %d cores (GOMAXPROCS %d)\n",
 		pgVersion, load.Rows, *flagSeed, runtime.NumCPU(), runtime.GOMAXPROCS(0))
 	p("   snapshot %s: %s\n", snapDir, snap.Manifest.Source)
+	p("   rows: %s\n", chosen)
+	if chosen.search() {
+		searchTable(p, sr, hr, len(folds))
+	}
+	wrkTable(p, hr, *flagWrkDur)
+	routeTable(p, rr, *flagWrkDur)
+	p("\n%-34s | %-30s | %s\n", "", "gds", "PostgreSQL")
+	genNote := "reused"
+	if genTime > 0 {
+		genNote = genTime.Round(time.Millisecond).String()
+	}
+	buildNote := " (full, all categories)"
+	if build.CPU == 0 {
+		buildNote = " (reused: recorded in generation.json)"
+	}
+	p("%-34s | %-30s | %s\n", "build (names + SDE), wall", build.Duration.Round(time.Millisecond).String()+buildNote,
+		fmt.Sprintf("%s = COPY FREEZE %s + indexes at once %s (GIN %s, btree %s) + analyze %s%s", load.Build().Round(time.Millisecond),
+			load.Copy.Round(time.Millisecond), load.Indexes.Round(time.Millisecond), load.TrgmIndex.Round(time.Millisecond),
+			load.LowerIndex.Round(time.Millisecond), load.Analyze.Round(time.Millisecond), gistNote(load)))
+	p("%-34s | %-30s | %s\n", "build, CPU (user+system)", cpuNote(build.CPU, build.Duration), cpuNote(load.BuildCPU(), load.Build())+" (every postgres process)")
+	p("%-34s | %-30s | %s\n", "ready CSV from the snapshot", "-", load.Extract.Round(time.Millisecond).String()+" (the harness; not in PostgreSQL's build)")
+	p("%-34s | %-30s | %s\n", "incremental reindex, 1% renamed", incrNote, "-")
+	p("%-34s | %-30s | %s\n", "on-disk size", human(gTotal)+" (generation)",
+		fmt.Sprintf("%s (table %s + GIN %s + btree %s%s)", human(load.Disk()), human(load.Table), human(load.Trgm), human(load.Lower), gistSize(load)))
+	p("%-34s | %s\n", "  gds breakdown", fmt.Sprintf("character dir %s; all tables %s; all bleve shards %s; record stores %s", human(gChar), human(gTables), human(gBleve), human(gRecords)))
+	p("%-34s | %-30s | %s\n", "peak RSS, build", human(max(build.MaxRSS, incr.MaxRSS))+" (anonymous "+human(max(build.PeakAnon, incr.PeakAnon))+")", human(load.PeakPSS)+" (summed PSS of all postgres processes)")
+	if chosen.search() {
+		p("%-34s | %-30s | %s\n", "peak RSS, serving (search phase)", human(gs.MaxRSS)+fmt.Sprintf(" (after open %s)", human(gs.RSSAfterOpen)), human(sr.pgQueryPSS)+" (summed PSS)")
+	}
+	p("%-34s | %s\n", "generate snapshot", genNote+"; 1% rename "+incrMake.Round(time.Millisecond).String())
+	if chosen.search() {
+		classTable(p, sr)
+	}
+	if analysts {
+		analystTable(p, ar)
+	}
+	targetsTable(p, targets{rows: load.Rows, hr: hr, build: build, incr: incr, incrOn: incrOn, load: load, gs: gs,
+		pgContains1: pgT["contains1"], disk: gTotal, ar: ar, analysts: analysts, rr: rr})
+	fmt.Print(b.String())
+	os.WriteFile(filepath.Join(work, chosen.file("table", ".txt")), []byte(b.String()), 0o644)
+	raw, _ := json.MarshalIndent(makeSummary(load.Rows, build, gTotal, gs, hr, load), "", "  ")
+	if err := os.WriteFile(filepath.Join(work, "summary.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// searchTable prints the search rows: gds in-process beside PostgreSQL
+// and gds over HTTP through the Go client; folds is the number of names
+// gds and PostgreSQL fold differently.
+func searchTable(p func(string, ...any), sr searchRun, hr httpResult, folds int) {
 	p("   queries: %d contains + %d strict; classes: %s; every query gives the same hit count (min(500, matches)) on both\n",
-		len(contains), len(strict), classCounts(qs))
-	if len(excluded) > 0 {
-		p("   %d generated queries excluded before the check: gds folds fully (ß→ss) where PostgreSQL lower() does not, and %d names differ so\n", len(excluded), len(folds))
+		len(sr.contains), len(sr.strict), classCounts(sr.qs))
+	if len(sr.excluded) > 0 {
+		p("   %d generated queries excluded before the check: gds folds fully (ß→ss) where PostgreSQL lower() does not, and %d names differ so\n", len(sr.excluded), folds)
 	}
 	p("   gds: in-process query.Searcher, category character; PostgreSQL: pgx prepared `name ILIKE $1 LIMIT 500` (GIN gin_trgm_ops) / `lower(name) = lower($1) LIMIT 500` (btree)\n\n")
 	p("%-9s %-2s | %-49s | %-49s | %s\n", "", "", "gds in-process", "PostgreSQL", "gds/PG")
@@ -394,6 +372,7 @@ func TestBench(t *testing.T) {
 		}
 		return fmt.Sprintf("%8s %8s %8s %8s %10.0f", ms(t.P50), ms(t.P95), ms(t.P99), ms(t.Max), t.QPS())
 	}
+	gs, pgT := sr.gs, sr.pgT
 	gdsT := map[string]Timing{"contains1": gs.Contains1, "contains2": gs.Contains2, "strict1": gs.Strict1, "strict2": gs.Strict2}
 	for _, k := range []string{"contains1", "contains2", "strict1", "strict2"} {
 		g, q := gdsT[k], pgT[k]
@@ -429,26 +408,17 @@ func TestBench(t *testing.T) {
 	if hr.Available {
 		p("   HTTP: Go client (one request at a time per connection; %d connections in the contains%d rows), keep-alive, loopback; cache-off flags %q; %d count mismatches; server peak RSS %s\n", httpConns, httpConns, hr.CacheFlag, hr.Mismatches, human(hr.RSS))
 	}
-	wrkTable(p, hr, *flagWrkDur)
-	routeTable(p, rr, *flagWrkDur)
-	p("\n%-34s | %-30s | %s\n", "", "gds", "PostgreSQL")
-	genNote := "reused"
-	if genTime > 0 {
-		genNote = genTime.Round(time.Millisecond).String()
+	for _, k := range []string{"contains1", "contains2", "strict1", "strict2"} {
+		if e := gdsT[k].Errors + pgT[k].Errors; e > 0 {
+			p("   WARNING: %d errors in %s\n", e, k)
+		}
 	}
-	p("%-34s | %-30s | %s\n", "build (names + SDE), wall", build.Duration.Round(time.Millisecond).String()+" (full, all categories)",
-		fmt.Sprintf("%s = COPY FREEZE %s + indexes at once %s (GIN %s, btree %s) + analyze %s%s", load.Build().Round(time.Millisecond),
-			load.Copy.Round(time.Millisecond), load.Indexes.Round(time.Millisecond), load.TrgmIndex.Round(time.Millisecond),
-			load.LowerIndex.Round(time.Millisecond), load.Analyze.Round(time.Millisecond), gistNote(load)))
-	p("%-34s | %-30s | %s\n", "build, CPU (user+system)", cpuNote(build.CPU, build.Duration), cpuNote(load.BuildCPU(), load.Build())+" (every postgres process)")
-	p("%-34s | %-30s | %s\n", "ready CSV from the snapshot", "-", load.Extract.Round(time.Millisecond).String()+" (the harness; not in PostgreSQL's build)")
-	p("%-34s | %-30s | %s\n", "incremental reindex, 1% renamed", incrNote, "-")
-	p("%-34s | %-30s | %s\n", "on-disk size", human(gTotal)+" (generation)",
-		fmt.Sprintf("%s (table %s + GIN %s + btree %s%s)", human(load.Disk()), human(load.Table), human(load.Trgm), human(load.Lower), gistSize(load)))
-	p("%-34s | %s\n", "  gds breakdown", fmt.Sprintf("character dir %s; all tables %s; all bleve shards %s; record stores %s", human(gChar), human(gTables), human(gBleve), human(gRecords)))
-	p("%-34s | %-30s | %s\n", "peak RSS, build", human(max(build.MaxRSS, incr.MaxRSS))+" (anonymous "+human(max(build.PeakAnon, incr.PeakAnon))+")", human(load.PeakPSS)+" (summed PSS of all postgres processes)")
-	p("%-34s | %-30s | %s\n", "peak RSS, serving (search phase)", human(gs.MaxRSS)+fmt.Sprintf(" (after open %s)", human(gs.RSSAfterOpen)), human(pgQueryPSS)+" (summed PSS)")
-	p("%-34s | %s\n", "generate snapshot", genNote+"; 1% rename "+incrMake.Round(time.Millisecond).String())
+}
+
+// classTable prints gds's work per contains query and the latencies of
+// both sides by class of query.
+func classTable(p func(string, ...any), sr searchRun) {
+	gs := sr.gs
 	p("\n   gds contains work per query: %.0f candidates, %.0f verified, %.1f allocs, %.0f bytes allocated; open %s\n",
 		gs.CandidatesPerQ, gs.VerifiedPerQ, gs.AllocsPerQ, gs.BytesPerQ, gs.OpenTime.Round(time.Millisecond))
 	p("\n%-8s %5s | %-40s | %s\n", "class", "n", "gds 1 client p50/p99/max ms", "PostgreSQL count query p50/p99/max ms")
@@ -459,29 +429,127 @@ func TestBench(t *testing.T) {
 	slices.Sort(classes)
 	for _, c := range classes {
 		g := gs.ByClass[c]
-		q := summarize(pgByClass[c], 0, 0)
+		q := summarize(sr.pgByClass[c], 0, 0)
 		p("%-8s %5d | %-40s | %s\n", c, g.Queries, ms(g.P50)+" / "+ms(g.P99)+" / "+ms(g.Max), ms(q.P50)+" / "+ms(q.P99)+" / "+ms(q.Max))
 	}
 	p("\n   slowest gds queries (one client, per-class pass):\n")
 	for _, q := range gs.Slowest {
 		p("   %9s ms  %-7s %-22q strict=%-5v candidates %6d verified %6d hits %3d\n", ms(q.Took), q.Query.Class, q.Query.Text, q.Query.Strict, q.Candidates, q.Verified, q.Hits)
 	}
-	if *flagAnalysts != "off" {
-		analystTable(p, ar)
+}
+
+// searchRun is what the search rows measured: the query set, gds
+// in-process and PostgreSQL's timings (keyed mode and clients) and count
+// queries by class.
+type searchRun struct {
+	qs, excluded     []Query
+	contains, strict []int
+	gs               searchOut
+	pgT              map[string]Timing
+	pgByClass        map[string][]time.Duration
+	pgQueryPSS       int64
+}
+
+// measureSearch makes the query set with PostgreSQL's hit counts, runs the
+// gds search child (which checks them) and times PostgreSQL's rows.
+func measureSearch(ctx context.Context, t *testing.T, conn, conn2 *pgx.Conn, pg *postgres, sample []string, folds []foldPair, work, data string) searchRun {
+	// Queries and the hit counts PostgreSQL gives.
+	qs, excluded := dropFoldSensitive(makeQueries(sample, *flagQueries, *flagSeed), folds)
+	for _, q := range excluded {
+		logStep(t, "excluded (gds full case folding and PostgreSQL lower() disagree on some name): %q strict=%v", q.Text, q.Strict)
 	}
-	targetsTable(p, targets{rows: load.Rows, hr: hr, build: build, incr: incr, incrOn: *flagIncr, load: load, gs: gs,
-		pgContains1: pgT["contains1"], disk: gTotal, ar: ar, analysts: *flagAnalysts != "off"})
-	for _, k := range []string{"contains1", "contains2", "strict1", "strict2"} {
-		if e := gdsT[k].Errors + pgT[k].Errors; e > 0 {
-			p("   WARNING: %d errors in %s\n", e, k)
-		}
-	}
-	fmt.Print(b.String())
-	os.WriteFile(filepath.Join(work, "table.txt"), []byte(b.String()), 0o644)
-	raw, _ = json.MarshalIndent(makeSummary(load.Rows, build, gTotal, gs, hr, load), "", "  ")
-	if err := os.WriteFile(filepath.Join(work, "summary.json"), raw, 0o644); err != nil {
+	if err := prepare(ctx, conn); err != nil {
 		t.Fatal(err)
 	}
+	logStep(t, "PostgreSQL's hit counts of %d queries", len(qs))
+	pgByClass := map[string][]time.Duration{}
+	for i := range qs {
+		stmt := "count_contains"
+		arg := likePattern(qs[i].Text)
+		if qs[i].Strict {
+			stmt, arg = "count_strict", qs[i].Text
+		}
+		t0 := time.Now()
+		if err := conn.QueryRow(ctx, stmt, arg).Scan(&qs[i].Want); err != nil {
+			t.Fatalf("%q: %v", qs[i].Text, err)
+		}
+		pgByClass[qs[i].Class] = append(pgByClass[qs[i].Class], time.Since(t0))
+	}
+	qfile := filepath.Join(work, "queries.json")
+	raw, _ := json.MarshalIndent(qs, "", " ")
+	if err := os.WriteFile(qfile, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	contains, strict := split(qs)
+	logStep(t, "%d queries (%d contains, %d strict) written to %s", len(qs), len(contains), len(strict), qfile)
+
+	// gds in-process: checks the counts, then times (child process).
+	settle(ctx, t, conn)
+	logStep(t, "gds search")
+	var gs searchOut
+	runSearch(t, helperArgs{Data: data, Queries: qfile, MinTime: *flagMinTime,
+		MaxPasses: *flagMaxPasses, CPUProfile: *flagCPUProfile, Results: *flagGDSResults, Out: filepath.Join(work, "search.json")}, &gs)
+	if len(gs.Mismatches) > 0 {
+		for i, m := range gs.Mismatches {
+			if i == 30 {
+				break
+			}
+			t.Errorf("hit counts differ for %q (strict %v, %s): gds %d, PostgreSQL %d", m.Query.Text, m.Query.Strict, m.Query.Class, m.Got, m.Query.Want)
+		}
+		t.Fatalf("%d of %d queries give different hit counts; nothing timed", len(gs.Mismatches), len(qs))
+	}
+
+	// PostgreSQL timed, one and two connections.
+	logStep(t, "postgres search")
+	if err := prepare(ctx, conn2); err != nil {
+		t.Fatal(err)
+	}
+	conns := []*pgx.Conn{conn, conn2}
+	pgQuery := func(client int, q Query) error {
+		stmt, arg := "contains", likePattern(q.Text)
+		if q.Strict {
+			stmt, arg = "strict", q.Text
+		}
+		rs, err := conns[client].Query(ctx, stmt, arg)
+		if err != nil {
+			return err
+		}
+		var id int64
+		k := 0
+		for rs.Next() {
+			if err := rs.Scan(&id); err != nil {
+				rs.Close()
+				return err
+			}
+			k++
+		}
+		rs.Close()
+		if err := rs.Err(); err != nil {
+			return err
+		}
+		if k != q.Want {
+			return fmt.Errorf("%q: %d rows, want %d", q.Text, k, q.Want)
+		}
+		return nil
+	}
+	pgSampler := sampleTree(pg.pid, 250*time.Millisecond)
+	pgT := map[string]Timing{}
+	for _, m := range []struct {
+		mode string
+		idx  []int
+	}{{"contains", contains}, {"strict", strict}} {
+		if !chosen.on(m.mode) {
+			continue
+		}
+		for _, clients := range []int{1, 2} {
+			pgT[fmt.Sprintf("%s%d", m.mode, clients)] = runTimed(len(m.idx), clients, *flagMinTime, *flagMaxPasses, func(c, i int) error {
+				return pgQuery(c, qs[m.idx[i]])
+			})
+		}
+	}
+	pgQueryPSS := pgSampler.Stop()
+
+	return searchRun{qs: qs, excluded: excluded, contains: contains, strict: strict, gs: gs, pgT: pgT, pgByClass: pgByClass, pgQueryPSS: pgQueryPSS}
 }
 
 // foldPair is a name as PostgreSQL lower() and gds Fold see it.

@@ -27,6 +27,7 @@ var flagSizes = flag.String("sizes", "", "comma-separated name counts (e.g. 1000
 // summary is what one run reports for the cost curve.
 type summary struct {
 	Names         int64         `json:"names"`
+	Rows          string        `json:"rows"` // the rows the run measured (-rows)
 	BuildWall     time.Duration `json:"build_wall"`
 	BuildCPU      time.Duration `json:"build_cpu"`
 	BuildPeakAnon int64         `json:"build_peak_anon"`
@@ -44,8 +45,8 @@ type summary struct {
 }
 
 // makeSummary collects a full run's figures.
-func makeSummary(rows int64, build buildOut, disk int64, gs searchOut, hr httpResult, load pgLoad) summary {
-	s := summary{Names: rows, BuildWall: build.Duration, BuildCPU: build.CPU, BuildPeakAnon: build.PeakAnon,
+func makeSummary(n int64, build buildOut, disk int64, gs searchOut, hr httpResult, load pgLoad) summary {
+	s := summary{Names: n, Rows: chosen.String(), BuildWall: build.Duration, BuildCPU: build.CPU, BuildPeakAnon: build.PeakAnon,
 		BuildPeakRSS: build.MaxRSS, Disk: disk, ServingRSS: max(gs.MaxRSS, hr.RSS),
 		PGBuildWall: load.Build(), PGBuildCPU: load.BuildCPU(), PGDisk: load.Disk(), PGExtract: load.Extract}
 	if r, ok := hr.row(scenContains, 16); ok {

@@ -63,6 +63,9 @@ const (
 	scenNames    = "names, 20 IDs"
 )
 
+// scenRow is the row (-rows) of each scenario.
+var scenRow = map[string]string{scenStrict: "strict", scenCached: "cached", scenContains: "contains", scenNames: "lookups"}
+
 // wrkPlan lists, per phase, the scenarios and connection counts.
 var wrkPlan = map[string][]struct {
 	scenario string
@@ -267,6 +270,9 @@ func measureHTTP(ctx context.Context, bin, snapshot, data, work string, qs []Que
 			if !goClients {
 				break
 			}
+			if !chosen.on(m.mode) {
+				continue
+			}
 			for _, clients := range []int{1, 2, httpConns} {
 				if clients == httpConns && m.mode != "contains" {
 					continue
@@ -287,8 +293,13 @@ func measureHTTP(ctx context.Context, bin, snapshot, data, work string, qs []Que
 	if strings.Contains(help, "-rate-limit") {
 		unlimited = []string{"--rate-limit", "off"}
 	}
-	phase("cached", unlimited, r.Cached, true)
+	if chosen.on("cached") || goClients && chosen.on("contains", "strict") {
+		phase("cached", unlimited, r.Cached, true)
+	}
 	if !r.Available {
+		return r
+	}
+	if !chosen.on("contains", "strict", "lookups") {
 		return r
 	}
 	if len(off) == 0 {
@@ -377,6 +388,9 @@ func (r *httpResult) measureScenarios(phase string, s *server, work string, path
 	}
 	var rows []wrkRow
 	for _, p := range wrkPlan[phase] {
+		if !chosen.on(scenRow[p.scenario]) {
+			continue
+		}
 		script, err := writeScript(work, strings.NewReplacer(", ", "-", " ", "-").Replace(p.scenario), paths[p.scenario], p.scenario == scenCached)
 		if err != nil {
 			r.Ceiling = append(r.Ceiling, err.Error())

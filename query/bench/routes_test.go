@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -58,10 +59,14 @@ type routeRow struct {
 	// answer in the best round.
 	ServerMean, CPUPerReq time.Duration
 	PG                    Timing // pgx, routeConns connections
-	// Check compares answers; Recall and PGRecall are suggest's quality.
-	Check            string
-	Recall, PGRecall float64
-	Requests         int
+	// Check compares answers; Recall (gds, every typo), RecallSample
+	// (gds) and PGRecall on the first PGSample typos are suggest's
+	// quality; PostgreSQL's timed run asked PGAsked typos (PGBox).
+	Check                          string
+	Recall, RecallSample, PGRecall float64
+	PGSample, PGAsked              int
+	PGBox                          time.Duration
+	Requests                       int
 }
 
 // routeResult is every route row, with PostgreSQL's extra tables.
@@ -76,6 +81,7 @@ type routeResult struct {
 
 // routeWork is what the route rows are made from.
 type routeWork struct {
+	t                        *testing.T // for progress (logStep)
 	gds, snapDir, data, work string
 	pg                       *postgres
 	snap                     *snapshots.Snapshot
@@ -90,11 +96,15 @@ type routeWork struct {
 // routeSpec is one route's requests and PostgreSQL's side.
 type routeSpec struct {
 	name  string
+	row   string   // its row of -rows
 	paths []string // candidate paths, the first not answered 404 is used
 	reqs  func(path string) []string
 	// pg prepares what PostgreSQL needs (once) and returns one request's
 	// work on a connection.
 	pg func(ctx context.Context) (func(c *pgx.Conn, i int) error, error)
+	// timed, when set, times PostgreSQL's side instead of whole passes of
+	// pg's work (suggest's budgeted run).
+	timed func(ctx context.Context, conns []*pgx.Conn, row *routeRow) Timing
 	// check compares gds's captured answers with PostgreSQL's.
 	check func(ctx context.Context, c *pgx.Conn, answers []answer, row *routeRow) string
 }
@@ -135,6 +145,11 @@ func measureRoutes(ctx context.Context, w routeWork, conn *pgx.Conn, load *pgLoa
 	defer s.stop()
 	tables := false
 	for _, spec := range w.specs(conn, load, &tables, &rr) {
+		if !chosen.on(spec.row) {
+			rr.Rows = append(rr.Rows, routeRow{Name: spec.name, Skipped: notRun(spec.row)})
+			continue
+		}
+		logStep(w.t, "route row %s", spec.name)
 		rr.Rows = append(rr.Rows, w.measureRoute(ctx, s, spec))
 	}
 	return rr
@@ -192,9 +207,15 @@ func (w routeWork) measureRoute(ctx context.Context, s *server, spec routeSpec) 
 			c.Close(ctx)
 		}
 	}()
-	row.Check = spec.check(ctx, conns[0], answers, &row)
+	logStep(w.t, "route row %s: gds, wrk %d rounds of %s", spec.name, max(1, wrkRounds), w.wrkDur)
 	row.GDS, row.CPUPerReq, row.ServerMean = w.wrkRoute(s, row, reqs)
-	row.PG = runTimed(len(reqs), routeConns, w.minTime, w.maxPasses, func(c, i int) error { return work(conns[c], i) })
+	logStep(w.t, "route row %s: PostgreSQL at %d connections", spec.name, routeConns)
+	if spec.timed != nil {
+		row.PG = spec.timed(ctx, conns, &row)
+	} else {
+		row.PG = runTimed(len(reqs), routeConns, w.minTime, w.maxPasses, func(c, i int) error { return work(conns[c], i) })
+	}
+	row.Check = spec.check(ctx, conns[0], answers, &row)
 	return row
 }
 

@@ -67,29 +67,35 @@ func (w routeWork) specs(conn *pgx.Conn, load *pgLoad, loaded *bool, rr *routeRe
 		return out
 	}
 	return []routeSpec{
-		{name: routeAffiliation, paths: []string{"/latest/characters/affiliation/", "/characters/affiliation/"}, reqs: ids,
+		{name: routeAffiliation, row: "affiliation", paths: []string{"/latest/characters/affiliation/", "/characters/affiliation/"}, reqs: ids,
 			pg: func(ctx context.Context) (func(*pgx.Conn, int) error, error) {
 				args := bodyArgs(ids(""), idArray)
 				return func(c *pgx.Conn, i int) error { return pgRows(ctx, c, sqlAffiliation, args[i]) }, tables(ctx)
 			},
 			check: checkAffiliation},
-		{name: routeLocal, paths: []string{"/latest/local/", "/local/"}, reqs: names,
+		{name: routeLocal, row: "local", paths: []string{"/latest/local/", "/local/"}, reqs: names,
 			pg: func(ctx context.Context) (func(*pgx.Conn, int) error, error) {
 				args := bodyArgs(names(""), func(s string) any { return strings.Split(s, "\n") })
 				return func(c *pgx.Conn, i int) error { return pgRows(ctx, c, sqlLocal, args[i]) }, tables(ctx)
 			},
 			check: checkLocal},
-		{name: routeSuggest, paths: []string{"/latest/suggest/", "/suggest/"}, reqs: suggest,
+		{name: routeSuggest, row: "suggest", paths: []string{"/latest/suggest/", "/suggest/"}, reqs: suggest,
 			pg: func(ctx context.Context) (func(*pgx.Conn, int) error, error) {
 				if load.GiST == 0 {
-					if err := w.pg.buildGiST(ctx, conn, load); err != nil {
+					logStep(w.t, "PostgreSQL: the GiST trigram index of suggest (part of its build)")
+					stopWatch := watchIndexBuilds(ctx, w.t, w.pg)
+					err := w.pg.buildGiST(ctx, conn, load)
+					stopWatch()
+					if err != nil {
 						return nil, err
 					}
+					logStep(w.t, "PostgreSQL: GiST built in %s, %s", load.GiST.Round(time.Millisecond), human(load.GiSTSize))
 				}
 				return func(c *pgx.Conn, i int) error { return pgRows(ctx, c, sqlSuggest, texts[i]) }, nil
 			},
-			check: func(ctx context.Context, c *pgx.Conn, answers []answer, row *routeRow) string {
-				return checkSuggest(ctx, c, answers, texts, of, w, row)
+			timed: suggestTimed(texts, of, w),
+			check: func(_ context.Context, _ *pgx.Conn, answers []answer, row *routeRow) string {
+				return checkSuggest(answers, of, w, row)
 			}},
 	}
 }
@@ -186,35 +192,6 @@ func checkLocal(ctx context.Context, c *pgx.Conn, answers []answer, _ *routeRow)
 		rows.Close()
 	}
 	return fmt.Sprintf("first 5 answers: PostgreSQL found %d characters, gds's answers hold %d of their IDs", pgFound, gdsFound)
-}
-
-// checkSuggest is the recall@10 of both sides: the share of typos whose
-// true character (its ID, or its name) is among the 10 answers.
-func checkSuggest(ctx context.Context, c *pgx.Conn, answers []answer, texts []string, of []int, w routeWork, row *routeRow) string {
-	hits, pgHits := 0, 0
-	for i, a := range answers {
-		id, name := w.ids[of[i]], w.names[of[i]]
-		if has := answerValues(a.Body); has.id(id) || has.name(name) {
-			hits++
-		}
-		rows, err := c.Query(ctx, sqlSuggest, texts[i])
-		if err != nil {
-			return "PostgreSQL: " + err.Error()
-		}
-		found := false
-		for rows.Next() {
-			var rid int64
-			var rname string
-			rows.Scan(&rid, &rname)
-			found = found || rid == id || strings.EqualFold(rname, name)
-		}
-		rows.Close()
-		if found {
-			pgHits++
-		}
-	}
-	row.Recall, row.PGRecall = float64(hits)/float64(len(answers)), float64(pgHits)/float64(len(answers))
-	return fmt.Sprintf("recall@10 of %d one-edit typos: gds %.1f%%, PostgreSQL %.1f%%", len(answers), 100*row.Recall, 100*row.PGRecall)
 }
 
 // loadRouteTables copies the characters' corporations and the
