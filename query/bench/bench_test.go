@@ -93,6 +93,18 @@ func TestBench(t *testing.T) {
 	if chosen, err = parseRows(*flagRows); err != nil {
 		t.Fatal(err)
 	}
+	if *flagAnalysts == "off" {
+		chosen.drop("-analysts off", "analysts")
+	}
+	if !*flagIncr {
+		chosen.drop("-incremental=false", "incremental")
+	}
+	if *flagRoutes == "off" {
+		chosen.drop("-routes off", "affiliation", "local", "suggest")
+	}
+	if *flagHTTP == "off" {
+		chosen.drop("-http off", "cached", "affiliation", "local", "suggest")
+	}
 	wrkThreads, wrkRounds, goClients = *flagWrkThreads, *flagWrkRounds, *flagGoClients
 	if *flagGDSOnly {
 		gdsOnly(t)
@@ -246,7 +258,7 @@ func TestBench(t *testing.T) {
 	case *flagHTTP == "off":
 		hr.Why = "-http off"
 	case !chosen.search():
-		hr.Why = "rows contains, strict, cached and lookups not run (-rows)"
+		hr.Why = "rows contains, strict, cached and lookups not run"
 	default:
 		logStep(t, "gds serve over HTTP")
 		hr = measureHTTP(ctx, gds, snapDir, data, work, qs, *flagMinTime, *flagMaxPasses, *flagNoCache, *flagWrkDur)
@@ -260,7 +272,7 @@ func TestBench(t *testing.T) {
 	case *flagHTTP == "off":
 		rr.Why = "-http off"
 	case !chosen.on("affiliation", "local", "suggest"):
-		rr.Why = "rows affiliation, local and suggest not run (-rows)"
+		rr.Why = "rows affiliation, local and suggest not run"
 	default:
 		logStep(t, "routes beside PostgreSQL")
 		rr = measureRoutes(ctx, routeWork{t: t, gds: gds, snapDir: snapDir, data: data, work: work, pg: pg, snap: snap,

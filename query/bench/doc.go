@@ -55,6 +55,13 @@
 //	-http-only         only gds over HTTP and its ceiling, on the data and queries.json in -work
 //	-go-clients=false  leave out the Go client's HTTP rows
 //	-routes off        leave out the route rows (affiliation, local, suggest)
+//	-rows "a,b"        only these rows, of build, contains, strict, cached, lookups,
+//	                   analysts, affiliation, local, suggest, incremental (default all):
+//	                   a large size measured in parts; the table says which ran
+//	-progress D        repeat the phase still running every D (default 1m; 0: never)
+//	-suggest-sample N  PostgreSQL's suggest recall on the first N typos (default 100)
+//	-suggest-pg-time D PostgreSQL's suggest run at 16 connections asks typos until the
+//	                   sample is asked and D has passed (default 30s): its q/s and latencies
 //	-sizes "a,b,c"     run the whole bench at each size (each in -work/n<size>) and print
 //	                   the cost curve with the exponents k of cost ∝ N^k (make bench-curve)
 package bench

@@ -185,7 +185,7 @@ func targetsTable(p func(string, ...any), t targets) {
 	routeTargetRows(row, none, t.rr)
 	rss := max(t.gs.MaxRSS, t.hr.RSS)
 	if !chosen.search() {
-		none("kept: serving RSS <= 1.5 GB", "rows contains, strict, cached and lookups not run (-rows)")
+		none("kept: serving RSS <= 1.5 GB", "rows contains, strict, cached and lookups not run")
 	} else {
 		row("kept: serving RSS <= 1.5 GB", fmt.Sprintf("%s (in-process search %s, gds serve %s)", human(rss), human(t.gs.MaxRSS), human(t.hr.RSS)), rss <= 1_500_000_000)
 	}

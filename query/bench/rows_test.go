@@ -25,46 +25,54 @@ var (
 	flagProgress = flag.Duration("progress", time.Minute, "while a phase runs, print what it is and how long it and the run have taken this often (0: never)")
 )
 
-// rowSet is the rows a run measures.
-type rowSet map[string]bool
+// rowSet is the rows a run measures: every row of rowNames not in off,
+// which holds why each other row does not run.
+type rowSet struct{ off map[string]string }
 
 // chosen is this run's choice (every row unless -rows says otherwise).
-var chosen = allRows()
-
-func allRows() rowSet {
-	r := rowSet{}
-	for _, n := range rowNames {
-		r[n] = true
-	}
-	return r
-}
+var chosen = rowSet{off: map[string]string{}}
 
 // parseRows reads -rows: "all", or row names separated by commas.
 func parseRows(s string) (rowSet, error) {
+	r := rowSet{off: map[string]string{}}
 	if strings.TrimSpace(s) == "all" {
-		return allRows(), nil
+		return r, nil
 	}
-	r := rowSet{}
+	on := map[string]bool{}
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
 			continue
 		}
 		if !slices.Contains(rowNames, f) {
-			return nil, fmt.Errorf("-rows: unknown row %q (rows: %s)", f, strings.Join(rowNames, ","))
+			return r, fmt.Errorf("-rows: unknown row %q (rows: %s)", f, strings.Join(rowNames, ","))
 		}
-		r[f] = true
+		on[f] = true
 	}
-	if len(r) == 0 {
-		return nil, fmt.Errorf("-rows: no row named (rows: %s)", strings.Join(rowNames, ","))
+	if len(on) == 0 {
+		return r, fmt.Errorf("-rows: no row named (rows: %s)", strings.Join(rowNames, ","))
+	}
+	for _, n := range rowNames {
+		if !on[n] {
+			r.off[n] = "-rows"
+		}
 	}
 	return r, nil
+}
+
+// drop turns the rows off for why (a row's own flag), unless -rows did.
+func (r rowSet) drop(why string, names ...string) {
+	for _, n := range names {
+		if r.off[n] == "" {
+			r.off[n] = why
+		}
+	}
 }
 
 // on reports whether any of the rows is measured.
 func (r rowSet) on(names ...string) bool {
 	for _, n := range names {
-		if r[n] {
+		if r.off[n] == "" {
 			return true
 		}
 	}
@@ -75,28 +83,36 @@ func (r rowSet) on(names ...string) bool {
 // the in-process search and gds over HTTP).
 func (r rowSet) search() bool { return r.on("contains", "strict", "cached", "lookups") }
 
-// String says which rows ran and which did not.
+// String says which rows ran and why the others did not.
 func (r rowSet) String() string {
-	var ran, not []string
+	var ran, whys []string
+	byWhy := map[string][]string{}
 	for _, n := range rowNames {
-		if r[n] {
+		if r.on(n) {
 			ran = append(ran, n)
-		} else {
-			not = append(not, n)
+			continue
 		}
+		if why := r.off[n]; byWhy[why] == nil {
+			whys = append(whys, why)
+		}
+		byWhy[r.off[n]] = append(byWhy[r.off[n]], n)
 	}
-	if len(not) == 0 {
+	if len(whys) == 0 {
 		return "every row (" + strings.Join(ran, ", ") + ")"
 	}
-	return strings.Join(ran, ", ") + "; not run (-rows): " + strings.Join(not, ", ")
+	out := strings.Join(ran, ", ") + "; not run:"
+	for _, why := range whys {
+		out += " " + strings.Join(byWhy[why], ", ") + " (" + why + ");"
+	}
+	return strings.TrimSuffix(out, ";")
 }
 
-// file is name+ext for every row, else name-<row>+<row>...+ext, so that
-// the parts of a size measured in parts keep their tables apart.
+// file is name+ext when every row runs, else name-<row>+<row>...+ext, so
+// that the parts of a size measured in parts keep their tables apart.
 func (r rowSet) file(name, ext string) string {
 	var ran []string
 	for _, n := range rowNames {
-		if r[n] {
+		if r.on(n) {
 			ran = append(ran, n)
 		}
 	}
@@ -107,7 +123,7 @@ func (r rowSet) file(name, ext string) string {
 }
 
 // notRun is the note of a figure whose row did not run.
-func notRun(row string) string { return "row " + row + " not run (-rows)" }
+func notRun(row string) string { return "row " + row + " not run (" + chosen.off[row] + ")" }
 
 // progress is the run's clock: logStep prints the time of day, the time
 // since the run began and what it does; every -progress a heartbeat
