@@ -690,7 +690,11 @@ func gistNote(l pgLoad) string {
 	if l.GiST == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" + GiST for suggest %s", l.GiST.Round(time.Millisecond))
+	siglen := "default siglen"
+	if *flagGiSTSiglen > 0 {
+		siglen = fmt.Sprintf("siglen=%d", *flagGiSTSiglen)
+	}
+	return fmt.Sprintf(" + GiST for suggest (%s) %s", siglen, l.GiST.Round(time.Millisecond))
 }
 
 func gistSize(l pgLoad) string {
