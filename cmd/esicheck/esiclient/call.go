@@ -35,7 +35,7 @@ func (a *args) id(name string) int64 {
 }
 
 // params is the operation's generated parameters with the compatibility
-// date and the planned query set.
+// date, the tenant and the planned query set.
 func params[T any](a *args) *T {
 	p := new(T)
 	v := reflect.ValueOf(p).Elem()
@@ -43,6 +43,11 @@ func params[T any](a *args) *T {
 		f.SetString(a.date)
 	} else {
 		a.errs = append(a.errs, "the generated parameters have no X-Compatibility-Date")
+	}
+	// The tenant too, as a client that fills in the document's default does.
+	if f := v.FieldByName("XTenant"); f.IsValid() {
+		tenant := "tranquility"
+		f.Set(reflect.ValueOf(&tenant))
 	}
 	for name, vals := range a.q {
 		f, ok := formField(v, name)
