@@ -24,6 +24,8 @@ type args struct {
 	body string
 	eds  []esi.RequestEditorFn
 	errs []string // what could not be put into the generated types
+	// ifNoneMatch is sent as If-None-Match when set.
+	ifNoneMatch string
 }
 
 func (a *args) id(name string) int64 {
@@ -48,6 +50,9 @@ func params[T any](a *args) *T {
 	if f := v.FieldByName("XTenant"); f.IsValid() {
 		tenant := "tranquility"
 		f.Set(reflect.ValueOf(&tenant))
+	}
+	if f := v.FieldByName("IfNoneMatch"); f.IsValid() && a.ifNoneMatch != "" {
+		f.Set(reflect.ValueOf(&a.ifNoneMatch))
 	}
 	for name, vals := range a.q {
 		f, ok := formField(v, name)
@@ -161,7 +166,41 @@ func call(ctx context.Context, c *esi.ClientWithResponses, fn operation, op, dat
 	status, found := inspect(resp, p.Want)
 	r.Status = status
 	r.Findings = append(r.Findings, found...)
+	if p.Method == http.MethodGet && status == http.StatusOK {
+		r.Findings = append(r.Findings, revalidate(fn, a, resp)...)
+	}
 	return r
+}
+
+// revalidate asks again with the answer's ETag in If-None-Match, as a
+// caching client does: the generated 200 headers must carry the ETag the
+// document declares, and the answer must be 304.
+func revalidate(fn operation, a *args, resp any) []string {
+	h := reflect.ValueOf(resp).Elem().FieldByName("Headers200")
+	if !h.IsValid() || h.IsNil() {
+		return nil // the document declares no headers for this answer
+	}
+	f := h.Elem().FieldByName("ETag")
+	if !f.IsValid() {
+		return nil
+	}
+	if f.IsNil() {
+		return []string{"200 without the ETag the document declares"}
+	}
+	a.ifNoneMatch, a.errs = *f.Interface().(*string), nil
+	again, err := fn(a)
+	if err != nil {
+		return []string{"If-None-Match: the generated client: " + err.Error()}
+	}
+	hr, _ := reflect.ValueOf(again).Elem().FieldByName("HTTPResponse").Interface().(*http.Response)
+	if hr == nil || hr.StatusCode != http.StatusNotModified {
+		code := 0
+		if hr != nil {
+			code = hr.StatusCode
+		}
+		return []string{fmt.Sprintf("If-None-Match with the answer's ETag: status %d, want 304", code)}
+	}
+	return nil
 }
 
 // pathIDs are the integer path parameters of path under tmpl.
