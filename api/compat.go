@@ -341,7 +341,7 @@ func (s *server) changelog() Changelog {
 // /meta/changelog.
 func (s *server) registerCompatMeta(e *gin.Engine) {
 	e.GET("/meta/compatibility-dates", func(c *gin.Context) {
-		c.JSON(http.StatusOK, CompatibilityDates{CompatibilityDates: formatDates(s.compatDates())})
+		s.sendValidated(c, CompatibilityDates{CompatibilityDates: formatDates(s.compatDates())})
 	})
-	e.GET("/meta/changelog", func(c *gin.Context) { c.JSON(http.StatusOK, s.changelog()) })
+	e.GET("/meta/changelog", func(c *gin.Context) { s.sendValidated(c, s.changelog()) })
 }

@@ -1,6 +1,9 @@
 package api
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
@@ -28,6 +31,27 @@ func (s *server) registerMeta(e *gin.Engine) {
 	e.GET("/status.json", s.status())
 	e.GET("/meta/status", s.metaStatus())
 	s.registerCompatMeta(e)
+}
+
+// sendValidated answers v as JSON with a strong ETag of its bytes, and
+// 304 when If-None-Match names it: ESI's 2026 document declares an ETag
+// on /meta/status, /meta/compatibility-dates and /meta/changelog, whose
+// answers change only with the date and the index's health, so a client
+// revalidates them instead of fetching them again.
+func (s *server) sendValidated(c *gin.Context, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		s.internalError(c, err)
+		return
+	}
+	sum := sha256.Sum256(body)
+	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	c.Header("Etag", etag)
+	if notModified(c.Request, etag) {
+		c.AbortWithStatus(http.StatusNotModified)
+		return
+	}
+	c.Data(http.StatusOK, contentTypeJSON[0], body)
 }
 
 // swagger answers the Swagger 2.0 document of the routes served under

@@ -104,7 +104,7 @@ func (s *server) metaStatus() gin.HandlerFunc {
 			return a.Path < b.Path || (a.Path == b.Path && a.Method < b.Method)
 		})
 		c.Header("Cache-Control", "no-cache")
-		c.JSON(http.StatusOK, out)
+		s.sendValidated(c, out)
 	}
 	return func(c *gin.Context) {
 		if rg != nil {

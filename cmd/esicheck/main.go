@@ -30,6 +30,8 @@ func main() {
 	flag.StringVar(&o.swagger, "swagger", "../shared/esi/esi-swagger-2021-06.json", "ESI's Swagger 2.0 document")
 	flag.StringVar(&o.openapi, "openapi", "../shared/esi/esi-openapi-2026-08-18.json",
 		"ESI's OpenAPI 3 document of a compatibility date, checked on unprefixed paths with that date (\"\": none)")
+	flag.StringVar(&o.client, "client", "",
+		"esiclient, built with the client generated from -openapi: it calls every operation of the document gds serves (\"\": none)")
 	flag.BoolVar(&o.verbose, "v", false, "print every call, not only violations")
 	flag.Parse()
 	failed, err := run(o)
@@ -44,6 +46,7 @@ func main() {
 
 type options struct {
 	bin, snapshot, swagger, openapi string
+	client                          string
 	verbose                         bool
 }
 
@@ -80,7 +83,8 @@ func run(o options) (int, error) {
 		}
 		c26 := &checker{doc: doc26, base: base, bin: o.bin, data: data, verbose: o.verbose, tokens: c.tokens,
 			labels: []string{""}, date: date}
-		for _, call := range plan(doc26, sample) {
+		calls := plan(doc26, sample)
+		for _, call := range calls {
 			c26.check(call)
 		}
 		fmt.Printf("\n== %s, unprefixed with %s: %s\n", o.openapi, "X-Compatibility-Date", date)
@@ -91,6 +95,14 @@ func run(o options) (int, error) {
 			return failed, err
 		}
 		failed += bad
+		if o.client != "" {
+			fmt.Printf("\n== %s through the client oapi-codegen generated from it (%s)\n", o.openapi, o.client)
+			bad, err := c26.runClient(o.client, o.openapi, calls, sample)
+			if err != nil {
+				return failed, err
+			}
+			failed += bad
+		}
 	}
 	return failed, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
@@ -19,6 +20,7 @@ type sample struct {
 	character, agent, alliance, playerCorp int64
 	playerName                             string
 	members                                map[int64]int64 // character → corporation
+	allianceOf                             map[int64]int64 // character → alliance
 	roles                                  map[int64]map[string]bool
 	corpOf                                 map[int64]int64 // roles' corporation by character
 	documents                              []string
@@ -26,11 +28,14 @@ type sample struct {
 }
 
 func readSample(dir string) (*sample, error) {
-	s := &sample{members: map[int64]int64{}, roles: map[int64]map[string]bool{}, corpOf: map[int64]int64{},
-		structureCorp: map[int64]bool{}}
+	s := &sample{members: map[int64]int64{}, allianceOf: map[int64]int64{}, roles: map[int64]map[string]bool{},
+		corpOf: map[int64]int64{}, structureCorp: map[int64]bool{}}
 	err := eachLine(dir, "characters", func(m map[string]any) {
 		id, corp := num(m["id"]), num(m["corporation_id"])
 		s.members[id] = corp
+		if a := num(m["alliance_id"]); a != 0 {
+			s.allianceOf[id] = a
+		}
 		if s.character == 0 {
 			s.character, s.playerCorp, s.playerName = id, corp, m["name"].(string)
 		}
@@ -229,7 +234,7 @@ func (s *sample) documentCalls(base call) []call {
 				}
 			}
 		case ids["alliance_id"] != 0:
-			c.character = s.character
+			c.character, c.note = s.memberOf(ids["alliance_id"]), "member"
 		}
 		if c.method == "POST" {
 			c.body = `[1000000016991]`
@@ -237,6 +242,19 @@ func (s *sample) documentCalls(base call) []call {
 		return []call{c}
 	}
 	return []call{{method: base.method, template: base.template, note: "no document in the sample"}}
+}
+
+// memberOf is the lowest ID of a character in alliance (ESI answers an
+// alliance's documents to its members only), or the sample's first
+// character when none is.
+func (s *sample) memberOf(alliance int64) int64 {
+	var out int64
+	for ch, a := range s.allianceOf {
+		if a == alliance && (out == 0 || ch < out) {
+			out = ch
+		}
+	}
+	return cmp.Or(out, s.character)
 }
 
 // fill writes template with values; false when one is missing.
