@@ -63,7 +63,7 @@
 //	-suggest-pg-time D PostgreSQL's suggest run at 16 connections asks typos until the
 //	                   sample is asked and D has passed (default 30s): its q/s and latencies
 //	-gist-siglen N     siglen of PostgreSQL's GiST trigram index for suggest (default
-//	                   PostgreSQL's, 12 bytes)
+//	                   256; 0: PostgreSQL's own default, 12 bytes)
 //	-sizes "a,b,c"     run the whole bench at each size (each in -work/n<size>) and print
 //	                   the cost curve with the exponents k of cost ∝ N^k (make bench-curve)
 package bench

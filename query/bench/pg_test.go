@@ -289,8 +289,10 @@ func (p *postgres) loadSteps(ctx context.Context, c, c2 *pgx.Conn, file string) 
 // PostgreSQL's default (12 bytes) saturates on the inner pages of millions
 // of names: at 1M names on 2026-11-27 (busy machine, one connection) 100
 // nearest-neighbour queries took 90-121 s with it, 37 s with siglen=256
-// and 28 s with 1024, the index a little smaller.
-var flagGiSTSiglen = flag.Int("gist-siglen", 0, "siglen of PostgreSQL's gist_trgm_ops index for suggest (0: PostgreSQL's default, 12 bytes; at most 2024)")
+// and 28 s with 1024, the index a little smaller. The bench builds it with
+// 256, as one tuning PostgreSQL for these queries would: most of 1024's
+// speed for a third of its build time.
+var flagGiSTSiglen = flag.Int("gist-siglen", 256, "siglen of PostgreSQL's gist_trgm_ops index for suggest (0: PostgreSQL's default, 12 bytes; at most 2024)")
 
 // buildGiST builds the suggest row's index (KNN by trigram distance) and
 // adds its time, CPU and size to l.
