@@ -1,0 +1,206 @@
+// Package affcol owns the affiliation column format: per record of a
+// kind's record store, by the store's position, the few fields the
+// affiliation and local routes read (a character's corporation, alliance,
+// faction and name; a corporation's alliance, faction, name and ticker; an
+// alliance's name and ticker), fixed-width and read in place, so that a
+// lookup is the store's key search plus one array read, with no block to
+// decompress. The build writes it beside the store (Writer) from the
+// records it decodes anyway, or carries an unchanged record's row from the
+// previous generation's column (Column.Row); gds serve opens it (Open).
+//
+// It is a package of its own rather than part of indexer/recstore: a
+// store holds any kind's records as the snapshot had them, whole; a
+// column is a projection that knows what an affiliation is, written and
+// read apart from the store's blocks, deltas and groups.
+//
+// # The file
+//
+// records/<kind>.aff:
+//
+//	magic    "GDSAFF01"
+//	n        uint64   rows (the store's records)
+//	flags    uint64   bit 0: IDs are int64 (else uint32: every one of
+//	                  the file fits); bits 1–5: which columns it holds
+//	                  (corporation, alliance, faction, name, ticker)
+//	per ID column present, in that order: n IDs, padded to 8 bytes
+//	per text column present: n+1 uint32 offsets into its text, padded;
+//	                  the text, padded
+//
+// Integers are little-endian, as the machine holds them. A row with no
+// value holds 0 (an empty string).
+//
+// # Versions
+//
+//	GDSAFF01  2026-11-27  the layout above
+package affcol
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"gds/snapshots/disk"
+)
+
+const magic = "GDSAFF01"
+
+// FormatVersions are the affiliation-column format Writer writes and
+// those Open reads, for `gds version`.
+func FormatVersions() (writes string, reads []string) { return magic, []string{magic} }
+
+// Suffix is the column file's name after its kind's (records/<kind>.aff).
+const Suffix = ".aff"
+
+// Fields says which columns a file holds.
+type Fields uint64
+
+const (
+	Corporation Fields = 1 << (iota + 1)
+	Alliance
+	Faction
+	Name
+	Ticker
+)
+
+const (
+	flagWide = 1
+	idFields = Corporation | Alliance | Faction
+	allField = idFields | Name | Ticker
+)
+
+// Row is one record's fields (those of the column's Fields; the others 0).
+type Row struct {
+	Corporation, Alliance, Faction int64
+	Name, Ticker                   string
+}
+
+// Column is one kind's affiliation column, read in place.
+type Column struct {
+	n      int
+	fields Fields
+	ids32  [3][]uint32
+	ids64  [3][]int64
+	offs   [2][]uint32
+	text   [2][]byte
+}
+
+// ErrDamaged is a row whose text offsets are out of order or outside the
+// file (a file damaged after the build).
+var ErrDamaged = errors.New("affiliation column damaged")
+
+// Len is the number of rows.
+func (c *Column) Len() int { return c.n }
+
+// Fields is which columns the file holds.
+func (c *Column) Fields() Fields { return c.fields }
+
+// id is ID column k (0 corporation, 1 alliance, 2 faction) of row i.
+func (c *Column) id(k, i int) int64 {
+	if c.ids64[k] != nil {
+		return c.ids64[k][i]
+	}
+	if c.ids32[k] != nil {
+		return int64(c.ids32[k][i])
+	}
+	return 0
+}
+
+// IDs returns row i's corporation, alliance and faction.
+func (c *Column) IDs(i int) (corporation, alliance, faction int64) {
+	return c.id(0, i), c.id(1, i), c.id(2, i)
+}
+
+// Text returns row i's name and ticker, aliasing the file.
+func (c *Column) Text(i int) (name, ticker []byte, err error) {
+	if name, err = c.str(0, i); err != nil {
+		return nil, nil, err
+	}
+	ticker, err = c.str(1, i)
+	return name, ticker, err
+}
+
+func (c *Column) str(k, i int) ([]byte, error) {
+	offs := c.offs[k]
+	if offs == nil {
+		return nil, nil
+	}
+	lo, hi := offs[i], offs[i+1]
+	if lo > hi || uint64(hi) > uint64(len(c.text[k])) {
+		return nil, ErrDamaged
+	}
+	return c.text[k][lo:hi], nil
+}
+
+// Row returns row i whole (its strings copied), for a build carrying it.
+func (c *Column) Row(i int) (Row, error) {
+	var r Row
+	r.Corporation, r.Alliance, r.Faction = c.IDs(i)
+	name, ticker, err := c.Text(i)
+	r.Name, r.Ticker = string(name), string(ticker)
+	return r, err
+}
+
+// parse reads a column file; every slice aliases b.
+func parse(b []byte) (*Column, error) {
+	if len(b) < 24 || string(b[:8]) != magic {
+		return nil, fmt.Errorf("not an affiliation column")
+	}
+	n64, flags := binary.LittleEndian.Uint64(b[8:]), binary.LittleEndian.Uint64(b[16:])
+	if n64 >= math.MaxUint32 || n64 > uint64(len(b)) {
+		return nil, fmt.Errorf("%d rows in %d bytes", n64, len(b))
+	}
+	if flags&^uint64(allField|flagWide) != 0 {
+		return nil, fmt.Errorf("unknown flags %#x", flags)
+	}
+	n := int(n64)
+	c := &Column{n: n, fields: Fields(flags) & allField}
+	p := uint64(24)
+	take := func(size uint64) ([]byte, error) {
+		if size > uint64(len(b))-p {
+			return nil, fmt.Errorf("truncated: %d bytes, need %d more at %d", len(b), size, p)
+		}
+		s := b[p : p+size]
+		p += disk.Pad8(size)
+		if p > uint64(len(b)) {
+			return nil, fmt.Errorf("truncated padding at %d", len(b))
+		}
+		return s, nil
+	}
+	for k, f := range []Fields{Corporation, Alliance, Faction} {
+		if c.fields&f == 0 {
+			continue
+		}
+		if flags&flagWide != 0 {
+			s, err := take(8 * n64)
+			if err != nil {
+				return nil, err
+			}
+			c.ids64[k] = disk.FromBytes[int64](s)
+			continue
+		}
+		s, err := take(4 * n64)
+		if err != nil {
+			return nil, err
+		}
+		c.ids32[k] = disk.FromBytes[uint32](s)
+	}
+	for k, f := range []Fields{Name, Ticker} {
+		if c.fields&f == 0 {
+			continue
+		}
+		s, err := take(4 * (n64 + 1))
+		if err != nil {
+			return nil, err
+		}
+		c.offs[k] = disk.FromBytes[uint32](s)
+		size := uint64(c.offs[k][n])
+		if c.text[k], err = take(size); err != nil {
+			return nil, err
+		}
+	}
+	if p != uint64(len(b)) {
+		return nil, fmt.Errorf("%d bytes, the layout says %d", len(b), p)
+	}
+	return c, nil
+}

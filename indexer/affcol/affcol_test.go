@@ -1,0 +1,127 @@
+package affcol
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func writeRows(t testing.TB, fields Fields, rows []Row) string {
+	t.Helper()
+	w := NewWriter(fields, len(rows))
+	for _, r := range rows {
+		if err := w.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "characters"+Suffix)
+	if err := w.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestRoundTrip writes rows of each width and every set of fields and
+// reads them back, mapped and in memory.
+func TestRoundTrip(t *testing.T) {
+	narrow := []Row{
+		{Corporation: 98000001, Alliance: 99000002, Faction: 500001, Name: "Pilot One", Ticker: "P1"},
+		{Corporation: 1000125, Name: "Ünïcode Pilot"},
+		{},
+		{Corporation: math.MaxUint32, Alliance: 1, Name: "x"},
+	}
+	wide := append([]Row{{Corporation: 1 << 40, Alliance: 3, Name: "wide"}}, narrow...)
+	for _, rows := range [][]Row{narrow, wide, nil} {
+		for _, fields := range []Fields{allField, Corporation | Alliance | Faction | Name, Corporation, Name | Ticker, Alliance | Faction | Name | Ticker} {
+			path := writeRows(t, fields, rows)
+			for _, mem := range []bool{false, true} {
+				c, release, err := Open(path, mem, len(rows))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.Len() != len(rows) || c.Fields() != fields {
+					t.Fatalf("len %d fields %b, want %d %b", c.Len(), c.Fields(), len(rows), fields)
+				}
+				for i, want := range rows {
+					got, err := c.Row(i)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want = project(want, fields); got != want {
+						t.Fatalf("row %d: %+v, want %+v", i, got, want)
+					}
+				}
+				release()
+			}
+		}
+	}
+}
+
+// project keeps the fields of r a column of fields holds.
+func project(r Row, fields Fields) Row {
+	if fields&Corporation == 0 {
+		r.Corporation = 0
+	}
+	if fields&Alliance == 0 {
+		r.Alliance = 0
+	}
+	if fields&Faction == 0 {
+		r.Faction = 0
+	}
+	if fields&Name == 0 {
+		r.Name = ""
+	}
+	if fields&Ticker == 0 {
+		r.Ticker = ""
+	}
+	return r
+}
+
+// TestOpenRefuses: a count other than the store's, a truncated file and a
+// file of something else are errors at open.
+func TestOpenRefuses(t *testing.T) {
+	path := writeRows(t, allField, []Row{{Corporation: 1, Name: "a", Ticker: "A"}, {Corporation: 2, Name: "b"}})
+	if _, _, err := Open(path, false, 3); err == nil {
+		t.Fatal("a column of 2 rows opened for a store of 3")
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]byte{raw[:len(raw)-8], raw[:20], []byte("GDSSTO04xxxxxxxxxxxxxxxx")} {
+		p := filepath.Join(t.TempDir(), "bad"+Suffix)
+		if err := os.WriteFile(p, bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := Open(p, false, 2); err == nil {
+			t.Fatalf("opened a damaged file of %d bytes", len(bad))
+		}
+	}
+}
+
+// FuzzParse: whatever the bytes, parse returns an error or a column
+// whose every row reads (maybe as ErrDamaged), never a panic.
+func FuzzParse(f *testing.F) {
+	for _, rows := range [][]Row{
+		{{Corporation: 1, Alliance: 2, Faction: 3, Name: "abc", Ticker: "T"}},
+		{{Corporation: 1 << 40, Name: "wide"}, {Name: ""}},
+		nil,
+	} {
+		raw, err := os.ReadFile(writeRows(f, allField, rows))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := parse(b)
+		if err != nil {
+			return
+		}
+		for i := range c.Len() {
+			c.IDs(i)
+			c.Text(i)
+		}
+	})
+}
