@@ -205,6 +205,9 @@ func (b *builder) reuse(kind snapshots.Kind) error {
 		}
 	}
 	b.meta.Records[kind] = b.prev.Meta.Records[kind]
+	if err := b.columnFromStore(kind); err != nil {
+		return err
+	}
 	cat, ok := categoryOf(kind)
 	if !ok {
 		return nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"gds/indexer/affcol"
 	"gds/indexer/nametable"
 	"gds/indexer/recstore"
 	"gds/indexer/typo"
@@ -128,6 +129,10 @@ type Generation struct {
 
 	tables map[snapshots.Category]*CategoryTables
 	stores map[snapshots.Kind]*recstore.Store
+	// affs are the stores' affiliation columns (affiliations.go), and
+	// what lets go of them.
+	affs       map[snapshots.Kind]*affcol.Column
+	affRelease []func() error
 	// storesHeld: the stores are held in memory rather than mapped.
 	storesHeld bool
 
@@ -238,6 +243,9 @@ func (g *Generation) close() {
 		for _, s := range g.stores {
 			_ = s.Close()
 		}
+		for _, release := range g.affRelease {
+			_ = release()
+		}
 		if g.remove {
 			_ = os.RemoveAll(g.dir)
 		}
@@ -276,7 +284,8 @@ func openGeneration(dir string, idle time.Duration, held inMemory) (*Generation,
 		return nil, fmt.Errorf("generation %s: %w", dir, err)
 	}
 	g := &Generation{Meta: meta, dir: dir, idle: idle, tables: map[snapshots.Category]*CategoryTables{},
-		indexes: map[snapshots.Category]bleve.Index{}, stores: map[snapshots.Kind]*recstore.Store{}}
+		indexes: map[snapshots.Category]bleve.Index{}, stores: map[snapshots.Kind]*recstore.Store{},
+		affs: map[snapshots.Kind]*affcol.Column{}}
 	g.refs.Store(1)
 	g.bleveReady.Store(!meta.BlevePending)
 	fail := func(err error) (*Generation, error) {
@@ -294,6 +303,9 @@ func openGeneration(dir string, idle time.Duration, held inMemory) (*Generation,
 			return fail(err)
 		}
 		g.stores[kind] = s
+	}
+	if err := g.openAffiliations(holdStores); err != nil {
+		return fail(err)
 	}
 	openTable := nametable.Open
 	if held.tables {

@@ -48,6 +48,7 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 	if sw != nil {
 		sw.Reserve(int(total))
 	}
+	aff := b.newAffBuild(kind, int(total))
 	if searchable && !partial {
 		rd.docs = make([]docInfo, 0, total)
 	}
@@ -85,6 +86,9 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 			if err := sw.Keep(pi, line.Raw); err != nil {
 				return err
 			}
+			if err := aff.keep(pi, line.Raw); err != nil {
+				return err
+			}
 			pi++
 		} else {
 			changed := !known || prev.Hash(pi) != prev.HashOf(line.Raw)
@@ -95,6 +99,9 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 				rd.ch.upserts = append(rd.ch.upserts, line.Key)
 			}
 			if err := b.addRecord(&rd, sw, rec, line, searchable && (!partial || changed)); err != nil {
+				return err
+			}
+			if err := aff.add(rec); err != nil {
 				return err
 			}
 		}
@@ -120,6 +127,12 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		rd.ch.deletes = append(rd.ch.deletes, math.MaxInt64)
 	}
 	b.report(Progress{Phase: "read", Kind: string(kind), Done: n, Total: total})
+	if err := aff.write(filepath.Join(b.dir, recordsDir), int(n)); err != nil {
+		if sw != nil {
+			sw.Abort()
+		}
+		return rd, err
+	}
 	if sw == nil {
 		return rd, nil
 	}

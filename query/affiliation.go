@@ -21,7 +21,8 @@ type Affiliation struct {
 // Affiliations returns the affiliation of each of ids, in the order of
 // ids, in out (reused when it has room); missing is the index in ids of
 // the first ID that is no character (nor agent, which ESI counts as
-// characters), or -1. Each character is one record-store lookup read
+// characters), or -1. From the affiliation columns where the generation
+// has them (affcolumns.go); else each character is one record-store lookup read
 // without decoding (snapshots.DecodeAffiliation), and each corporation's
 // faction is remembered for the generation. A record-store lookup
 // decompresses the record's block, so a large batch is split among the
@@ -31,6 +32,9 @@ func (v *View) Affiliations(ids []int64, out []Affiliation) (_ []Affiliation, mi
 		out = make([]Affiliation, len(ids))
 	}
 	out = out[:len(ids)]
+	if cols, ok := v.affColumns(); ok {
+		return out, cols.affiliationsFrom(ids, out), nil
+	}
 	memo := v.factionMemo()
 	workers := min(runtime.GOMAXPROCS(0), len(ids)/affiliationsPerWorker)
 	if workers <= 1 {

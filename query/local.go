@@ -170,6 +170,12 @@ func (v *View) localCharacters(ids []int64) ([]LocalCharacter, error) {
 	if s == nil {
 		return out[:0], nil
 	}
+	if k, ok := v.columnOf(snapshots.Characters); ok {
+		if err := localCharactersFrom(k, ids, out); err != nil {
+			return nil, err
+		}
+		return slices.DeleteFunc(out, func(c LocalCharacter) bool { return c.CharacterID == 0 }), nil
+	}
 	workers := min(runtime.GOMAXPROCS(0), len(ids)/parallelReads)
 	if workers <= 1 {
 		if err := readAffiliations(s, ids, out); err != nil {
@@ -266,6 +272,16 @@ func (v *View) groups(chars []LocalCharacter) ([]LocalCorporation, []LocalAllian
 // from the directory when it is ready, else from the store.
 func (v *View) nameCorporations(corps []LocalCorporation) error {
 	st := v.g.Store(snapshots.Corporations)
+	if k, ok := v.columnOf(snapshots.Corporations); ok {
+		for i := range corps {
+			c := &corps[i]
+			var err error
+			if c.Name, c.Ticker, c.AllianceID, _, err = k.group(c.CorporationID); err != nil {
+				return fmt.Errorf("local: %w", recordErr(snapshots.Corporations, c.CorporationID, true, err))
+			}
+		}
+		return nil
+	}
 	d := v.dir(snapshots.Corporations, st)
 	for i := range corps {
 		c := &corps[i]
@@ -291,6 +307,16 @@ func (v *View) nameCorporations(corps []LocalCorporation) error {
 // nameAlliances fills in each alliance's name and ticker.
 func (v *View) nameAlliances(alliances []LocalAlliance) error {
 	st := v.g.Store(snapshots.Alliances)
+	if k, ok := v.columnOf(snapshots.Alliances); ok {
+		for i := range alliances {
+			a := &alliances[i]
+			var err error
+			if a.Name, a.Ticker, _, _, err = k.group(a.AllianceID); err != nil {
+				return fmt.Errorf("local: %w", recordErr(snapshots.Alliances, a.AllianceID, true, err))
+			}
+		}
+		return nil
+	}
 	d := v.dir(snapshots.Alliances, st)
 	for i := range alliances {
 		a := &alliances[i]

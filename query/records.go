@@ -9,6 +9,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"gds/indexer"
+	"gds/indexer/affcol"
 	"gds/indexer/nametable"
 	"gds/indexer/recstore"
 	"gds/snapshots"
@@ -39,7 +40,7 @@ func recordErr(kind snapshots.Kind, id int64, ok bool, err error) error {
 	switch {
 	case !ok:
 		return ErrNotFound
-	case errors.Is(err, recstore.ErrDamagedRecord):
+	case errors.Is(err, recstore.ErrDamagedRecord), errors.Is(err, affcol.ErrDamaged):
 		return fmt.Errorf("%s %d: %w", kind, id, ErrDamaged)
 	case err != nil:
 		return fmt.Errorf("%s %d: %w", kind, id, err)

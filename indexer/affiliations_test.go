@@ -1,0 +1,230 @@
+package indexer_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"gds/indexer"
+	"gds/indexer/affcol"
+	"gds/indexer/indexertest"
+	"gds/snapshots"
+)
+
+// affWorld is a population of characters, agents, corporations and
+// alliances for a chain of builds.
+type affWorld struct {
+	rng   *rand.Rand
+	chars map[int64]*snapshots.Character
+	corps map[int64]*snapshots.Corporation
+}
+
+func newAffWorld(n int) *affWorld {
+	w := &affWorld{rng: rand.New(rand.NewPCG(3, 4)), chars: map[int64]*snapshots.Character{}, corps: map[int64]*snapshots.Corporation{}}
+	for i := range 40 {
+		id := int64(98000001 + i)
+		c := &snapshots.Corporation{Entity: indexertest.Named(id, fmt.Sprintf("Corp %d", i)), Ticker: fmt.Sprintf("C%d", i)}
+		if i%4 == 0 {
+			c.AllianceID = int64(99000001 + i%3)
+		}
+		if i%5 == 0 {
+			c.FactionID = 500001 + int64(i%4)
+		}
+		w.corps[id] = c
+	}
+	for i := range n {
+		w.setCharacter(int64(2112000001+i), fmt.Sprintf("Pilot %d", i))
+	}
+	return w
+}
+
+// setCharacter (re)places a character in a random corporation.
+func (w *affWorld) setCharacter(id int64, name string) {
+	corp := w.corps[int64(98000001+w.rng.IntN(len(w.corps)))]
+	c := &snapshots.Character{Entity: indexertest.Named(id, name), CorporationID: corp.ID, AllianceID: corp.AllianceID}
+	if w.rng.IntN(7) == 0 {
+		c.FactionID = 500001 + int64(w.rng.IntN(4))
+	}
+	w.chars[id] = c
+}
+
+func (w *affWorld) snapshot(t *testing.T) string {
+	recs := indexertest.Records{
+		snapshots.Agents: {&snapshots.Agent{Entity: indexertest.Named(3008416, "Agent Smith"), CorporationID: 98000001}},
+		snapshots.Alliances: {
+			&snapshots.Alliance{Entity: indexertest.Named(99000001, "Alliance One"), Ticker: "A1"},
+			&snapshots.Alliance{Entity: indexertest.Named(99000002, "Alliance Two"), Ticker: "A2"},
+			&snapshots.Alliance{Entity: indexertest.Named(99000003, "Alliance Three"), Ticker: "A3"},
+		},
+	}
+	for _, c := range w.chars {
+		cc := *c
+		recs[snapshots.Characters] = append(recs[snapshots.Characters], &cc)
+	}
+	for _, c := range w.corps {
+		cc := *c
+		recs[snapshots.Corporations] = append(recs[snapshots.Corporations], &cc)
+	}
+	return indexertest.Snapshot(t, recs)
+}
+
+// checkColumns: for every record of every kind with a column, the
+// column's row is what the record says.
+func checkColumns(t *testing.T, m *indexer.Manager) {
+	t.Helper()
+	g := m.Acquire()
+	defer g.Release()
+	for _, kind := range []snapshots.Kind{snapshots.Characters, snapshots.Agents, snapshots.Corporations, snapshots.Alliances} {
+		s, c := g.Store(kind), g.Affiliations(kind)
+		if c == nil || c.Len() != s.Len() {
+			t.Fatalf("%s: no column, or not one row per record", kind)
+		}
+		for i := range s.Len() {
+			rec := kind.New()
+			if err := s.Read(i, func(raw []byte) error { return snapshots.DecodeRecord(raw, rec) }); err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Row(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := rowOf(rec); got != want {
+				t.Fatalf("%s %d: column %+v, record %+v", kind, s.Key(i), got, want)
+			}
+		}
+	}
+}
+
+// columnFile is the live generation's characters' column file.
+func columnFile(t *testing.T, m *indexer.Manager) os.FileInfo {
+	t.Helper()
+	g := m.Acquire()
+	defer g.Release()
+	fi, err := os.Stat(filepath.Join(g.Dir(), "records", string(snapshots.Characters)+affcol.Suffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
+}
+
+// rowOf is what a column holds of rec, by its kind's fields.
+func rowOf(rec snapshots.Record) affcol.Row {
+	switch r := rec.(type) {
+	case *snapshots.Character:
+		return affcol.Row{Corporation: r.CorporationID, Alliance: r.AllianceID, Faction: r.FactionID, Name: r.Name}
+	case *snapshots.Agent:
+		return affcol.Row{Corporation: r.CorporationID}
+	case *snapshots.Corporation:
+		return affcol.Row{Alliance: r.AllianceID, Faction: r.FactionID, Name: r.Name, Ticker: r.Ticker}
+	case *snapshots.Alliance:
+		return affcol.Row{Name: r.Name, Ticker: r.Ticker}
+	}
+	return affcol.Row{}
+}
+
+// TestAffiliationColumns follows the columns through every kind of
+// build: full; patched (characters renamed, moved between corporations,
+// added and removed; a corporation changing faction and alliance), which
+// writes the characters' store as a delta; one where only corporations
+// change (the characters' store and column hard-linked); full again.
+func TestAffiliationColumns(t *testing.T) {
+	w := newAffWorld(3000)
+	m := indexertest.Manager(t, w.snapshot(t))
+	checkColumns(t, m)
+
+	for i := range 40 {
+		id := int64(2112000001 + w.rng.IntN(3000))
+		w.setCharacter(id, fmt.Sprintf("Renamed %d", i))
+	}
+	delete(w.chars, 2112000002)
+	w.setCharacter(2112999999, "Newcomer")
+	w.corps[98000002].FactionID, w.corps[98000002].AllianceID = 500004, 99000003
+	res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: w.snapshot(t), Trigger: "test"})
+	if err != nil || !res.Incremental {
+		t.Fatalf("patched build: %+v, %v", res, err)
+	}
+	g := m.Acquire()
+	if s := g.Store(snapshots.Characters); s.DeltaShare() == 0 {
+		t.Error("the characters' store was written whole, not as a delta")
+	}
+	g.Release()
+	checkColumns(t, m)
+
+	w.corps[98000003].FactionID = 500002
+	before := columnFile(t, m)
+	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: w.snapshot(t), Trigger: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	checkColumns(t, m)
+	if !os.SameFile(before, columnFile(t, m)) {
+		t.Error("the characters' column of an unchanged file was not hard-linked")
+	}
+	g = m.Acquire()
+	if s, c := g.Store(snapshots.Corporations), g.Affiliations(snapshots.Corporations); c != nil {
+		p, _ := s.Find(98000003)
+		if _, _, f := c.IDs(p); f != 500002 {
+			t.Errorf("corporation 98000003's faction %d, want 500002", f)
+		}
+	}
+	g.Release()
+
+	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: w.snapshot(t), Full: true, Trigger: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	checkColumns(t, m)
+}
+
+// TestAffiliationColumnsOlderGeneration: a generation without columns
+// (an older build's) opens without them, and a build over it writes
+// them, decoding the lines it skips.
+func TestAffiliationColumnsOlderGeneration(t *testing.T) {
+	w := newAffWorld(500)
+	data := filepath.Join(t.TempDir(), "data")
+	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: w.snapshot(t), Trigger: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	g := m.Acquire()
+	dir := g.Dir()
+	g.Release()
+	m.Close()
+	removeColumns(t, dir)
+	if m, err = indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard)}); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	g = m.Acquire()
+	if g.Affiliations(snapshots.Characters) != nil {
+		t.Fatal("a column without its file")
+	}
+	g.Release()
+	w.setCharacter(2112000007, "Moved On")
+	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: w.snapshot(t), Trigger: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	checkColumns(t, m)
+}
+
+// removeColumns deletes a generation's affiliation columns, as an older
+// build would have left it.
+func removeColumns(t *testing.T, dir string) {
+	t.Helper()
+	names, _ := filepath.Glob(filepath.Join(dir, "records", "*"+affcol.Suffix))
+	if len(names) == 0 {
+		t.Fatal("no affiliation columns written")
+	}
+	for _, n := range names {
+		if err := os.Remove(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

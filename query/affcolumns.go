@@ -1,0 +1,110 @@
+package query
+
+import (
+	"gds/indexer/affcol"
+	"gds/indexer/recstore"
+	"gds/snapshots"
+)
+
+// A generation written with affiliation columns (indexer/affcol) answers
+// affiliations and locals from them: a character is its store's key
+// search plus one read of its column's row at that position, a
+// corporation's faction and a group's name and ticker the same in their
+// kinds' columns. A generation without them (built before them, or
+// adopted from an older indexer) is answered from the records
+// (affiliation.go, local.go, localdir.go).
+
+// columned is a kind's store with its column; the zero value is a kind
+// the generation has no records of.
+type columned struct {
+	s *recstore.Store
+	c *affcol.Column
+}
+
+// columnOf returns kind's store and column; ok is false when the kind
+// has records but no column (the records answer then).
+func (v *View) columnOf(kind snapshots.Kind) (columned, bool) {
+	s := v.g.Store(kind)
+	if s == nil {
+		return columned{}, true
+	}
+	c := v.g.Affiliations(kind)
+	return columned{s: s, c: c}, c != nil
+}
+
+// find returns the position of key in the store; false when there is none.
+func (k columned) find(key int64) (int, bool) {
+	if k.s == nil {
+		return 0, false
+	}
+	return k.s.Find(key)
+}
+
+// affColumns are the columns an affiliation reads.
+type affColumns struct{ chars, agents, corps columned }
+
+// affColumns returns the columns of the view's generation; false when one
+// of them is missing.
+func (v *View) affColumns() (a affColumns, ok bool) {
+	var ok1, ok2, ok3 bool
+	a.chars, ok1 = v.columnOf(snapshots.Characters)
+	a.agents, ok2 = v.columnOf(snapshots.Agents)
+	a.corps, ok3 = v.columnOf(snapshots.Corporations)
+	return a, ok1 && ok2 && ok3
+}
+
+// affiliationsFrom fills out (as long as ids) from the columns; missing
+// is the index of the first ID that is no character, or -1.
+func (a affColumns) affiliationsFrom(ids []int64, out []Affiliation) (missing int) {
+	for i, id := range ids {
+		var corp, alliance int64
+		if p, ok := a.chars.find(id); ok {
+			corp, alliance, _ = a.chars.c.IDs(p)
+		} else if p, ok := a.agents.find(id); ok {
+			corp, alliance, _ = a.agents.c.IDs(p)
+		}
+		if corp <= 0 {
+			return i
+		}
+		var faction int64
+		if p, ok := a.corps.find(corp); ok {
+			_, _, faction = a.corps.c.IDs(p)
+		}
+		out[i] = Affiliation{CharacterID: id, CorporationID: corp, AllianceID: alliance, FactionID: faction}
+	}
+	return -1
+}
+
+// localCharactersFrom reads the characters of ids from their column into
+// out (as long as ids), leaving an ID of no character's entry zero.
+func localCharactersFrom(k columned, ids []int64, out []LocalCharacter) error {
+	for j, id := range ids {
+		p, ok := k.find(id)
+		if !ok {
+			continue
+		}
+		corp, alliance, faction := k.c.IDs(p)
+		name, _, err := k.c.Text(p)
+		if err != nil {
+			return recordErr(snapshots.Characters, id, true, err)
+		}
+		out[j] = LocalCharacter{CharacterID: id, Name: string(name), CorporationID: corp,
+			AllianceID: alliance, FactionID: faction}
+	}
+	return nil
+}
+
+// group is a corporation's or alliance's row: its name, ticker and (a
+// corporation's) alliance; found is false when there is none.
+func (k columned) group(id int64) (name, ticker string, alliance int64, found bool, err error) {
+	p, ok := k.find(id)
+	if !ok {
+		return "", "", 0, false, nil
+	}
+	n, t, err := k.c.Text(p)
+	if err != nil {
+		return "", "", 0, false, err
+	}
+	_, alliance, _ = k.c.IDs(p)
+	return string(n), string(t), alliance, true, nil
+}
