@@ -19,10 +19,12 @@
 //
 //	magic    "GDSAFF01"
 //	n        uint64   rows (the store's records)
-//	flags    uint64   bit 0: IDs are int64 (else uint32: every one of
-//	                  the file fits); bits 1–5: which columns it holds
-//	                  (corporation, alliance, faction, name, ticker)
-//	per ID column present, in that order: n IDs, padded to 8 bytes
+//	fields   uint64   bits 1–5: which columns it holds (corporation,
+//	                  alliance, faction, name, ticker)
+//	3 words  uint64   how each ID column is coded (0: absent; idcol.go)
+//	per ID column present, in that order: a coded column's distinct
+//	                  values (int64) then its n codes (uint8 or uint16),
+//	                  or n values (uint32 or int64); each padded to 8 bytes
 //	per text column present: n+1 uint32 offsets into its text, padded;
 //	                  the text, padded
 //
@@ -64,10 +66,13 @@ const (
 )
 
 const (
-	flagWide = 1
 	idFields = Corporation | Alliance | Faction
 	allField = idFields | Name | Ticker
+	header   = 48
 )
+
+// idOrder are the ID columns in file order.
+var idOrder = [3]Fields{Corporation, Alliance, Faction}
 
 // Row is one record's fields (those of the column's Fields; the others 0).
 type Row struct {
@@ -79,8 +84,7 @@ type Row struct {
 type Column struct {
 	n      int
 	fields Fields
-	ids32  [3][]uint32
-	ids64  [3][]int64
+	ids    [3]idColumn
 	offs   [2][]uint32
 	text   [2][]byte
 }
@@ -96,15 +100,7 @@ func (c *Column) Len() int { return c.n }
 func (c *Column) Fields() Fields { return c.fields }
 
 // id is ID column k (0 corporation, 1 alliance, 2 faction) of row i.
-func (c *Column) id(k, i int) int64 {
-	if c.ids64[k] != nil {
-		return c.ids64[k][i]
-	}
-	if c.ids32[k] != nil {
-		return int64(c.ids32[k][i])
-	}
-	return 0
-}
+func (c *Column) id(k, i int) int64 { return c.ids[k].at(i) }
 
 // IDs returns row i's corporation, alliance and faction.
 func (c *Column) IDs(i int) (corporation, alliance, faction int64) {
@@ -143,19 +139,19 @@ func (c *Column) Row(i int) (Row, error) {
 
 // parse reads a column file; every slice aliases b.
 func parse(b []byte) (*Column, error) {
-	if len(b) < 24 || string(b[:8]) != magic {
+	if len(b) < header || string(b[:8]) != magic {
 		return nil, fmt.Errorf("not an affiliation column")
 	}
-	n64, flags := binary.LittleEndian.Uint64(b[8:]), binary.LittleEndian.Uint64(b[16:])
+	n64, fields := binary.LittleEndian.Uint64(b[8:]), binary.LittleEndian.Uint64(b[16:])
 	if n64 >= math.MaxUint32 || n64 > uint64(len(b)) {
 		return nil, fmt.Errorf("%d rows in %d bytes", n64, len(b))
 	}
-	if flags&^uint64(allField|flagWide) != 0 {
-		return nil, fmt.Errorf("unknown flags %#x", flags)
+	if fields&^uint64(allField) != 0 {
+		return nil, fmt.Errorf("unknown fields %#x", fields)
 	}
 	n := int(n64)
-	c := &Column{n: n, fields: Fields(flags) & allField}
-	p := uint64(24)
+	c := &Column{n: n, fields: Fields(fields)}
+	p := uint64(header)
 	take := func(size uint64) ([]byte, error) {
 		if size > uint64(len(b))-p {
 			return nil, fmt.Errorf("truncated: %d bytes, need %d more at %d", len(b), size, p)
@@ -167,23 +163,18 @@ func parse(b []byte) (*Column, error) {
 		}
 		return s, nil
 	}
-	for k, f := range []Fields{Corporation, Alliance, Faction} {
-		if c.fields&f == 0 {
+	for k, f := range idOrder {
+		word := binary.LittleEndian.Uint64(b[24+8*k:])
+		if (c.fields&f == 0) != (word == 0) {
+			return nil, fmt.Errorf("column %d: coding %#x for fields %#x", k, word, fields)
+		}
+		if word == 0 {
 			continue
 		}
-		if flags&flagWide != 0 {
-			s, err := take(8 * n64)
-			if err != nil {
-				return nil, err
-			}
-			c.ids64[k] = disk.FromBytes[int64](s)
-			continue
-		}
-		s, err := take(4 * n64)
-		if err != nil {
+		var err error
+		if c.ids[k], err = parseIDColumn(word, n64, take); err != nil {
 			return nil, err
 		}
-		c.ids32[k] = disk.FromBytes[uint32](s)
 	}
 	for k, f := range []Fields{Name, Ticker} {
 		if c.fields&f == 0 {

@@ -32,7 +32,15 @@ func TestRoundTrip(t *testing.T) {
 		{Corporation: math.MaxUint32, Alliance: 1, Name: "x"},
 	}
 	wide := append([]Row{{Corporation: 1 << 40, Alliance: 3, Name: "wide"}}, narrow...)
-	for _, rows := range [][]Row{narrow, wide, nil} {
+	// Every coding: 1-byte and 2-byte codes, uint32 and int64 values.
+	many := func(n int, base int64) []Row {
+		rows := make([]Row, n)
+		for i := range rows {
+			rows[i] = Row{Corporation: base + int64(i), Alliance: int64(i % 300), Faction: int64(i % 3), Name: "n"}
+		}
+		return rows
+	}
+	for _, rows := range [][]Row{narrow, wide, nil, many(maxDistinct+10, 98000000), many(maxDistinct+10, 1<<40)} {
 		for _, fields := range []Fields{allField, Corporation | Alliance | Faction | Name, Corporation, Name | Ticker, Alliance | Faction | Name | Ticker} {
 			path := writeRows(t, fields, rows)
 			for _, mem := range []bool{false, true} {

@@ -10,13 +10,11 @@ import (
 )
 
 // Writer collects a column's rows in store order and writes the file at
-// Write. IDs are kept as uint32 until one does not fit, then as int64.
+// Write.
 type Writer struct {
 	fields Fields
 	n      int
-	ids32  [3][]uint32
-	ids64  [3][]int64
-	wide   bool
+	ids    [3]*idBuilder
 	offs   [2][]uint32
 	text   [2][]byte
 }
@@ -24,9 +22,9 @@ type Writer struct {
 // NewWriter starts a column of the given fields, with room for n rows.
 func NewWriter(fields Fields, n int) *Writer {
 	w := &Writer{fields: fields & allField}
-	for k, f := range []Fields{Corporation, Alliance, Faction} {
+	for k, f := range idOrder {
 		if w.fields&f != 0 {
-			w.ids32[k] = make([]uint32, 0, n)
+			w.ids[k] = newIDBuilder(n)
 		}
 	}
 	for k, f := range []Fields{Name, Ticker} {
@@ -43,8 +41,8 @@ func (w *Writer) Len() int { return w.n }
 // Add appends the next row (its fields outside the column's ignored).
 func (w *Writer) Add(r Row) error {
 	for k, v := range [3]int64{r.Corporation, r.Alliance, r.Faction} {
-		if w.fields&[]Fields{Corporation, Alliance, Faction}[k] != 0 {
-			w.addID(k, v)
+		if w.ids[k] != nil {
+			w.ids[k].add(v)
 		}
 	}
 	for k, s := range [2]string{r.Name, r.Ticker} {
@@ -61,56 +59,29 @@ func (w *Writer) Add(r Row) error {
 	return nil
 }
 
-func (w *Writer) addID(k int, v int64) {
-	if !w.wide && (v < 0 || v > math.MaxUint32) {
-		w.widen()
-	}
-	if w.wide {
-		w.ids64[k] = append(w.ids64[k], v)
-	} else {
-		w.ids32[k] = append(w.ids32[k], uint32(v))
-	}
-}
-
-// widen turns the uint32 IDs into int64s.
-func (w *Writer) widen() {
-	w.wide = true
-	for k, ids := range w.ids32 {
-		if ids == nil {
-			continue
-		}
-		w.ids64[k] = make([]int64, len(ids), max(cap(ids), len(ids)+1))
-		for i, v := range ids {
-			w.ids64[k][i] = int64(v)
-		}
-		w.ids32[k] = nil
-	}
-}
-
 // Write writes the column to path atomically.
 func (w *Writer) Write(path string) error {
+	hdr := []byte(magic)
+	hdr = binary.LittleEndian.AppendUint64(hdr, uint64(w.n))
+	hdr = binary.LittleEndian.AppendUint64(hdr, uint64(w.fields))
+	var parts [][]byte
+	for k := range idOrder {
+		var word uint64
+		if w.ids[k] != nil {
+			var sections [][]byte
+			word, sections = w.ids[k].encode(w.n)
+			parts = append(parts, sections...)
+		}
+		hdr = binary.LittleEndian.AppendUint64(hdr, word)
+	}
+	for k := range 2 {
+		if w.offs[k] != nil {
+			parts = append(parts, disk.AsBytes(w.offs[k]), w.text[k])
+		}
+	}
+	parts = append([][]byte{hdr}, parts...)
 	return disk.ReplaceFile(path, disk.PrivateFile, func(f *os.File) error {
 		cw := disk.NewChunkWriter(f, disk.HugeChunk)
-		flags := uint64(w.fields)
-		if w.wide {
-			flags |= flagWide
-		}
-		hdr := []byte(magic)
-		hdr = binary.LittleEndian.AppendUint64(hdr, uint64(w.n))
-		hdr = binary.LittleEndian.AppendUint64(hdr, flags)
-		parts := [][]byte{hdr}
-		for k := range 3 {
-			if w.ids64[k] != nil {
-				parts = append(parts, disk.AsBytes(w.ids64[k]))
-			} else if w.fields&[]Fields{Corporation, Alliance, Faction}[k] != 0 {
-				parts = append(parts, disk.AsBytes(w.ids32[k]))
-			}
-		}
-		for k := range 2 {
-			if w.offs[k] != nil {
-				parts = append(parts, disk.AsBytes(w.offs[k]), w.text[k])
-			}
-		}
 		var pad [8]byte
 		for _, p := range parts {
 			if _, err := cw.Write(p); err != nil {
