@@ -1,6 +1,8 @@
 package query
 
 import (
+	"fmt"
+
 	"gds/indexer/affcol"
 	"gds/indexer/recstore"
 	"gds/snapshots"
@@ -76,35 +78,61 @@ func (a affColumns) affiliationsFrom(ids []int64, out []Affiliation) (missing in
 }
 
 // localCharactersFrom reads the characters of ids from their column into
-// out (as long as ids), leaving an ID of no character's entry zero.
+// out (as long as ids), leaving an ID of no character's entry zero. The
+// names are substrings of one string.
 func localCharactersFrom(k columned, ids []int64, out []LocalCharacter) error {
+	var text []byte
+	ends := make([]uint32, len(ids))
 	for j, id := range ids {
 		p, ok := k.find(id)
-		if !ok {
-			continue
+		if ok {
+			corp, alliance, faction := k.c.IDs(p)
+			name, _, err := k.c.Text(p)
+			if err != nil {
+				return recordErr(snapshots.Characters, id, true, err)
+			}
+			text = append(text, name...)
+			out[j] = LocalCharacter{CharacterID: id, CorporationID: corp, AllianceID: alliance, FactionID: faction}
 		}
-		corp, alliance, faction := k.c.IDs(p)
-		name, _, err := k.c.Text(p)
-		if err != nil {
-			return recordErr(snapshots.Characters, id, true, err)
-		}
-		out[j] = LocalCharacter{CharacterID: id, Name: string(name), CorporationID: corp,
-			AllianceID: alliance, FactionID: faction}
+		ends[j] = uint32(len(text))
+	}
+	all, start := string(text), uint32(0)
+	for j, end := range ends {
+		out[j].Name, start = all[start:end], end
 	}
 	return nil
 }
 
-// group is a corporation's or alliance's row: its name, ticker and (a
-// corporation's) alliance; found is false when there is none.
-func (k columned) group(id int64) (name, ticker string, alliance int64, found bool, err error) {
-	p, ok := k.find(id)
-	if !ok {
-		return "", "", 0, false, nil
+// groupRows are corporations' or alliances' rows: their names and
+// tickers (substrings of one string) and alliances, in the order asked.
+type groupRows struct {
+	names, tickers []string
+	alliances      []int64
+}
+
+// groups reads the rows of ids; an ID of no record has an empty one.
+func (k columned) groups(kind snapshots.Kind, ids []int64) (groupRows, error) {
+	g := groupRows{names: make([]string, len(ids)), tickers: make([]string, len(ids)), alliances: make([]int64, len(ids))}
+	var text []byte
+	ends := make([]uint32, 2*len(ids))
+	for j, id := range ids {
+		if p, ok := k.find(id); ok {
+			name, ticker, err := k.c.Text(p)
+			if err != nil {
+				return g, fmt.Errorf("local: %w", recordErr(kind, id, true, err))
+			}
+			text = append(text, name...)
+			ends[2*j] = uint32(len(text))
+			text = append(text, ticker...)
+			_, g.alliances[j], _ = k.c.IDs(p)
+		} else {
+			ends[2*j] = uint32(len(text))
+		}
+		ends[2*j+1] = uint32(len(text))
 	}
-	n, t, err := k.c.Text(p)
-	if err != nil {
-		return "", "", 0, false, err
+	all, start := string(text), uint32(0)
+	for j := range ids {
+		g.names[j], g.tickers[j], start = all[start:ends[2*j]], all[ends[2*j]:ends[2*j+1]], ends[2*j+1]
 	}
-	_, alliance, _ = k.c.IDs(p)
-	return string(n), string(t), alliance, true, nil
+	return g, nil
 }

@@ -273,14 +273,15 @@ func (v *View) groups(chars []LocalCharacter) ([]LocalCorporation, []LocalAllian
 func (v *View) nameCorporations(corps []LocalCorporation) error {
 	st := v.g.Store(snapshots.Corporations)
 	if k, ok := v.columnOf(snapshots.Corporations); ok {
-		for i := range corps {
-			c := &corps[i]
-			var err error
-			if c.Name, c.Ticker, c.AllianceID, _, err = k.group(c.CorporationID); err != nil {
-				return fmt.Errorf("local: %w", recordErr(snapshots.Corporations, c.CorporationID, true, err))
-			}
+		ids := make([]int64, len(corps))
+		for i, c := range corps {
+			ids[i] = c.CorporationID
 		}
-		return nil
+		rows, err := k.groups(snapshots.Corporations, ids)
+		for i := range corps {
+			corps[i].Name, corps[i].Ticker, corps[i].AllianceID = rows.names[i], rows.tickers[i], rows.alliances[i]
+		}
+		return err
 	}
 	d := v.dir(snapshots.Corporations, st)
 	for i := range corps {
@@ -308,14 +309,15 @@ func (v *View) nameCorporations(corps []LocalCorporation) error {
 func (v *View) nameAlliances(alliances []LocalAlliance) error {
 	st := v.g.Store(snapshots.Alliances)
 	if k, ok := v.columnOf(snapshots.Alliances); ok {
-		for i := range alliances {
-			a := &alliances[i]
-			var err error
-			if a.Name, a.Ticker, _, _, err = k.group(a.AllianceID); err != nil {
-				return fmt.Errorf("local: %w", recordErr(snapshots.Alliances, a.AllianceID, true, err))
-			}
+		ids := make([]int64, len(alliances))
+		for i, a := range alliances {
+			ids[i] = a.AllianceID
 		}
-		return nil
+		rows, err := k.groups(snapshots.Alliances, ids)
+		for i := range alliances {
+			alliances[i].Name, alliances[i].Ticker = rows.names[i], rows.tickers[i]
+		}
+		return err
 	}
 	d := v.dir(snapshots.Alliances, st)
 	for i := range alliances {

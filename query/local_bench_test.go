@@ -56,6 +56,7 @@ func BenchmarkLocal(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			found, i := 0, 0
+			cpu := query.ProcessCPUForTest()
 			for b.Loop() {
 				l, err := v.Local(locals[i%len(locals)])
 				if err != nil {
@@ -65,6 +66,7 @@ func BenchmarkLocal(b *testing.B) {
 				i++
 			}
 			b.ReportMetric(float64(found)/float64(max(i, 1)), "characters/op")
+			b.ReportMetric(float64(query.ProcessCPUForTest()-cpu)/float64(max(i, 1)), "cpu-ns/op")
 		})
 	}
 }

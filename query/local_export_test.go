@@ -23,3 +23,8 @@ func CharacterTableForTest(s *Searcher) *nametable.Table {
 // LocalDirsNowForTest makes locals read the corporations' and alliances'
 // directories before answering instead of in the background.
 func LocalDirsNowForTest(s *Searcher) { s.dirs.sync = true }
+
+// ProcessCPUForTest is the processor time the process has used, in
+// nanoseconds (benchmarks report it per operation: on a busy machine
+// wall time says little).
+func ProcessCPUForTest() int64 { return processCPU() }
