@@ -12,6 +12,7 @@ import (
 
 	"gds/api/admin"
 	"gds/indexer"
+	"gds/indexer/affcol"
 	"gds/indexer/fleet"
 	"gds/indexer/nametable"
 	"gds/indexer/recstore"
@@ -84,6 +85,7 @@ func formats() []admin.Format {
 		f("name folding", nametable.FoldVersions),
 		f("record store", recstore.FormatVersions),
 		f("value columns", valuecol.FormatVersions),
+		f("affiliation columns", affcol.FormatVersions),
 		f("analysts' fields", indexer.FieldsVersions),
 		f("fleet manifest", fleet.FormatVersions),
 	}

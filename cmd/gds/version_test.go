@@ -88,7 +88,7 @@ func TestVersionMatchesBuildInfo(t *testing.T) {
 
 // TestVersionFormatsAreWhatABuildWrites: the formats gds version says it
 // writes are those of the files a build writes (the magic of each name
-// table, record store index and value-column file, the versions in
+// table, record store index, value-column and affiliation-column file, the versions in
 // generation.json, the snapshot manifest's format); each written version
 // is among those read.
 func TestVersionFormatsAreWhatABuildWrites(t *testing.T) {
@@ -116,7 +116,8 @@ func TestVersionFormatsAreWhatABuildWrites(t *testing.T) {
 	if len(gens) != 1 {
 		t.Fatalf("generations: %v", gens)
 	}
-	magics := map[string]string{"name table": "*/*.tbl", "record store": "records/*.idx", "value columns": "*/*.cols"}
+	magics := map[string]string{"name table": "*/*.tbl", "record store": "records/*.idx", "value columns": "*/*.cols",
+		"affiliation columns": "records/*.aff"}
 	for name, pattern := range magics {
 		files, _ := filepath.Glob(filepath.Join(gens[0], pattern))
 		if len(files) == 0 {

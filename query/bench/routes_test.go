@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"gds/indexer/affcol"
 	"gds/snapshots"
 )
 
@@ -77,6 +79,10 @@ type routeResult struct {
 	// build is not split by route).
 	TablesLoad time.Duration
 	Why        string
+	// Columns says whether the generation served has the affiliation
+	// columns the affiliation and local rows read (a generation reused
+	// from an older build answers from its record stores instead).
+	Columns bool
 }
 
 // routeWork is what the route rows are made from.
@@ -114,6 +120,8 @@ type routeSpec struct {
 // suggest row is added when that row runs.
 func measureRoutes(ctx context.Context, w routeWork, conn *pgx.Conn, load *pgLoad) routeResult {
 	var rr routeResult
+	cols, _ := filepath.Glob(filepath.Join(w.data, "generations", "*", "records", string(snapshots.Characters)+affcol.Suffix))
+	rr.Columns = len(cols) > 0
 	help := serveHelp(w.gds)
 	if help == "" {
 		rr.Why = w.gds + " has no serve command"
@@ -441,6 +449,9 @@ func routeTable(p func(string, ...any), rr routeResult, d time.Duration) {
 	if rr.Why != "" {
 		p("   not measured: %s\n", rr.Why)
 		return
+	}
+	if !rr.Columns {
+		p("   the generation has no affiliation columns (an older build's): affiliation and local read the record stores\n")
 	}
 	p("%-24s | %9s %8s %8s %9s %8s | %9s %8s %8s | %s\n", "route", "gds req/s", "p50 ms", "p99 ms", "server ms", "CPU/req", "PG q/s", "p50 ms", "p99 ms", "gds/PG")
 	for _, r := range rr.Rows {
