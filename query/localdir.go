@@ -10,7 +10,9 @@ import (
 	"gds/snapshots"
 )
 
-// A local of a thousand pilots names as many corporations: read from the
+// A generation without affiliation columns (affcolumns.go; one written
+// before them) names a local's groups from here. A local of a thousand
+// pilots names as many corporations: read from the
 // record store one by one, they would cost more than everything else the
 // local does. So the first local over a generation has a directory of its
 // corporations and alliances (name, ticker, alliance, by store position)
