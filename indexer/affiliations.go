@@ -43,7 +43,7 @@ func affRow(rec snapshots.Record) affcol.Row {
 	case *snapshots.Character:
 		return affcol.Row{Corporation: r.CorporationID, Alliance: r.AllianceID, Faction: r.FactionID, Name: r.Name}
 	case *snapshots.Agent:
-		return affcol.Row{Corporation: r.CorporationID, Name: r.Name}
+		return affcol.Row{Corporation: r.CorporationID}
 	case *snapshots.Corporation:
 		return affcol.Row{Alliance: r.AllianceID, Faction: r.FactionID, Name: r.Name, Ticker: r.Ticker}
 	case *snapshots.Alliance:

@@ -110,12 +110,14 @@ type groupRows struct {
 	alliances      []int64
 }
 
-// groups reads the rows of ids; an ID of no record has an empty one.
-func (k columned) groups(kind snapshots.Kind, ids []int64) (groupRows, error) {
-	g := groupRows{names: make([]string, len(ids)), tickers: make([]string, len(ids)), alliances: make([]int64, len(ids))}
+// groups reads the rows of the n IDs id(0), …, id(n-1); an ID of no
+// record has an empty one.
+func (k columned) groups(kind snapshots.Kind, n int, id func(int) int64) (groupRows, error) {
+	g := groupRows{names: make([]string, n), tickers: make([]string, n), alliances: make([]int64, n)}
 	var text []byte
-	ends := make([]uint32, 2*len(ids))
-	for j, id := range ids {
+	ends := make([]uint32, 2*n)
+	for j := range n {
+		id := id(j)
 		if p, ok := k.find(id); ok {
 			name, ticker, err := k.c.Text(p)
 			if err != nil {
@@ -131,7 +133,7 @@ func (k columned) groups(kind snapshots.Kind, ids []int64) (groupRows, error) {
 		ends[2*j+1] = uint32(len(text))
 	}
 	all, start := string(text), uint32(0)
-	for j := range ids {
+	for j := range n {
 		g.names[j], g.tickers[j], start = all[start:ends[2*j]], all[ends[2*j]:ends[2*j+1]], ends[2*j+1]
 	}
 	return g, nil

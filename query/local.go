@@ -269,15 +269,12 @@ func (v *View) groups(chars []LocalCharacter) ([]LocalCorporation, []LocalAllian
 }
 
 // nameCorporations fills in each corporation's name, ticker and alliance,
-// from the directory when it is ready, else from the store.
+// from the affiliation column, else from the directory when it is ready,
+// else from the store.
 func (v *View) nameCorporations(corps []LocalCorporation) error {
 	st := v.g.Store(snapshots.Corporations)
 	if k, ok := v.columnOf(snapshots.Corporations); ok {
-		ids := make([]int64, len(corps))
-		for i, c := range corps {
-			ids[i] = c.CorporationID
-		}
-		rows, err := k.groups(snapshots.Corporations, ids)
+		rows, err := k.groups(snapshots.Corporations, len(corps), func(i int) int64 { return corps[i].CorporationID })
 		for i := range corps {
 			corps[i].Name, corps[i].Ticker, corps[i].AllianceID = rows.names[i], rows.tickers[i], rows.alliances[i]
 		}
@@ -309,11 +306,7 @@ func (v *View) nameCorporations(corps []LocalCorporation) error {
 func (v *View) nameAlliances(alliances []LocalAlliance) error {
 	st := v.g.Store(snapshots.Alliances)
 	if k, ok := v.columnOf(snapshots.Alliances); ok {
-		ids := make([]int64, len(alliances))
-		for i, a := range alliances {
-			ids[i] = a.AllianceID
-		}
-		rows, err := k.groups(snapshots.Alliances, ids)
+		rows, err := k.groups(snapshots.Alliances, len(alliances), func(i int) int64 { return alliances[i].AllianceID })
 		for i := range alliances {
 			alliances[i].Name, alliances[i].Ticker = rows.names[i], rows.tickers[i]
 		}
