@@ -140,14 +140,17 @@ func (b *builder) columnFromStore(kind snapshots.Kind) error {
 
 // openAffiliations opens the columns of the generation's stores that
 // have one; a store without (a generation of an older build) is left
-// without, and answered from.
-func (g *Generation) openAffiliations(held bool) error {
+// without, and answered from. They are mapped, never held in memory with
+// the stores: a process that answers no affiliation nor local (the
+// analysts', a search-only replica) then never has their pages (about
+// 250 MB at 10M characters) in its memory.
+func (g *Generation) openAffiliations() error {
 	for kind, s := range g.stores {
 		if _, ok := affFields(kind); !ok {
 			continue
 		}
 		path := filepath.Join(g.dir, recordsDir, string(kind)+affcol.Suffix)
-		c, release, err := affcol.Open(path, held, s.Len())
+		c, release, err := affcol.Open(path, false, s.Len())
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

@@ -304,7 +304,7 @@ func openGeneration(dir string, idle time.Duration, held inMemory) (*Generation,
 		}
 		g.stores[kind] = s
 	}
-	if err := g.openAffiliations(holdStores); err != nil {
+	if err := g.openAffiliations(); err != nil {
 		return fail(err)
 	}
 	openTable := nametable.Open

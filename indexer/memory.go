@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"gds/indexer/affcol"
 )
 
 // Options.StoresInMemoryAuto holds a generation's record stores in
@@ -64,7 +62,7 @@ func cgroupMemoryLimit() int64 {
 }
 
 // storesFit reports whether the record stores in dir (a generation's
-// records directory), with their affiliation columns, take at most 1/AutoHoldShare of memoryBudget, and
+// records directory) take at most 1/AutoHoldShare of memoryBudget, and
 // how many bytes they take.
 func storesFit(dir string) (bool, int64) {
 	entries, err := os.ReadDir(dir)
@@ -73,7 +71,7 @@ func storesFit(dir string) (bool, int64) {
 	}
 	var size int64
 	for _, e := range entries {
-		if ext := filepath.Ext(e.Name()); ext != ".data" && ext != ".delta" && ext != ".idx" && ext != affcol.Suffix {
+		if ext := filepath.Ext(e.Name()); ext != ".data" && ext != ".delta" && ext != ".idx" {
 			continue
 		}
 		if info, err := e.Info(); err == nil {

@@ -64,8 +64,8 @@ func TestStatusCountsHeldMemory(t *testing.T) {
 // take at most 1/AutoHoldShare of the memory the process may use, and
 // maps them otherwise; the status says which.
 func TestStoresHeldWhenTheyFit(t *testing.T) {
-	data, sizes := builtRecords(t, "*.data", "*.idx", "*.aff") // the affiliation columns count too
-	dataBytes, storeBytes := sizes[0], sizes[0]+sizes[1]+sizes[2]
+	data, sizes := builtRecords(t, "*.data", "*.idx")
+	dataBytes, storeBytes := sizes[0], sizes[0]+sizes[1]
 	opts := indexer.Options{DataDir: data, StoresInMemoryAuto: true}
 	for _, c := range []struct {
 		budget int64
