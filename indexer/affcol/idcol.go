@@ -107,21 +107,25 @@ type idBuilder struct {
 	i64      []int64
 	distinct map[int64]uint16 // nil once past maxDistinct
 	order    []int64          // the distinct values, by code
+	codes    []uint16         // each row's code, while distinct is kept
 }
 
 func newIDBuilder(n int) *idBuilder {
-	return &idBuilder{u32: make([]uint32, 0, n), distinct: map[int64]uint16{}}
+	return &idBuilder{u32: make([]uint32, 0, n), distinct: map[int64]uint16{}, codes: make([]uint16, 0, n)}
 }
 
 func (b *idBuilder) add(v int64) {
 	if b.distinct != nil {
-		if _, ok := b.distinct[v]; !ok {
-			if len(b.order) == maxDistinct {
-				b.distinct, b.order = nil, nil
-			} else {
-				b.distinct[v] = uint16(len(b.order))
+		code, ok := b.distinct[v]
+		if !ok && len(b.order) == maxDistinct {
+			b.distinct, b.order, b.codes = nil, nil, nil
+		} else {
+			if !ok {
+				code = uint16(len(b.order))
+				b.distinct[v] = code
 				b.order = append(b.order, v)
 			}
+			b.codes = append(b.codes, code)
 		}
 	}
 	if b.i64 == nil && (v < 0 || v > math.MaxUint32) {
@@ -138,13 +142,6 @@ func (b *idBuilder) add(v int64) {
 	}
 }
 
-func (b *idBuilder) at(i int) int64 {
-	if b.i64 != nil {
-		return b.i64[i]
-	}
-	return int64(b.u32[i])
-}
-
 // encode returns the column's header word and its sections.
 func (b *idBuilder) encode(n int) (uint64, [][]byte) {
 	switch {
@@ -154,8 +151,7 @@ func (b *idBuilder) encode(n int) (uint64, [][]byte) {
 			width = 2
 		}
 		codes := make([]byte, width*n)
-		for i := range n {
-			code := b.distinct[b.at(i)]
+		for i, code := range b.codes[:n] {
 			if width == 1 {
 				codes[i] = byte(code)
 			} else {
