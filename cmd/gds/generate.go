@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
-
-	"golang.org/x/term"
 
 	"gds/snapshots"
 	"gds/snapshots/synth"
@@ -55,7 +52,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	finish := func() {}
-	if f, ok := env.Stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if isTerminal(env.Stderr) {
 		cfg.Progress, finish = progress(env.Stderr)
 	}
 	start := time.Now()

@@ -7,8 +7,6 @@ import (
 	"os"
 	"time"
 
-	"golang.org/x/term"
-
 	"gds/snapshots"
 	"gds/snapshots/sde"
 )
@@ -63,11 +61,11 @@ func runImportSDE(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-// progressWriter returns stderr when it is the process's own terminal, so
-// progress lines never end up in logs or tests.
+// progressWriter returns stderr when it is a terminal, so progress lines
+// never end up in logs or tests.
 func progressWriter(env *Env) io.Writer {
-	if env.Stderr == os.Stderr && term.IsTerminal(int(os.Stderr.Fd())) {
-		return os.Stderr
+	if isTerminal(env.Stderr) {
+		return env.Stderr
 	}
 	return nil
 }
