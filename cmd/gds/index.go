@@ -99,47 +99,49 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	if fr.pub != nil {
 		mgr.ReserveIDs(fr.pub.Published())
 	}
-	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
-		if err != nil {
-			return fmt.Errorf("index: %w", err)
-		}
-		defer stop()
+	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
 	}
-	if *memProfile != "" {
-		defer peakHeapProfile(*memProfile)()
-	}
+	defer stopProfiles()
 
 	done := make(chan buildOutcome, 1)
 	go func() {
 		res, err := mgr.Build(ctx, indexer.BuildRequest{Snapshot: *snapshot, Full: *full, Trigger: "cli"})
 		done <- buildOutcome{res, err}
 	}()
-	var out buildOutcome
+	watch := logWatch(mgr, log)
 	if bar {
-		out = waitWithBar(done, mgr, env.Stderr)
-	} else {
-		out = waitWithLog(done, mgr, log)
+		watch = barWatch(env.Stderr)
 	}
+	out := watchBuild(done, mgr, watch)
 	if out.err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("index: interrupted; nothing changed: %w", ctx.Err())
 		}
 		return fmt.Errorf("index: build from %s failed; the live generation is unchanged: %w", *snapshot, out.err)
 	}
-	if fr.pub == nil {
-		return printBuild(env.Stdout, out.res, mgr.Live(), *asJSON, nil)
+	var pub *fleet.PublishResult
+	if fr.pub != nil {
+		if pub, err = publishLive(ctx, mgr, fr.pub); err != nil {
+			return fmt.Errorf("index: %w", err)
+		}
 	}
+	return printBuild(env.Stdout, out.res, mgr.Live(), *asJSON, pub)
+}
+
+// publishLive publishes the generation live in mgr to the bucket.
+func publishLive(ctx context.Context, mgr *indexer.Manager, p *fleet.Publisher) (*fleet.PublishResult, error) {
 	g := mgr.Acquire()
 	if g == nil {
-		return errors.New("index: nothing live to publish")
+		return nil, errors.New("nothing live to publish")
 	}
-	pub, err := fr.pub.Publish(ctx, g)
+	pub, err := p.Publish(ctx, g)
 	g.Release()
 	if err != nil {
-		return fmt.Errorf("index: generation %d is live here but publishing it failed; the bucket still points at %d: %w", pub.Generation, fr.pub.Published(), err)
+		return nil, fmt.Errorf("generation %d is live here but publishing it failed; the bucket still points at %d: %w", pub.Generation, p.Published(), err)
 	}
-	return printBuild(env.Stdout, out.res, mgr.Live(), *asJSON, &pub)
+	return &pub, nil
 }
 
 // peakHeapProfile writes a heap profile to path whenever the heap has grown
@@ -173,6 +175,21 @@ func peakHeapProfile(path string) (stop func()) {
 	return func() { close(done); <-finished }
 }
 
+// startProfiles starts the CPU profile into cpu and the peak heap profile
+// into mem, each when its path is given; stop ends both.
+func startProfiles(cpu, mem string) (stop func(), err error) {
+	stopCPU, stopMem := func() {}, func() {}
+	if cpu != "" {
+		if stopCPU, err = startCPUProfile(cpu); err != nil {
+			return nil, err
+		}
+	}
+	if mem != "" {
+		stopMem = peakHeapProfile(mem)
+	}
+	return func() { stopMem(); stopCPU() }, nil
+}
+
 // startCPUProfile profiles the process's CPU into path until stop is called.
 func startCPUProfile(path string) (stop func(), err error) {
 	f, err := os.Create(path)
@@ -192,43 +209,59 @@ type buildOutcome struct {
 	err error
 }
 
-// waitWithBar redraws a one-line progress bar on w until the build is done.
-func waitWithBar(done <-chan buildOutcome, mgr *indexer.Manager, w io.Writer) buildOutcome {
-	t := time.NewTicker(100 * time.Millisecond)
-	defer t.Stop()
-	start, said := time.Now(), false
-	for {
-		select {
-		case out := <-done:
-			fmt.Fprint(w, "\r\033[K")
-			return out
-		case <-t.C:
-			if line := searchableLine(mgr, start, &said); line != "" {
-				fmt.Fprintf(w, "\r\033[K%s\n", line)
-			}
-			if p, ok := mgr.Progress(); ok {
-				fmt.Fprintf(w, "\r\033[K%s", progressLine(p, time.Since(start), 30))
-			}
-		}
+// buildWatch is how a build's progress reaches the operator: every tick,
+// the line saying the generation became searchable (once) and the current
+// progress; done is called when the build is over.
+type buildWatch struct {
+	every      time.Duration
+	searchable func(line string)
+	progress   func(p indexer.Progress, elapsed time.Duration)
+	done       func()
+}
+
+// barWatch redraws a one-line progress bar on w.
+func barWatch(w io.Writer) buildWatch {
+	return buildWatch{
+		every:      100 * time.Millisecond,
+		searchable: func(line string) { fmt.Fprintf(w, "\r\033[K%s\n", line) },
+		progress: func(p indexer.Progress, elapsed time.Duration) {
+			fmt.Fprintf(w, "\r\033[K%s", progressLine(p, elapsed, 30))
+		},
+		done: func() { fmt.Fprint(w, "\r\033[K") },
 	}
 }
 
-// waitWithLog logs the progress every few seconds until the build is done,
-// for logs and CI where a redrawn bar would be noise.
-func waitWithLog(done <-chan buildOutcome, mgr *indexer.Manager, log zerolog.Logger) buildOutcome {
-	t := time.NewTicker(2 * time.Second)
+// logWatch logs the progress every few seconds, for logs and CI where a
+// redrawn bar would be noise.
+func logWatch(mgr *indexer.Manager, log zerolog.Logger) buildWatch {
+	return buildWatch{
+		every: 2 * time.Second,
+		searchable: func(line string) {
+			log.Info().Uint64("generation", mgr.Parts().Search).Msg(line)
+		},
+		progress: func(p indexer.Progress, _ time.Duration) {
+			log.Info().Str("phase", p.Phase).Str("kind", p.Kind).Int64("done", p.Done).Int64("total", p.Total).Msg("building")
+		},
+		done: func() {},
+	}
+}
+
+// watchBuild reports the build's progress through bw until it is done.
+func watchBuild(done <-chan buildOutcome, mgr *indexer.Manager, bw buildWatch) buildOutcome {
+	t := time.NewTicker(bw.every)
 	defer t.Stop()
 	start, said := time.Now(), false
 	for {
 		select {
 		case out := <-done:
+			bw.done()
 			return out
 		case <-t.C:
 			if line := searchableLine(mgr, start, &said); line != "" {
-				log.Info().Uint64("generation", mgr.Parts().Search).Msg(line)
+				bw.searchable(line)
 			}
 			if p, ok := mgr.Progress(); ok {
-				log.Info().Str("phase", p.Phase).Str("kind", p.Kind).Int64("done", p.Done).Int64("total", p.Total).Msg("building")
+				bw.progress(p, time.Since(start))
 			}
 		}
 	}
