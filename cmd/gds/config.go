@@ -139,15 +139,7 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.DurationVar(&requestLogSlow, "request-log-slow", 50*time.Millisecond, "a public request answered this slowly is always logged (0: none)")
 	fs.IntVar(&c.AnalystConcurrency, "analyst-concurrency", admin.DefaultAnalystConcurrency,
 		"analysts' queries (GET /admin/query, the console) run at once; more wait up to 2s for a slot, then get 503 with Retry-After")
-	fs.DurationVar(&c.HTTP.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
-	fs.DurationVar(&c.HTTP.ReadTimeout, "read-timeout", 10*time.Second, "time to read a whole request")
-	fs.DurationVar(&c.HTTP.WriteTimeout, "write-timeout", 30*time.Second, "time to write a response")
-	fs.DurationVar(&c.HTTP.IdleTimeout, "idle-timeout", 2*time.Minute, "keep-alive connections idle longer are closed")
-	fs.DurationVar(&c.HTTP.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "on SIGINT/SIGTERM, time in-flight requests get to finish")
-	fs.IntVar(&c.HTTP.MaxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block")
-	fs.Int64Var(&c.HTTP.MaxBodyBytes, "max-body-bytes", 64<<10, "largest request body")
-	fs.BoolVar(&c.HTTP.Fast, "fast-http", true, "answer the public port's plain GET requests with gds's own HTTP/1.1 path, handing every other connection to "+
-		"net/http (false: net/http alone)")
+	addHTTPFlags(fs, &c.HTTP)
 	addPublishFlags(fs, &c.Fleet)
 	fs.StringVar(&c.Fleet.Follow, "follow", "", "serve as a replica of the generations published to this bucket URL (no --snapshot, no builds); see docs/fleet.md")
 	fs.DurationVar(&c.Fleet.FollowInterval, "follow-interval", fleet.DefaultInterval, "how often a replica reads the bucket's pointer")
@@ -186,34 +178,56 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 			return c, fmt.Errorf("serve: --release-day %q: want YYYY-MM-DD", releaseDay)
 		}
 	}
+	if err := c.check(); err != nil {
+		return c, fmt.Errorf("serve: %w", err)
+	}
+	return c, nil
+}
+
+// addHTTPFlags adds the flags of the public port's HTTP limits to fs.
+func addHTTPFlags(fs *flag.FlagSet, h *httpConfig) {
+	fs.DurationVar(&h.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time to read a request's headers")
+	fs.DurationVar(&h.ReadTimeout, "read-timeout", 10*time.Second, "time to read a whole request")
+	fs.DurationVar(&h.WriteTimeout, "write-timeout", 30*time.Second, "time to write a response")
+	fs.DurationVar(&h.IdleTimeout, "idle-timeout", 2*time.Minute, "keep-alive connections idle longer are closed")
+	fs.DurationVar(&h.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "on SIGINT/SIGTERM, time in-flight requests get to finish")
+	fs.IntVar(&h.MaxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block")
+	fs.Int64Var(&h.MaxBodyBytes, "max-body-bytes", 64<<10, "largest request body")
+	fs.BoolVar(&h.Fast, "fast-http", true, "answer the public port's plain GET requests with gds's own HTTP/1.1 path, handing every other connection to "+
+		"net/http (false: net/http alone)")
+}
+
+// check refuses the flag values serve cannot run with that parsing alone
+// lets through.
+func (c *serveConfig) check() error {
 	if c.Schedule != "" {
 		if c.Snapshot == "" {
-			return c, errors.New("serve: --schedule needs --snapshot to rebuild from")
+			return errors.New("--schedule needs --snapshot to rebuild from")
 		}
 		if _, err := indexer.ParseSchedule(c.Schedule); err != nil {
-			return c, fmt.Errorf("serve: --schedule %q: %w", c.Schedule, err)
+			return fmt.Errorf("--schedule %q: %w", c.Schedule, err)
 		}
 	}
 	if err := c.Fleet.check(c.Snapshot, c.Schedule); err != nil {
-		return c, fmt.Errorf("serve: %w", err)
+		return err
 	}
 	if c.TokenMaxLifetime <= 0 {
-		return c, errors.New("serve: --token-max-lifetime must be positive")
+		return errors.New("--token-max-lifetime must be positive")
 	}
 	if c.AnalystIdle == 0 {
-		return c, errors.New("serve: --analyst-idle must not be 0 (negative keeps the indexes open)")
+		return errors.New("--analyst-idle must not be 0 (negative keeps the indexes open)")
 	}
 	if err := checkBleveBatch(c.BleveBatch); err != nil {
-		return c, fmt.Errorf("serve: %w", err)
+		return err
 	}
 	h := c.HTTP
 	if h.ReadHeaderTimeout <= 0 || h.ReadTimeout <= 0 || h.WriteTimeout <= 0 || h.IdleTimeout <= 0 || h.ShutdownTimeout <= 0 {
-		return c, errors.New("serve: timeouts must be positive")
+		return errors.New("timeouts must be positive")
 	}
 	if h.MaxHeaderBytes < 4<<10 || h.MaxBodyBytes < 1 {
-		return c, errors.New("serve: --max-header-bytes must be at least 4096 and --max-body-bytes positive")
+		return errors.New("--max-header-bytes must be at least 4096 and --max-body-bytes positive")
 	}
-	return c, nil
+	return nil
 }
 
 // readTokenFile reads a secret from a file: the whole content, trimmed,
