@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -61,15 +60,8 @@ func TestArchiveReproducible(t *testing.T) {
 	if !zr.ModTime.IsZero() || zr.Name != "" {
 		t.Errorf("gzip header has time %v, name %q", zr.ModTime, zr.Name)
 	}
-	tr := tar.NewReader(zr)
 	var names []string
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	eachTarEntry(t, zr, func(h *tar.Header, _ *tar.Reader) {
 		names = append(names, h.Name)
 		wantMode := int64(0o644)
 		if h.Typeflag == tar.TypeDir || h.Name == "gds-v1.linux-amd64/docs/b/run" {
@@ -78,7 +70,7 @@ func TestArchiveReproducible(t *testing.T) {
 		if !h.ModTime.Equal(mtime) || h.Uid != 0 || h.Gid != 0 || h.Uname != "" || h.Gname != "" || h.Mode != wantMode {
 			t.Errorf("%s: mtime %v uid %d gid %d %q %q mode %o, want %v, root, mode %o", h.Name, h.ModTime, h.Uid, h.Gid, h.Uname, h.Gname, h.Mode, mtime, wantMode)
 		}
-	}
+	})
 	want := []string{"gds-v1.linux-amd64/", "gds-v1.linux-amd64/NOTES.md", "gds-v1.linux-amd64/docs/",
 		"gds-v1.linux-amd64/docs/a.md", "gds-v1.linux-amd64/docs/b/", "gds-v1.linux-amd64/docs/b/run", "gds-v1.linux-amd64/docs/b/z.md"}
 	if len(names) != len(want) {

@@ -110,18 +110,11 @@ func TestImage(t *testing.T) {
 			}
 			rd = zr
 		}
-		tr := tar.NewReader(rd)
-		for {
-			h, err := tr.Next()
-			if err == io.EOF {
-				break
-			} else if err != nil {
-				t.Fatal(err)
-			}
+		eachTarEntry(t, rd, func(h *tar.Header, tr *tar.Reader) {
 			name := strings.TrimSuffix(strings.TrimPrefix(h.Name, "./"), "/")
 			root[name] = h
 			contents[name], _ = io.ReadAll(tr)
-		}
+		})
 	}
 	if h := root["data"]; h == nil || h.Typeflag != tar.TypeDir || h.Uid != 65532 {
 		t.Errorf("/data: %+v, want a directory owned by 65532", h)
@@ -185,16 +178,10 @@ func mustOpen(t *testing.T, path string) io.Reader {
 func readTar(t *testing.T, r io.Reader) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{}
-	tr := tar.NewReader(r)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return files
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	eachTarEntry(t, r, func(h *tar.Header, tr *tar.Reader) {
 		files[h.Name], _ = io.ReadAll(tr)
-	}
+	})
+	return files
 }
 
 // blob returns the blob of a digest, checked against it.
