@@ -7,13 +7,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"gds/snapshots"
 )
@@ -93,29 +90,8 @@ func TestEndToEnd(t *testing.T) {
 	facts := readSample(t)
 	bin := buildBinary(t)
 	data := t.TempDir()
-	var logs lockedBuffer
-	srv := exec.Command(bin, "serve", "--snapshot", sampleSnapshot, "--data", data, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0")
-	srv.Stdout, srv.Stderr = &logs, &logs
-	srv.Env = append(os.Environ(), "GDS_LOG_FORMAT=json")
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	gone := make(chan struct{})
-	go func() { exited <- srv.Wait(); close(gone) }()
-	defer func() {
-		if srv.ProcessState == nil {
-			srv.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			t.Logf("server output:\n%s", logs.String())
-		}
-	}()
-
-	addr, admin := waitListening(t, logs.String, gone)
-	waitReadyz(t, admin, gone)
-	client := &http.Client{Timeout: 20 * time.Second}
+	srv := startServeBinary(t, "--snapshot", sampleSnapshot, "--data", data)
+	addr, client := srv.public, srv.client
 
 	get := func(path, token string) (int, http.Header, []byte) {
 		t.Helper()
@@ -187,15 +163,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	// Graceful shutdown on SIGTERM.
-	srv.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("server exit after SIGTERM: %v", err)
-		}
-	case <-time.After(2 * time.Minute):
-		t.Fatal("server did not stop within 2 minutes of SIGTERM")
-	}
+	srv.stop(t)
 }
 
 // freeAddr picks a free loopback port for a program that cannot report the

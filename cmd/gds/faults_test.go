@@ -169,14 +169,21 @@ type faultServer struct {
 	client        *http.Client
 }
 
-// serveBinary starts gds serve on data with args and waits until it is ready.
+// serveBinary starts gds serve on data with args, without the limits a
+// test's many requests from one client would run into, and waits until it
+// is ready.
 func serveBinary(t *testing.T, data string, args ...string) *faultServer {
+	t.Helper()
+	return startServeBinary(t, append([]string{"--data", data, "--error-limit", "100000", "--rate-limit", "off"}, args...)...)
+}
+
+// startServeBinary starts gds serve with args and waits until it is ready.
+func startServeBinary(t *testing.T, args ...string) *faultServer {
 	t.Helper()
 	s := &faultServer{client: &http.Client{Timeout: 20 * time.Second}}
 	// Ports the kernel picks, read back from the log: a port chosen first
 	// and bound later can be taken meanwhile by anything else running.
-	s.gdsProc = startGDS(t, append([]string{"serve", "--data", data, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0",
-		"--error-limit", "100000", "--rate-limit", "off"}, args...)...)
+	s.gdsProc = startGDS(t, append([]string{"serve", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0"}, args...)...)
 	s.public, s.admin = waitListening(t, s.out.String, s.exited)
 	waitReadyz(t, s.admin, s.exited)
 	return s
@@ -186,7 +193,7 @@ func serveBinary(t *testing.T, data string, args ...string) *faultServer {
 func (s *faultServer) stop(t *testing.T) {
 	t.Helper()
 	s.cmd.Process.Signal(syscall.SIGTERM)
-	if err := s.wait(t, 30*time.Second); err != nil {
+	if err := s.wait(t, 2*time.Minute); err != nil {
 		t.Fatalf("gds serve exit after SIGTERM: %v\n%s", err, s.out)
 	}
 }
@@ -266,17 +273,14 @@ func (s *faultServer) reindex(t *testing.T, snapshot string) faultStatus {
 	if resp.StatusCode != http.StatusAccepted || json.Unmarshal(raw, &accepted) != nil || accepted.BuildID == "" {
 		t.Fatalf("POST /admin/reindex %s: %d %s", snapshot, resp.StatusCode, raw)
 	}
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		st := s.status(t)
-		if st.Building == nil && st.LastBuild != nil && st.LastBuild.ID == accepted.BuildID {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("build %s of %s not over after 90 s", accepted.BuildID, snapshot)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var st faultStatus
+	if !poll(90*time.Second, func() bool {
+		st = s.status(t)
+		return st.Building == nil && st.LastBuild != nil && st.LastBuild.ID == accepted.BuildID
+	}) {
+		t.Fatalf("build %s of %s not over after 90 s", accepted.BuildID, snapshot)
 	}
+	return st
 }
 
 // metric returns the value of an unlabelled metric from /metrics.
@@ -334,27 +338,16 @@ func TestFaultKillDuringBuild(t *testing.T) {
 	build := startGDS(t, "index", "--snapshot", big, "--data", data, "--full")
 	// Kill once the new generation's directory holds files: the build is
 	// then really writing, not still reading the snapshot.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		var written []string
+	if !poll(60*time.Second, func() bool {
 		for _, dir := range leftovers(t, data) {
-			entries, _ := os.ReadDir(dir)
-			if len(entries) > 0 {
-				written = append(written, dir)
+			if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+				return true
 			}
 		}
-		if len(written) > 0 {
-			break
-		}
-		select {
-		case <-build.exited:
-			t.Fatalf("gds index finished before it could be killed: %v\n%s", build.err, build.out)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no generations/*.building directory with files after 60 s")
-		}
-		time.Sleep(20 * time.Millisecond)
+		failIfExited(t, build.exited, "gds index finished before it could be killed: %v\n%s", build.err, build.out)
+		return false
+	}) {
+		t.Fatal("no generations/*.building directory with files after 60 s")
 	}
 	build.kill()
 	if ws, ok := build.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {

@@ -208,15 +208,11 @@ func markerID(gen uint64) int64 { return 99000000 + int64(gen) }
 
 func fleetEnvInt(t *testing.T, name string, def int) int {
 	t.Helper()
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	var n int
-	if _, err := fmt.Sscan(s, &n); err != nil || n < 100 {
-		t.Fatalf("%s=%q: want an integer of at least 100", name, s)
-	}
-	return n
+	return envValue(t, name, def, "an integer of at least 100", func(s string) (int, bool) {
+		var n int
+		_, err := fmt.Sscan(s, &n)
+		return n, err == nil && n >= 100
+	})
 }
 
 // fleetWorld is the data the indexer builds: characters, and one marker
@@ -455,11 +451,7 @@ func (n *fleetNode) status(t *testing.T) fleetStatus {
 func (n *fleetNode) waitReady(t *testing.T, d time.Duration) {
 	t.Helper()
 	waitFor(t, n.name+" ready", d, func() bool {
-		select {
-		case <-n.proc.exited:
-			t.Fatalf("%s exited", n.name)
-		default:
-		}
+		failIfExited(t, n.proc.exited, "%s exited", n.name)
 		code, _ := fleetGetStatus(t, "http://"+n.admin+"/readyz")
 		return code == http.StatusOK
 	})

@@ -80,21 +80,17 @@ func TestFleetReplicaDiskFull(t *testing.T) {
 
 	full := func(r *faultServer) {
 		t.Helper()
-		deadline := time.Now().Add(time.Minute)
-		for {
-			st := replicaFollow(t, r)
-			if st.Pointer == 2 && strings.Contains(st.LastError, syscall.ENOSPC.Error()) {
-				if st.Live != 1 || st.LagGenerations != 1 {
-					t.Fatalf("status on a full disk: %+v", st)
-				}
-				t.Logf("last_error: %s", st.LastError)
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no disk-full error in /admin/status within a minute: %+v", st)
-			}
-			time.Sleep(50 * time.Millisecond)
+		var st fleet.FollowStatus
+		if !poll(time.Minute, func() bool {
+			st = replicaFollow(t, r)
+			return st.Pointer == 2 && strings.Contains(st.LastError, syscall.ENOSPC.Error())
+		}) {
+			t.Fatalf("no disk-full error in /admin/status within a minute: %+v", st)
 		}
+		if st.Live != 1 || st.LagGenerations != 1 {
+			t.Fatalf("status on a full disk: %+v", st)
+		}
+		t.Logf("last_error: %s", st.LastError)
 		if v := r.metric(t, fleet.MetricFollowErrors); v < 1 {
 			t.Errorf("%s = %v on a full disk", fleet.MetricFollowErrors, v)
 		}
@@ -151,18 +147,14 @@ func TestFleetReplicaDiskFull(t *testing.T) {
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		// The generation goes live in the manager a moment before the
-		// follower records its success: wait for both.
-		st := replicaFollow(t, replica)
-		if st.Live == 2 && st.LagGenerations == 0 && !st.LastSuccess.Before(st.LastErrorAt) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("generation 2 not live and the check not recorded as a success within a minute of freeing space: %+v", st)
-		}
-		time.Sleep(50 * time.Millisecond)
+	// The generation goes live in the manager a moment before the follower
+	// records its success: wait for both.
+	var st fleet.FollowStatus
+	if !poll(time.Minute, func() bool {
+		st = replicaFollow(t, replica)
+		return st.Live == 2 && st.LagGenerations == 0 && !st.LastSuccess.Before(st.LastErrorAt)
+	}) {
+		t.Fatalf("generation 2 not live and the check not recorded as a success within a minute of freeing space: %+v", st)
 	}
 	if v := replica.metric(t, fleet.MetricLagGenerations); v != 0 {
 		t.Errorf("%s = %v after recovery", fleet.MetricLagGenerations, v)

@@ -32,19 +32,15 @@ func TestServeRebuildsGenerationFoldedOtherwise(t *testing.T) {
 	if !strings.Contains(s.out.String(), "folded by version 1, this gds folds by") {
 		t.Fatalf("the log does not say why the live generation is rebuilt:\n%s", s.out)
 	}
-	deadline := time.Now().Add(90 * time.Second)
-	for {
+	rebuilt := poll(90*time.Second, func() bool {
 		st := s.status(t)
 		if st.LastBuild != nil && st.LastBuild.Error != "" {
 			t.Fatalf("the rebuild failed: %s", st.LastBuild.Error)
 		}
-		if st.Live != nil && st.Building == nil && readCurrent(t, data) != old {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("generation %s still live 90 s after the start", old)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return st.Live != nil && st.Building == nil && readCurrent(t, data) != old
+	})
+	if !rebuilt {
+		t.Fatalf("generation %s still live 90 s after the start", old)
 	}
 	meta := readGenerationMeta(t, data, readCurrent(t, data))
 	if fold, _ := meta["fold"].(float64); int(fold) != nametable.FoldVersion {

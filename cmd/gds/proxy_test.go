@@ -138,20 +138,15 @@ http {
 			t.Logf("nginx: %s%s", out.String(), log)
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		select {
-		case <-exited:
-			t.Fatalf("nginx exited: %s", out.String())
-		default:
-		}
-		if c, err := net.Dial("tcp", addr); err == nil {
+	if !poll(30*time.Second, func() bool {
+		failIfExited(t, exited, "nginx exited: %s", out.String())
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
 			c.Close()
-			return addr
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("nginx did not listen within 30s")
-		}
-		time.Sleep(20 * time.Millisecond)
+		return err == nil
+	}) {
+		t.Fatal("nginx did not listen within 30s")
 	}
+	return addr
 }

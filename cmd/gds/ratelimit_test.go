@@ -22,11 +22,8 @@ func TestEndToEndRateLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	s := &faultServer{public: freeAddr(t), admin: freeAddr(t), client: &http.Client{Timeout: 20 * time.Second}}
-	s.gdsProc = startGDS(t, "serve", "--snapshot", sampleSnapshot, "--data", t.TempDir(),
-		"--addr", s.public, "--admin-addr", s.admin,
+	s := startServeBinary(t, "--snapshot", sampleSnapshot, "--data", t.TempDir(),
 		"--rate-limit", "search=10/3s", "--trusted-proxies", "127.0.0.1/32,::1")
-	waitReady(t, s)
 
 	search := func(client string) (int, http.Header, string) {
 		t.Helper()
@@ -104,29 +101,6 @@ func TestEndToEndRateLimit(t *testing.T) {
 	}
 	if limited < 1 {
 		t.Errorf("%s{group=\"search\"} = %v, want at least 1", admin.MetricRateLimited, limited)
-	}
-}
-
-// waitReady waits until s's operator port says ready.
-func waitReady(t *testing.T, s *faultServer) {
-	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		if resp, err := s.client.Get("http://" + s.admin + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		select {
-		case <-s.exited:
-			t.Fatalf("gds serve exited before it was ready: %v\n%s", s.err, s.out)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gds serve not ready after 90 s:\n%s", s.out)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 

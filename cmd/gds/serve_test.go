@@ -103,8 +103,7 @@ func startServe(t *testing.T, getenv func(string) string, args ...string) *runni
 // public listener logs it once /readyz answers 200.
 func waitListening(t *testing.T, out func() string, exited <-chan struct{}) (public, admin string) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
-	for public == "" || admin == "" {
+	listening := poll(3*time.Minute, func() bool {
 		for _, line := range strings.Split(out(), "\n") {
 			var l struct{ Message, Listener, Addr string }
 			if json.Unmarshal([]byte(line), &l) != nil || l.Message != "listening" {
@@ -118,17 +117,13 @@ func waitListening(t *testing.T, out func() string, exited <-chan struct{}) (pub
 			}
 		}
 		if public != "" && admin != "" {
-			break
+			return true
 		}
-		select {
-		case <-exited:
-			t.Fatalf("gds serve exited before it listened:\n%s", out())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gds serve did not listen within 3 minutes:\n%s", out())
-		}
-		time.Sleep(20 * time.Millisecond)
+		failIfExited(t, exited, "gds serve exited before it listened:\n%s", out())
+		return false
+	})
+	if !listening {
+		t.Fatalf("gds serve did not listen within 3 minutes:\n%s", out())
 	}
 	return public, admin
 }
@@ -137,24 +132,20 @@ func waitListening(t *testing.T, out func() string, exited <-chan struct{}) (pub
 func waitReadyz(t *testing.T, admin string, exited <-chan struct{}) {
 	t.Helper()
 	client := &http.Client{Timeout: 20 * time.Second}
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		resp, err := client.Get("http://" + admin + "/readyz")
-		if err == nil {
+	var err error
+	ready := poll(3*time.Minute, func() bool {
+		var resp *http.Response
+		if resp, err = client.Get("http://" + admin + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return
+				return true
 			}
 		}
-		select {
-		case <-exited:
-			t.Fatalf("gds serve exited before it was ready")
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gds serve not ready within 3 minutes (last: %v)", err)
-		}
-		time.Sleep(20 * time.Millisecond)
+		failIfExited(t, exited, "gds serve exited before it was ready")
+		return false
+	})
+	if !ready {
+		t.Fatalf("gds serve not ready within 3 minutes (last: %v)", err)
 	}
 }
 
@@ -309,13 +300,13 @@ func TestServeShutdownFinishesInFlight(t *testing.T) {
 	}()
 	fmt.Fprint(pw, `{"full": `)
 	// The handler is reading the body: its goroutine shows in a dump.
-	waitUntil(t, "the reindex handler to run", func() bool {
+	waitFor(t, "the reindex handler to run", 2*time.Minute, func() bool {
 		_, dump := httpGet(t, "http://"+s.admin+"/debug/pprof/goroutine?debug=1")
 		return strings.Contains(string(dump), "admin.(*handler).reindex")
 	})
 	stopped := make(chan error, 1)
 	go func() { stopped <- s.stop(t) }()
-	waitUntil(t, "the shutdown to begin", func() bool { return strings.Contains(s.stderr.String(), "shutting down") })
+	waitFor(t, "the shutdown to begin", 2*time.Minute, func() bool { return strings.Contains(s.stderr.String(), "shutting down") })
 	select {
 	case err := <-stopped:
 		t.Fatalf("serve returned (%v) while a request was in flight", err)
@@ -419,16 +410,6 @@ func TestServeExposedAdminWithToken(t *testing.T) {
 	}
 	if strings.Contains(s.stderr.String(), "op-secret") {
 		t.Error("the admin token reached the log")
-	}
-}
-
-// waitUntil polls cond until it holds, failing after a generous deadline.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(2 * time.Minute); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 2 minutes for %s", what)
-		}
 	}
 }
 

@@ -81,6 +81,21 @@ func (s *s3Server) stop(t *testing.T) {
 	}
 }
 
+// envValue reads the variable key with parse, or gives def when it is
+// unset; a value parse refuses fails the test, saying what is wanted.
+func envValue[T any](t *testing.T, key string, def T, want string, parse func(string) (T, bool)) T {
+	t.Helper()
+	s := os.Getenv(key)
+	if s == "" {
+		return def
+	}
+	v, ok := parse(s)
+	if !ok {
+		t.Fatalf("%s=%q: want %s", key, s, want)
+	}
+	return v
+}
+
 func fleetGetStatus(t *testing.T, u string) (int, string) {
 	t.Helper()
 	c := &http.Client{Timeout: 10 * time.Second}
@@ -102,17 +117,6 @@ func fleetPost(t *testing.T, u, body string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
-}
-
-func waitFor(t *testing.T, what string, d time.Duration, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // renameShare copies snap to dir with every every-th character renamed.

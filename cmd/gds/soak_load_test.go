@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -623,28 +622,18 @@ func maxOf(v []float64) float64 {
 
 func soakEnvDuration(t *testing.T, key string, def time.Duration) time.Duration {
 	t.Helper()
-	s := os.Getenv(key)
-	if s == "" {
-		return def
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		t.Fatalf("%s=%q: want a duration such as 10m", key, s)
-	}
-	return d
+	return envValue(t, key, def, "a duration such as 10m", func(s string) (time.Duration, bool) {
+		d, err := time.ParseDuration(s)
+		return d, err == nil && d >= 0
+	})
 }
 
 func soakEnvInt(t *testing.T, key string, def int) int {
 	t.Helper()
-	s := os.Getenv(key)
-	if s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		t.Fatalf("%s=%q: want a whole number", key, s)
-	}
-	return n
+	return envValue(t, key, def, "a whole number", func(s string) (int, bool) {
+		n, err := strconv.Atoi(s)
+		return n, err == nil && n >= 0
+	})
 }
 
 // soakTail keeps the last 64 KiB of a server's output for a failure

@@ -269,11 +269,7 @@ func (s *soakServer) waitReady(t *testing.T, d time.Duration) {
 
 func (s *soakServer) checkAlive(t *testing.T) {
 	t.Helper()
-	select {
-	case <-s.proc.exited:
-		t.Fatalf("%s exited during the soak", s.name)
-	default:
-	}
+	failIfExited(t, s.proc.exited, "%s exited during the soak", s.name)
 }
 
 // rss reads the server's resident memory from /metrics.
