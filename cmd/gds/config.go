@@ -143,12 +143,9 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	addPublishFlags(fs, &c.Fleet)
 	fs.StringVar(&c.Fleet.Follow, "follow", "", "serve as a replica of the generations published to this bucket URL (no --snapshot, no builds); see docs/fleet.md")
 	fs.DurationVar(&c.Fleet.FollowInterval, "follow-interval", fleet.DefaultInterval, "how often a replica reads the bucket's pointer")
-	positional, err := parseFlags(env, fs, args)
+	err := parseOnlyFlags(env, fs, args)
 	if err != nil {
 		return c, err
-	}
-	if len(positional) > 0 {
-		return c, fmt.Errorf("serve: unexpected argument %q", positional[0])
 	}
 	if c.RequestLog, err = httplog.ParseKeep(requestLog, requestLogSlow); err != nil {
 		return c, fmt.Errorf("serve: %w", err)

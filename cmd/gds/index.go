@@ -52,12 +52,8 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	addPublishFlags(fs, &fc)
 	var lc logConfig
 	addLogFlags(fs, &lc)
-	positional, err := parseFlags(env, fs, args)
-	if err != nil {
+	if err := parseOnlyFlags(env, fs, args); err != nil {
 		return err
-	}
-	if len(positional) > 0 {
-		return fmt.Errorf("index: unexpected argument %q", positional[0])
 	}
 	if err := checkBleveBatch(batch); err != nil {
 		return fmt.Errorf("index: %w", err)

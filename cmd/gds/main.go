@@ -150,6 +150,19 @@ func parseFlags(env *Env, fs *flag.FlagSet, args []string) ([]string, error) {
 	return positional, err
 }
 
+// parseOnlyFlags is parseFlags for a command that takes no positional
+// arguments: one is an error naming it.
+func parseOnlyFlags(env *Env, fs *flag.FlagSet, args []string) error {
+	positional, err := parseFlags(env, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(positional) > 0 {
+		return fmt.Errorf("%s: unexpected argument %q", fs.Name(), positional[0])
+	}
+	return nil
+}
+
 // EnvName is the environment variable read for a flag: GDS_ and the flag's
 // name in upper case with '-' as '_'.
 func EnvName(flagName string) string {

@@ -29,12 +29,9 @@ func runStructures(ctx context.Context, env *Env, args []string) error {
 	corporation := fs.Int64("corporation", 0, "corporation ID whose structures to show")
 	nowFlag := fs.String("now", "", "moment to compute windows for, RFC 3339 (default: the current time)")
 	asJSON := fs.Bool("json", false, "print JSON, one object per structure in an array")
-	positional, err := parseFlags(env, fs, args)
+	err := parseOnlyFlags(env, fs, args)
 	if err != nil {
 		return err
-	}
-	if len(positional) > 0 {
-		return fmt.Errorf("structures: unexpected argument %q", positional[0])
 	}
 	if *snapshot == "" {
 		return errors.New("structures: --snapshot is required (or GDS_SNAPSHOT)")

@@ -24,12 +24,8 @@ func runToken(ctx context.Context, env *Env, args []string) error {
 	issuer := fs.String("issuer", auth.LocalIssuer, "iss claim")
 	audience := fs.String("audience", auth.LocalAudience, "aud claim, comma-separated for several")
 	name := fs.String("name", "", "character name to put in the token (optional)")
-	positional, err := parseFlags(env, fs, args)
-	if err != nil {
+	if err := parseOnlyFlags(env, fs, args); err != nil {
 		return err
-	}
-	if len(positional) > 0 {
-		return fmt.Errorf("token: unexpected argument %q", positional[0])
 	}
 	if *data == "" {
 		return errors.New("token: --data is required (or GDS_DATA)")
