@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -18,9 +17,7 @@ import (
 // shape and the PUT is legacy (204 always, deprecated); 14 days later the
 // PUT is removed.
 func TestEndToEndCompatibilityDates(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	needsBinary(t)
 	facts := readSample(t)
 	bin := buildBinary(t)
 	data := t.TempDir()
@@ -50,13 +47,7 @@ func TestEndToEndCompatibilityDates(t *testing.T) {
 		if date != "" {
 			req.Header.Set("X-Compatibility-Date", date)
 		}
-		resp, err := srv.client.Do(req)
-		if err != nil {
-			t.Fatalf("%s %s: %v", method, path, err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header, b
+		return exchange(t, srv.client, req)
 	}
 	day := func(offset int) string { return release.AddDate(0, 0, offset).Format(time.DateOnly) }
 	list := fmt.Sprintf("/corporations/%d/structures", facts.corp) // no trailing slash: also served

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -84,9 +83,7 @@ func readSample(t *testing.T) sampleFacts {
 }
 
 func TestEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	needsBinary(t)
 	facts := readSample(t)
 	bin := buildBinary(t)
 	data := t.TempDir()
@@ -99,13 +96,7 @@ func TestEndToEnd(t *testing.T) {
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatalf("GET %s: %v", path, err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header, body
+		return exchange(t, client, req)
 	}
 	mint := func(character int64, scopes ...string) string {
 		t.Helper()

@@ -22,9 +22,7 @@ import (
 // for it, for the handler's limit and for net/http's, malformed ones) and
 // pipelined ones.
 func TestPublicPortAnswersAsNetHTTPAlone(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	needsBinary(t)
 	fastData := t.TempDir()
 	fast := serveBinary(t, fastData, "--snapshot", sampleSnapshot)
 	// The same generation for both, so that Last-Modified and ETag agree.

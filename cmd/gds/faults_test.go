@@ -324,9 +324,7 @@ func leftovers(t *testing.T, data string) []string {
 // a server started afterwards serves it and removes the half-written
 // directory, and the next build succeeds.
 func TestFaultKillDuringBuild(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	needsBinary(t)
 	facts := readSample(t)
 	big := bigSnapshot(t)
 	data := t.TempDir()
@@ -451,9 +449,7 @@ func damage(t *testing.T, dir, kind string, fn func([]byte) []byte) {
 // the failures metric), and the old generation keeps serving with nothing
 // partial left behind.
 func TestFaultCorruptSnapshotReindex(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	needsBinary(t)
 	facts := readSample(t)
 	cases := []struct {
 		name    string
@@ -538,9 +534,7 @@ func TestFaultCorruptSnapshotReindex(t *testing.T) {
 // removed (so the space is back) and after a restart the last good
 // generation serves.
 func TestFaultDiskFull(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	needsBinary(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("mounts a tmpfs: linux only")
 	}
@@ -608,9 +602,7 @@ func TestFaultDiskFull(t *testing.T) {
 // the answer of one of the two, and after each reindex the new one is
 // what clients get.
 func TestFaultReindexUnderLoad(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	needsBinary(t)
 	// Two universes whose "zorg" characters differ: A has 0..39, B 20..69,
 	// so the answer tells which generation served it.
 	universe := func(from, to int) (string, []int64) {

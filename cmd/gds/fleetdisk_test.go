@@ -28,9 +28,7 @@ import (
 // space is freed. The data directory is a small tmpfs (root only; skipped
 // elsewhere).
 func TestFleetReplicaDiskFull(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	needsBinary(t)
 	work := t.TempDir()
 	bucketDir := filepath.Join(work, "bucket")
 	idx := filepath.Join(work, "indexer")

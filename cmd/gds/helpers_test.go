@@ -1,11 +1,22 @@
 package main
 
 import (
+	"io"
+	"net/http"
 	"testing"
 	"time"
 )
 
 // Helpers every test of the package may use, whatever its build tags.
+
+// needsBinary skips the test in -short mode: it builds the real gds binary
+// and runs it, which takes seconds to minutes.
+func needsBinary(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+}
 
 // poll calls ok every 20 ms until it returns true, or until d has passed:
 // it says which. A test waits for a condition this way, never sleeps a
@@ -36,4 +47,17 @@ func failIfExited(t *testing.T, exited <-chan struct{}, format string, args ...a
 		t.Fatalf(format, args...)
 	default:
 	}
+}
+
+// exchange sends req with c and reads the whole answer; a request that
+// gets no answer fails the test.
+func exchange(t *testing.T, c *http.Client, req *http.Request) (int, http.Header, []byte) {
+	t.Helper()
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, body
 }

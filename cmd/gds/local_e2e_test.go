@@ -18,9 +18,7 @@ import (
 // forms give the same, bad bodies get ESI errors with the right status,
 // and the page's form at /local renders the breakdown.
 func TestLocalEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	needsBinary(t)
 	// A local: the first 60 characters of the sample, in upper case.
 	snap, err := snapshots.Open(sampleSnapshot)
 	if err != nil {

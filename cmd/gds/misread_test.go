@@ -17,9 +17,7 @@ import (
 // upgrade) still serves after a restart, as the best there is, while a
 // full build from the snapshot replaces it; the log says why.
 func TestServeRebuildsGenerationFoldedOtherwise(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	needsBinary(t)
 	data := t.TempDir()
 	if out, err := runGDSBin(t, "index", "--snapshot", sampleSnapshot, "--data", data); err != nil {
 		t.Fatalf("first build: %v\n%s", err, out)

@@ -42,13 +42,8 @@ func TestCachingProxy(t *testing.T) {
 		for i := 0; i+1 < len(headers); i += 2 {
 			req.Header.Set(headers[i], headers[i+1])
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return answer{resp.StatusCode, resp.Header.Get("X-Cache-Status"), resp.Header.Get("X-Compatibility-Date"), string(body)}
+		code, hdr, body := exchange(t, http.DefaultClient, req)
+		return answer{code, hdr.Get("X-Cache-Status"), hdr.Get("X-Compatibility-Date"), string(body)}
 	}
 	const path = "/universe/types/34"
 	const date = "X-Compatibility-Date"

@@ -19,9 +19,7 @@ import (
 // first gets answers again once its tokens come back, and /metrics
 // counts the refusals.
 func TestEndToEndRateLimit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	needsBinary(t)
 	s := startServeBinary(t, "--snapshot", sampleSnapshot, "--data", t.TempDir(),
 		"--rate-limit", "search=10/3s", "--trusted-proxies", "127.0.0.1/32,::1")
 
@@ -29,13 +27,8 @@ func TestEndToEndRateLimit(t *testing.T) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodGet, "http://"+s.public+"/latest/search/?search=jita&categories=solar_system", nil)
 		req.Header.Set("X-Forwarded-For", client)
-		resp, err := s.client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header, string(body)
+		code, hdr, body := exchange(t, s.client, req)
+		return code, hdr, string(body)
 	}
 
 	const spender, bystander = "203.0.113.9", "203.0.113.10"

@@ -173,13 +173,8 @@ func httpGet(t *testing.T, url string, header ...string) (int, []byte) {
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, body
+	code, _, body := exchange(t, http.DefaultClient, req)
+	return code, body
 }
 
 func TestServe(t *testing.T) {

@@ -21,9 +21,7 @@ import (
 // time and the modified flag; the text form and `gds --version` say the
 // same.
 func TestVersionMatchesBuildInfo(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
+	needsBinary(t)
 	bin := buildBinary(t)
 	out, err := exec.Command(bin, "version", "--json").Output()
 	if err != nil {
