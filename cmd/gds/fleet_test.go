@@ -438,12 +438,8 @@ type fleetStatus struct {
 func (n *fleetNode) status(t *testing.T) fleetStatus {
 	t.Helper()
 	var st fleetStatus
-	code, body := fleetGetStatus(t, "http://"+n.admin+"/admin/status")
-	if code != http.StatusOK {
-		t.Fatalf("%s /admin/status = %d %s", n.name, code, body)
-	}
-	if err := json.Unmarshal([]byte(body), &st); err != nil {
-		t.Fatalf("%s /admin/status: %v", n.name, err)
+	if err := adminStatus(t, n.admin, &st); err != nil {
+		t.Fatalf("%s %v", n.name, err)
 	}
 	return st
 }

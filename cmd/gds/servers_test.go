@@ -7,6 +7,8 @@ package main
 // with a share of names changed.
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -106,6 +108,19 @@ func fleetGetStatus(t *testing.T, u string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// adminStatus reads /admin/status from the operator port at admin into st.
+func adminStatus(t *testing.T, admin string, st any) error {
+	t.Helper()
+	code, body := fleetGetStatus(t, "http://"+admin+"/admin/status")
+	if code != http.StatusOK {
+		return fmt.Errorf("/admin/status = %d %s", code, body)
+	}
+	if err := json.Unmarshal([]byte(body), st); err != nil {
+		return fmt.Errorf("/admin/status: %w", err)
+	}
+	return nil
 }
 
 func fleetPost(t *testing.T, u, body string) (int, string) {

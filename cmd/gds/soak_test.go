@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -297,9 +296,8 @@ type soakStatus struct {
 func (s *soakServer) status(t *testing.T) soakStatus {
 	t.Helper()
 	var st soakStatus
-	code, body := fleetGetStatus(t, "http://"+s.admin+"/admin/status")
-	if code != http.StatusOK || json.Unmarshal([]byte(body), &st) != nil {
-		t.Errorf("%s /admin/status = %d %s", s.name, code, body)
+	if err := adminStatus(t, s.admin, &st); err != nil {
+		t.Errorf("%s %v", s.name, err)
 	}
 	return st
 }
