@@ -240,7 +240,7 @@ func TestCharacterSearchAuth(t *testing.T) {
 	forged := auth.SigningKey{ID: ts.key.ID, Private: other} // right kid, wrong key
 	stranger := auth.NewSigningKey(other)                    // a kid the server does not know
 	sign := func(key auth.SigningKey, o auth.MintOptions) string {
-		o.Now = ts.clock()
+		o.Now = ts.clock.Now()
 		tok, err := auth.Mint(key, o)
 		if err != nil {
 			t.Fatal(err)
@@ -261,7 +261,7 @@ func TestCharacterSearchAuth(t *testing.T) {
 		{"malformed header", path, []string{"Authorization", "Basic abc"}, 401, auth.ErrBadHeader.Error()},
 		{"malformed token", path, bearer("not.a.jwt"), 401, auth.ErrMalformed.Error()},
 		{"expired", path, bearer(ts.mint(auth.MintOptions{CharacterID: pilotA, Scopes: scope,
-			Now: ts.clock().Add(-time.Hour), TTL: 20 * time.Minute})), 401, auth.ErrExpired.Error()},
+			Now: ts.clock.Now().Add(-time.Hour), TTL: 20 * time.Minute})), 401, auth.ErrExpired.Error()},
 		{"bad signature", path, bearer(sign(forged, auth.MintOptions{CharacterID: pilotA, Scopes: scope})), 401, auth.ErrBadSignature.Error()},
 		{"unknown kid", path, bearer(sign(stranger, auth.MintOptions{CharacterID: pilotA, Scopes: scope})), 401, auth.ErrUnknownKey.Error()},
 		{"wrong issuer", path, bearer(ts.mint(auth.MintOptions{CharacterID: pilotA, Scopes: scope, Issuer: "login.example.com"})), 401, auth.ErrWrongIssuer.Error()},
