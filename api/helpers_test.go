@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -162,4 +163,23 @@ func errorOf(t testing.TB, rec *httptest.ResponseRecorder) string {
 		t.Fatalf("status %d body %q: not {\"error\", \"status\": %d}", rec.Code, rec.Body.String(), rec.Code)
 	}
 	return b.Error
+}
+
+// requireAnswer fails the test unless rec has status and, when want is
+// not empty, a 200's body is the JSON want or another status's error
+// message mentions want.
+func requireAnswer(t testing.TB, rec *httptest.ResponseRecorder, status int, want string) {
+	t.Helper()
+	if rec.Code != status {
+		t.Fatalf("%d %.300s, want %d", rec.Code, rec.Body, status)
+	}
+	switch {
+	case want == "":
+	case status == http.StatusOK:
+		requireJSONEqual(t, rec.Body.Bytes(), want)
+	default:
+		if got := errorOf(t, rec); !strings.Contains(got, want) {
+			t.Errorf("error %q, want it to mention %q", got, want)
+		}
+	}
 }
