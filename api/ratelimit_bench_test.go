@@ -221,6 +221,16 @@ func benchModes() []benchMode {
 	return []benchMode{{}, {limiter: true}}
 }
 
+// wrkBench is what a wrk benchmark drives: wrk's path (the benchmark is
+// skipped without it), the two servers' URLs and the clients' script.
+func wrkBench(b *testing.B) (bin string, urls [2]string, script string) {
+	bin, err := exec.LookPath("wrk")
+	if err != nil {
+		b.Skip("wrk not installed (make bench-deps)")
+	}
+	return bin, httpBenchServers(b), wrkClientsScript(b)
+}
+
 // httpBenchServers starts the comparison's two servers on loopback,
 // trusting the loopback client as a proxy (so X-Forwarded-For names the
 // benchmark's clients), and returns their base URLs.
@@ -284,12 +294,7 @@ func burnCPU(d time.Duration) {
 // (make bench-deps installs it):
 // go test -run '^$' -bench SearchCachedWrkLimiter -benchtime 10x ./api
 func BenchmarkSearchCachedWrkLimiter(b *testing.B) {
-	bin, err := exec.LookPath("wrk")
-	if err != nil {
-		b.Skip("wrk not installed (make bench-deps)")
-	}
-	urls := httpBenchServers(b)
-	script := wrkClientsScript(b)
+	bin, urls, script := wrkBench(b)
 	var rate, cpu comparison
 	b.ResetTimer()
 	for range b.N {
@@ -324,12 +329,7 @@ var wrkRequests = regexp.MustCompile(`(\d+) requests in`)
 // the wrk started first alternates:
 // go test -run '^$' -bench SearchCachedWrkLimiterPaired -benchtime 10x ./api
 func BenchmarkSearchCachedWrkLimiterPaired(b *testing.B) {
-	bin, err := exec.LookPath("wrk")
-	if err != nil {
-		b.Skip("wrk not installed (make bench-deps)")
-	}
-	urls := httpBenchServers(b)
-	script := wrkClientsScript(b)
+	bin, urls, script := wrkBench(b)
 	var rate comparison
 	b.ResetTimer()
 	for range b.N {

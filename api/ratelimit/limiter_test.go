@@ -15,6 +15,15 @@ func newClock() *apitest.Clock {
 	return apitest.NewClock(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
 }
 
+// oneClient is a limiter of limit l on a test clock, with the key of
+// its one client, 192.0.2.1.
+func oneClient(t *testing.T, l Limit) (*apitest.Clock, *Limiter, *Group, Key) {
+	t.Helper()
+	c := newClock()
+	lim, g := newTestLimiter(t, c, l, 0)
+	return c, lim, g, lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+}
+
 func newTestLimiter(t *testing.T, c *apitest.Clock, l Limit, maxKeys int) (*Limiter, *Group) {
 	t.Helper()
 	lim, err := New(Config{Groups: map[string]Limit{"search": l, "other": l}, Now: c.Now, MaxKeys: maxKeys})
@@ -44,9 +53,7 @@ func TestCostByStatus(t *testing.T) {
 }
 
 func TestSpendPerStatus(t *testing.T) {
-	c := newClock()
-	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 20, Window: 10 * time.Second}, 0)
-	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	_, lim, g, k := oneClient(t, Limit{MaxTokens: 20, Window: 10 * time.Second})
 	left := 20
 	for _, status := range []int{200, 304, 404, 500, 204} {
 		tk, used, remaining := answer(g, k, status)
@@ -81,9 +88,7 @@ func TestSpendPerStatus(t *testing.T) {
 // Admission needs the cost of a successful answer: with one token left a
 // request is refused.
 func TestAdmissionNeedsTwoTokens(t *testing.T) {
-	c := newClock()
-	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 7, Window: 10 * time.Second}, 0)
-	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	_, _, g, k := oneClient(t, Limit{MaxTokens: 7, Window: 10 * time.Second})
 	answer(g, k, 200)
 	answer(g, k, 200)
 	answer(g, k, 200) // 6 spent, 1 left
@@ -93,9 +98,7 @@ func TestAdmissionNeedsTwoTokens(t *testing.T) {
 }
 
 func TestFloatingReturn(t *testing.T) {
-	c := newClock()
-	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 10, Window: 10 * time.Second}, 0)
-	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	c, _, g, k := oneClient(t, Limit{MaxTokens: 10, Window: 10 * time.Second})
 	answer(g, k, 200) // 2 at 0s
 	c.Add(3 * time.Second)
 	answer(g, k, 200) // 2 at 3s
@@ -131,9 +134,7 @@ func TestFloatingReturn(t *testing.T) {
 // AdmitAt counts by the time the caller read for the request, not the
 // limiter's clock (which stays at 0s here).
 func TestAdmitAtCallersTime(t *testing.T) {
-	c := newClock()
-	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 4, Window: 10 * time.Second}, 0)
-	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	c, lim, g, k := oneClient(t, Limit{MaxTokens: 4, Window: 10 * time.Second})
 	start := c.Now()
 	for i := range 2 {
 		if tk := g.AdmitAt(k, start); !tk.Allowed || tk.Remaining != 2-2*i {
@@ -156,9 +157,7 @@ func TestAdmitAtCallersTime(t *testing.T) {
 // Retry-After names when enough tokens are back for the request, not
 // just the first ones: a 4xx overdraws the bucket.
 func TestRetryAfterCountsEnoughTokens(t *testing.T) {
-	c := newClock()
-	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 10, Window: 10 * time.Second}, 0)
-	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	c, _, g, k := oneClient(t, Limit{MaxTokens: 10, Window: 10 * time.Second})
 	answer(g, k, 304) // 1 at 0s
 	c.Add(4 * time.Second)
 	answer(g, k, 404) // 5 at 4s
@@ -175,9 +174,7 @@ func TestRetryAfterCountsEnoughTokens(t *testing.T) {
 
 // A 5xx costs nothing: the reservation comes back at once.
 func TestServerErrorRefunds(t *testing.T) {
-	c := newClock()
-	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 4, Window: 10 * time.Second}, 0)
-	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	_, _, g, k := oneClient(t, Limit{MaxTokens: 4, Window: 10 * time.Second})
 	for range 10 {
 		if tk, used, remaining := answer(g, k, 503); !tk.Allowed || used != 0 || remaining != 4 {
 			t.Fatalf("503: allowed %v used %d remaining %d", tk.Allowed, used, remaining)
