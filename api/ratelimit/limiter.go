@@ -143,15 +143,11 @@ func New(cfg Config) (*Limiter, error) {
 	if len(cfg.Groups) > 255 {
 		return nil, fmt.Errorf("ratelimit: %d groups, at most 255", len(cfg.Groups))
 	}
-	l := &Limiter{now: cfg.Now, seed: maphash.MakeSeed(), byName: map[string]*Group{}, shardCap: cfg.MaxKeys}
+	l := &Limiter{now: cfg.Now, seed: maphash.MakeSeed(), byName: map[string]*Group{}, shardCap: perShard(cfg.MaxKeys, DefaultMaxKeys)}
 	if l.now == nil {
 		l.now = time.Now
 	}
 	l.epoch = l.now()
-	if l.shardCap <= 0 {
-		l.shardCap = DefaultMaxKeys
-	}
-	l.shardCap = max(1, (l.shardCap+numShards-1)/numShards)
 	l.sweepEvery = int64(time.Minute)
 	for name, lim := range cfg.Groups {
 		if err := lim.check(); err != nil {

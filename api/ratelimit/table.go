@@ -22,6 +22,15 @@ func (sh *shard[E]) sweepDue(now, every int64) bool {
 	return true
 }
 
+// perShard is one shard's part of a bound of n entries in all (def when n
+// is not positive), at least one.
+func perShard(n, def int) int {
+	if n <= 0 {
+		n = def
+	}
+	return max(1, (n+numShards-1)/numShards)
+}
+
 // count is the number of entries kept in shards.
 func count[E any](shards *[numShards]shard[E]) int {
 	n := 0

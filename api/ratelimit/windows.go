@@ -58,15 +58,11 @@ type WindowsConfig struct {
 
 // NewWindows returns empty windows of cfg.Window.
 func NewWindows(cfg WindowsConfig) *Windows {
-	w := &Windows{window: int64(cfg.Window), now: cfg.Now, seed: maphash.MakeSeed(), shardCap: cfg.MaxClients}
+	w := &Windows{window: int64(cfg.Window), now: cfg.Now, seed: maphash.MakeSeed(), shardCap: perShard(cfg.MaxClients, DefaultMaxClients)}
 	if w.now == nil {
 		w.now = time.Now
 	}
 	w.epoch = w.now()
-	if w.shardCap <= 0 {
-		w.shardCap = DefaultMaxClients
-	}
-	w.shardCap = max(1, (w.shardCap+numShards-1)/numShards)
 	w.sweepEvery = max(w.window/subWindows, int64(time.Second))
 	return w
 }
