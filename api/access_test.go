@@ -145,7 +145,7 @@ func TestAccessControlProperty(t *testing.T) {
 	sign := func(key auth.SigningKey, o auth.MintOptions) string {
 		t.Helper()
 		if o.Now.IsZero() {
-			o.Now = ts.clock()
+			o.Now = ts.clock.Now()
 		}
 		raw, err := auth.Mint(key, o)
 		if err != nil {
@@ -178,7 +178,7 @@ func TestAccessControlProperty(t *testing.T) {
 		parts := strings.Split(good, ".")
 		none := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","typ":"JWT","kid":"` + ts.key.ID + `"}`))
 		expired, wrongIss, wrongAud := o, o, o
-		expired.Now, expired.TTL = ts.clock().Add(-2*time.Hour), 20*time.Minute
+		expired.Now, expired.TTL = ts.clock.Now().Add(-2*time.Hour), 20*time.Minute
 		wrongIss.Issuer = "login.example.com"
 		wrongAud.Audience = []string{"someone-else"}
 		for kind, raw := range map[string]string{

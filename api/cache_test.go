@@ -77,7 +77,7 @@ func TestSearchCacheHeaders(t *testing.T) {
 		t.Errorf("Vary %q", vary)
 	}
 
-	ts.advance(10 * time.Minute)
+	ts.clock.Add(10 * time.Minute)
 	rec = ts.do(http.MethodGet, "/v2/search/?search=jita&categories=character", nil)
 	if got, want := rec.Header().Get("Expires"), testEpoch.Add(70*time.Minute).Format(http.TimeFormat); got != want {
 		t.Errorf("Expires follows the clock: %q, want %q", got, want)

@@ -11,7 +11,7 @@ import (
 // compatDatesAt asks /meta/compatibility-dates with the clock at now.
 func compatDatesAt(t *testing.T, ts *testServer, now time.Time) []string {
 	t.Helper()
-	ts.setNow(now)
+	ts.clock.Set(now)
 	rec := ts.do(http.MethodGet, "/meta/compatibility-dates", nil)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("compatibility-dates: %d %s", rec.Code, rec.Body)
@@ -49,7 +49,7 @@ func TestCompatibilityDatesFollowTheClock(t *testing.T) {
 func TestCompatibilityDateAddressing(t *testing.T) {
 	ts := newTestServer(t, structureFixture(), released(false))
 	now := testRelease.AddDate(0, 1, 0).Add(12 * time.Hour) // API today 2026-07-11
-	ts.setNow(now)
+	ts.clock.Set(now)
 	read := bearer(ts.token(managerA, readStructures))
 	write := bearer(ts.token(managerA, writeStructures))
 	date := func(d string) []string { return []string{HeaderCompatibilityDate, d} }
@@ -111,13 +111,13 @@ func TestCompatibilityDateAddressing(t *testing.T) {
 // API's date is still the day before, so the release day is in the future.
 func TestCompatibilityDayStartsAt11UTC(t *testing.T) {
 	ts := newTestServer(t, structureFixture(), released(false))
-	ts.setNow(testRelease.Add(10*time.Hour + 59*time.Minute))
+	ts.clock.Set(testRelease.Add(10*time.Hour + 59*time.Minute))
 	hdr := append(bearer(ts.token(managerA, readStructures)), HeaderCompatibilityDate, "2026-06-11")
 	if rec := ts.do("GET", structuresPathA, nil, hdr...); rec.Code != http.StatusBadRequest ||
 		!strings.Contains(errorOf(t, rec), "to 2026-06-10") {
 		t.Errorf("10:59 UTC: %d %s, want 400 naming 2026-06-10 as the last valid date", rec.Code, rec.Body)
 	}
-	ts.setNow(testRelease.Add(11 * time.Hour))
+	ts.clock.Set(testRelease.Add(11 * time.Hour))
 	hdr = append(bearer(ts.token(managerA, readStructures)), HeaderCompatibilityDate, "2026-06-11")
 	if rec := ts.do("GET", structuresPathA, nil, hdr...); rec.Code != http.StatusOK || shapeOf(t, rec.Body.Bytes()) != shapeV2 {
 		t.Errorf("11:00 UTC: %d %s, want the v2 shape", rec.Code, rec.Body)
@@ -128,7 +128,7 @@ func TestCompatibilityDayStartsAt11UTC(t *testing.T) {
 // was removed, and breaks; the origin does not break.
 func TestChangelog(t *testing.T) {
 	ts := newTestServer(t, structureFixture(), released(false))
-	ts.setNow(testRelease.AddDate(1, 0, 0))
+	ts.clock.Set(testRelease.AddDate(1, 0, 0))
 	rec := ts.do(http.MethodGet, "/meta/changelog", nil)
 	var got Changelog
 	decodeJSON(t, rec, &got)

@@ -35,11 +35,11 @@ func TestErrorLimit(t *testing.T) {
 	}
 	check(ts.do(http.MethodGet, good, nil), 200, "3", "60")
 	check(ts.do(http.MethodGet, bad, nil), 400, "2", "60")
-	ts.advance(15 * time.Second)
+	ts.clock.Add(15 * time.Second)
 	check(ts.do(http.MethodGet, "/v2/nothing/here/", nil), 404, "1", "45")
 	check(ts.do(http.MethodGet, good, nil), 200, "1", "45")
 	check(ts.do(http.MethodGet, bad, nil), 400, "0", "45")
-	ts.advance(500 * time.Millisecond)
+	ts.clock.Add(500 * time.Millisecond)
 	// The budget is spent: even a good request is refused until the reset.
 	for _, path := range []string{good, bad} {
 		rec := ts.do(http.MethodGet, path, nil)
@@ -57,7 +57,7 @@ func TestErrorLimit(t *testing.T) {
 	// Forging X-Forwarded-For does not escape the limit.
 	check(ts.do(http.MethodGet, good, nil, "X-Forwarded-For", "203.0.113.9"), StatusErrorLimited, "0", "45")
 
-	ts.advance(45 * time.Second)
+	ts.clock.Add(45 * time.Second)
 	check(ts.do(http.MethodGet, good, nil), 200, "3", "60")
 	check(ts.do(http.MethodGet, bad, nil), 400, "2", "60")
 	m.mu.Lock()

@@ -24,7 +24,7 @@ func TestExpiresAlignedToTheMinute(t *testing.T) {
 	first := get()
 	want := testEpoch.Add(time.Hour).Format(http.TimeFormat)
 	for _, step := range []time.Duration{0, 17 * time.Second, 42*time.Second + 999*time.Millisecond} {
-		ts.setNow(testEpoch.Add(step))
+		ts.clock.Set(testEpoch.Add(step))
 		h := get()
 		if got := h.Get("Expires"); got != want {
 			t.Errorf("at +%v: Expires %q, want %q (the minute's start plus max-age)", step, got, want)
@@ -41,7 +41,7 @@ func TestExpiresAlignedToTheMinute(t *testing.T) {
 			t.Errorf("at +%v: Expires %v outside (now+59m, now+60m]", step, exp)
 		}
 	}
-	ts.setNow(testEpoch.Add(time.Minute + time.Second))
+	ts.clock.Set(testEpoch.Add(time.Minute + time.Second))
 	if got, want := get().Get("Expires"), testEpoch.Add(61*time.Minute).Format(http.TimeFormat); got != want {
 		t.Errorf("next minute: Expires %q, want %q", got, want)
 	}

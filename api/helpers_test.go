@@ -9,12 +9,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"gds/api/apitest"
 	"gds/api/auth"
 	"gds/indexer"
 	"gds/indexer/indexertest"
@@ -29,9 +31,7 @@ type testServer struct {
 	deps    Deps
 	manager *indexer.Manager
 	key     auth.SigningKey
-
-	mu  sync.Mutex
-	now time.Time
+	clock   *apitest.Clock // the server's Deps.Now
 }
 
 // testEpoch is where every test server's clock starts: fixed, so Expires
@@ -71,9 +71,9 @@ func newTestServer(t testing.TB, records indexertest.Records, opts ...func(*Deps
 // server's (at testEpoch) and, unless opts set one, a local-token verifier.
 func newTestServerWith(t testing.TB, deps Deps, opts ...func(*Deps)) *testServer {
 	t.Helper()
-	ts := &testServer{t: t, now: testEpoch, key: testSigningKey(t)}
+	ts := &testServer{t: t, clock: apitest.NewClock(testEpoch), key: testSigningKey(t)}
 	ts.deps = deps
-	ts.deps.Now = ts.clock
+	ts.deps.Now = ts.clock.Now
 	for _, o := range opts {
 		o(&ts.deps)
 	}
@@ -89,23 +89,6 @@ func newTestServerWith(t testing.TB, deps Deps, opts ...func(*Deps)) *testServer
 	ts.h = New(ts.deps)
 	return ts
 }
-
-// clock is the server's Deps.Now.
-func (ts *testServer) clock() time.Time {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return ts.now
-}
-
-// setNow moves the server's clock.
-func (ts *testServer) setNow(at time.Time) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	ts.now = at
-}
-
-// advance moves the server's clock forward by d.
-func (ts *testServer) advance(d time.Duration) { ts.setNow(ts.clock().Add(d)) }
 
 // do serves one request; headers are name, value pairs.
 func (ts *testServer) do(method, path string, body io.Reader, headers ...string) *httptest.ResponseRecorder {
@@ -134,7 +117,7 @@ func (ts *testServer) token(character int64, scopes ...string) string {
 func (ts *testServer) mint(o auth.MintOptions) string {
 	ts.t.Helper()
 	if o.Now.IsZero() {
-		o.Now = ts.clock()
+		o.Now = ts.clock.Now()
 	}
 	tok, err := auth.Mint(ts.key, o)
 	if err != nil {
@@ -180,4 +163,23 @@ func errorOf(t testing.TB, rec *httptest.ResponseRecorder) string {
 		t.Fatalf("status %d body %q: not {\"error\", \"status\": %d}", rec.Code, rec.Body.String(), rec.Code)
 	}
 	return b.Error
+}
+
+// requireAnswer fails the test unless rec has status and, when want is
+// not empty, a 200's body is the JSON want or another status's error
+// message mentions want.
+func requireAnswer(t testing.TB, rec *httptest.ResponseRecorder, status int, want string) {
+	t.Helper()
+	if rec.Code != status {
+		t.Fatalf("%d %.300s, want %d", rec.Code, rec.Body, status)
+	}
+	switch {
+	case want == "":
+	case status == http.StatusOK:
+		requireJSONEqual(t, rec.Body.Bytes(), want)
+	default:
+		if got := errorOf(t, rec); !strings.Contains(got, want) {
+			t.Errorf("error %q, want it to mention %q", got, want)
+		}
+	}
 }

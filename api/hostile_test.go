@@ -45,7 +45,7 @@ func hostileServer(t testing.TB) *testServer {
 		d.Limits.MaxHeaderBytes = serveMaxHeaderBytes
 		d.Limits.RateLimitsOff = true // hundreds of 4xx from one client
 	})
-	ts.setNow(testRelease.AddDate(0, 0, -1))
+	ts.clock.Set(testRelease.AddDate(0, 0, -1))
 	return ts
 }
 
@@ -217,7 +217,7 @@ var routeParam = regexp.MustCompile(`\{[a-z_]+\}`)
 // prefix it is served at with every ID parameter replaced by id (raw, not
 // escaped: the caller's string goes on the wire as is).
 func hostilePaths(ts *testServer, id string) []struct{ method, path string } {
-	s := &server{d: ts.deps, now: ts.clock}
+	s := &server{d: ts.deps, now: ts.clock.Now}
 	var out []struct{ method, path string }
 	for _, r := range s.table() {
 		if !strings.Contains(r.Path, "{") {
@@ -261,7 +261,7 @@ func hostileRequest(ts *testServer, token, method, rawPath, body string) (*httpt
 
 // allScopes is every scope a route of the table asks for.
 func allScopes(ts *testServer) []string {
-	s := &server{d: ts.deps, now: ts.clock}
+	s := &server{d: ts.deps, now: ts.clock.Now}
 	var scopes []string
 	for _, r := range s.table() {
 		if r.Scope != "" && !slices.Contains(scopes, r.Scope) {

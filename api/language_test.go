@@ -16,7 +16,7 @@ func TestLanguageHeaders(t *testing.T) {
 		recs[k] = append(recs[k], v...)
 	}
 	ts := newTestServer(t, recs, released(false))
-	ts.setNow(testRelease.AddDate(0, 0, 20))
+	ts.clock.Set(testRelease.AddDate(0, 0, 20))
 	sp := newSpecs(ts)
 	search := bearer(ts.token(90000001, ScopeSearchStructures))
 	manager := bearer(ts.token(managerA, readStructures))

@@ -130,7 +130,7 @@ func TestStructuresLifecycle(t *testing.T) {
 		ts := newTestServer(t, structureFixture(), released(dev))
 		sp := newSpecs(ts)
 		for _, m := range lifecycleMoments(testRelease) {
-			ts.setNow(m.t)
+			ts.clock.Set(m.t)
 			wants := map[call]want{}
 			for c, w := range expect[m.name] {
 				wants[c] = w
@@ -181,7 +181,7 @@ func TestStructuresLifecycle(t *testing.T) {
 // the past (the released interface).
 func TestReleaseDayTimeOfDay(t *testing.T) {
 	ts := newTestServer(t, structureFixture(), func(d *Deps) { d.ReleaseDay = testRelease.Add(15 * time.Hour) })
-	ts.setNow(testRelease.Add(time.Hour))
+	ts.clock.Set(testRelease.Add(time.Hour))
 	rec := ts.do(http.MethodGet, "/latest"+structuresPathA, nil, bearer(ts.token(managerA, readStructures))...)
 	if rec.Code != http.StatusOK || shapeOf(t, rec.Body.Bytes()) != shapeV2 {
 		t.Errorf("01:00 on a release day given as 15:00: %d, want the v2 shape", rec.Code)

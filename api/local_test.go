@@ -97,14 +97,7 @@ func TestLocal(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := sp.do(t, http.MethodPost, "/v1/local/", tc.body, tc.headers...)
-			if rec.Code != tc.status {
-				t.Fatalf("%d %.300s, want %d", rec.Code, rec.Body, tc.status)
-			}
-			if tc.status == 200 {
-				requireJSONEqual(t, rec.Body.Bytes(), tc.want)
-			} else if got := errorOf(t, rec); !strings.Contains(got, tc.want) {
-				t.Errorf("error %q, want it to mention %q", got, tc.want)
-			}
+			requireAnswer(t, rec, tc.status, tc.want)
 		})
 	}
 }

@@ -146,24 +146,6 @@ func (s *server) lookupHandler(l lookup) gin.HandlerFunc {
 	}
 }
 
-// openLookup is the start of every GET lookup: language and datasource
-// parsed, the live generation pinned, and a 304 answered when the client's
-// copy is current (ok is false then, and whenever an answer was written).
-// The caller closes the view.
-func (s *server) openLookup(c *gin.Context) (v Reader, lang string, ok bool) {
-	if lang, ok = parseLanguage(c); !ok || !parseDatasource(c) {
-		return nil, "", false
-	}
-	if v, ok = s.openReader(c); !ok {
-		return nil, "", false
-	}
-	if s.revalidate(c, v, false, lang) {
-		v.Close()
-		return nil, "", false
-	}
-	return v, lang, true
-}
-
 // revalidate sets the cache headers of a GET answer that depends only on
 // the view's generation, the route version, the path and variant (the
 // language, the page...), and answers 304 when the client's copy is
@@ -398,21 +380,25 @@ func renderFaction(r *snapshots.Faction, lang string) factionResponse {
 
 // factions answers every faction, as ESI's list route does.
 func (s *server) factions(c *gin.Context) {
-	v, lang, ok := s.openLookup(c)
-	if !ok {
+	lang, ok := parseLanguage(c)
+	if !ok || !parseDatasource(c) {
 		return
 	}
-	defer v.Close()
-	out := []factionResponse{}
-	err := v.Each(snapshots.Factions, func(rec snapshots.Record) error {
-		out = append(out, renderFaction(rec.(*snapshots.Faction), lang))
-		return nil
+	s.read(c, func(r Reader) {
+		if s.revalidate(c, r, false, lang) {
+			return
+		}
+		out := []factionResponse{}
+		err := r.Each(snapshots.Factions, func(rec snapshots.Record) error {
+			out = append(out, renderFaction(rec.(*snapshots.Faction), lang))
+			return nil
+		})
+		if err != nil {
+			s.internalError(c, err)
+			return
+		}
+		c.JSON(http.StatusOK, out)
 	})
-	if err != nil {
-		s.internalError(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, out)
 }
 
 func nonNil[T any](s []T) []T {

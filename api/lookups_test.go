@@ -176,17 +176,7 @@ func TestLookups(t *testing.T) {
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					rec := sp.do(t, http.MethodGet, tc.path, "", tc.headers...)
-					if rec.Code != tc.status {
-						t.Fatalf("GET %s: %d %s, want %d", tc.path, rec.Code, rec.Body, tc.status)
-					}
-					switch {
-					case tc.status == 200 && tc.want != "":
-						requireJSONEqual(t, rec.Body.Bytes(), tc.want)
-					case tc.status != 200 && tc.want != "":
-						if got := errorOf(t, rec); !strings.Contains(got, tc.want) {
-							t.Errorf("GET %s: error %q, want it to mention %q", tc.path, got, tc.want)
-						}
-					}
+					requireAnswer(t, rec, tc.status, tc.want)
 				})
 			}
 			rec := sp.do(t, http.MethodGet, "/v3/universe/types/587/?language=ja", "")
@@ -241,14 +231,7 @@ func TestUniverseIDs(t *testing.T) {
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					rec := sp.do(t, http.MethodPost, "/v1/universe/ids/", tc.body)
-					if rec.Code != tc.status {
-						t.Fatalf("%d %s, want %d", rec.Code, rec.Body, tc.status)
-					}
-					if tc.status == 200 {
-						requireJSONEqual(t, rec.Body.Bytes(), tc.want)
-					} else if got := errorOf(t, rec); !strings.Contains(got, tc.want) {
-						t.Errorf("error %q, want it to mention %q", got, tc.want)
-					}
+					requireAnswer(t, rec, tc.status, tc.want)
 				})
 			}
 			rec := sp.do(t, http.MethodPost, "/v1/universe/ids/?language=de", `["rifter de"]`)
@@ -301,14 +284,7 @@ func TestUniverseNames(t *testing.T) {
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					rec := sp.do(t, http.MethodPost, "/v3/universe/names/", tc.body)
-					if rec.Code != tc.status {
-						t.Fatalf("%d %s, want %d", rec.Code, rec.Body, tc.status)
-					}
-					if tc.status == 200 {
-						requireJSONEqual(t, rec.Body.Bytes(), tc.want)
-					} else if got := errorOf(t, rec); !strings.Contains(got, tc.want) {
-						t.Errorf("error %q, want it to mention %q", got, tc.want)
-					}
+					requireAnswer(t, rec, tc.status, tc.want)
 				})
 			}
 			rec := sp.do(t, http.MethodPost, "/v3/universe/names/?language=de", `[587]`)

@@ -38,7 +38,7 @@ func newSpecs(ts *testServer) *specs { return &specs{ts: ts, cache: map[string]*
 // nil for a /vN/ no route has, which publishes no document.
 func (sp *specs) load(t testing.TB, prefix string) *openapi3.T {
 	t.Helper()
-	key := prefix + "@" + sp.ts.clock().Format(time.RFC3339Nano)
+	key := prefix + "@" + sp.ts.clock.Now().Format(time.RFC3339Nano)
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if doc, ok := sp.cache[key]; ok {
@@ -171,7 +171,7 @@ func TestSwaggerEveryPrefixValidates(t *testing.T) {
 	for _, dev := range []bool{false, true} {
 		ts := newTestServer(t, structureFixture(), released(dev))
 		for _, at := range lifecycleMoments(release) {
-			ts.setNow(at.t)
+			ts.clock.Set(at.t)
 			sp := newSpecs(ts)
 			for _, prefix := range []string{"latest", "legacy", "dev", "v1", "v2", "v3", "v4", "v5"} {
 				if sp.load(t, prefix) == nil {
@@ -211,7 +211,7 @@ func TestSwaggerFollowsTheClock(t *testing.T) {
 		{at: release.AddDate(0, 0, 13), latestHasState: true, legacyList: true, legacyPut: true, deprecated: true},
 		{at: release.AddDate(0, 0, 14), latestHasState: true, legacyList: true},
 	} {
-		ts.setNow(tc.at)
+		ts.clock.Set(tc.at)
 		if got := listProps("latest")["state"]; got != tc.latestHasState {
 			t.Errorf("%s: latest list has state = %v, want %v", tc.at, got, tc.latestHasState)
 		}
@@ -275,7 +275,7 @@ func TestStatusJSON(t *testing.T) {
 				"post /v3/universe/names/", "get /v2/characters/{character_id}/bookmarks/", "post /v1/corporations/{corporation_id}/assets/names/"},
 			absent: []string{"put /v1/corporations/{corporation_id}/structures/{structure_id}/"}},
 	} {
-		ts.setNow(tc.at)
+		ts.clock.Set(tc.at)
 		got := entries()
 		for _, k := range tc.present {
 			if _, ok := got[k]; !ok {
@@ -368,7 +368,7 @@ func TestRouteTableMatchesSpec(t *testing.T) {
 	}
 	recs[snapshots.Documents] = documentFixture()[snapshots.Documents]
 	ts := newTestServer(t, recs, released(false))
-	ts.setNow(testRelease.AddDate(1, 0, 0))
+	ts.clock.Set(testRelease.AddDate(1, 0, 0))
 	sp := newSpecs(ts)
 	dispatched := func(rec *httptest.ResponseRecorder) bool {
 		return rec.Code != http.StatusNotFound ||

@@ -39,17 +39,12 @@ func TestPageSpendsSearchBudget(t *testing.T) {
 // the page answers 503 with Retry-After: 1; once the slot frees, it
 // searches.
 func TestPageSearchTakesASearchSlot(t *testing.T) {
-	gv := holdFirstSearch(t)
 	ts := newTestServer(t, searchRecords(), func(d *Deps) {
 		d.Limits.MaxConcurrentSearches = 1
 		d.Limits.SearchQueueWait = -1
 		d.Limits.RateLimitsOff = true
 	})
-	done := make(chan int)
-	go func() {
-		done <- ts.do(http.MethodGet, "/v2/search/?search=jita&categories=character", nil).Code
-	}()
-	<-gv.entered
+	release := holdSearchSlot(t, ts)
 	rec := ts.do(http.MethodGet, "/?q=amarr", nil)
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" {
 		t.Errorf("page search while the slot is held: %d, Retry-After %q; want 503 and 1", rec.Code, rec.Header().Get("Retry-After"))
@@ -57,8 +52,7 @@ func TestPageSearchTakesASearchSlot(t *testing.T) {
 	if rec := ts.do(http.MethodGet, "/", nil); rec.Code != http.StatusOK {
 		t.Errorf("the page without a search needs no slot: %d", rec.Code)
 	}
-	close(gv.release)
-	if code := <-done; code != http.StatusOK {
+	if code := release(); code != http.StatusOK {
 		t.Errorf("API search: %d", code)
 	}
 	if rec := ts.do(http.MethodGet, "/?q=amarr", nil); rec.Code != http.StatusOK {

@@ -76,24 +76,32 @@ func BenchmarkSearchCachedLimiterCPU(b *testing.B) {
 	for i, m := range benchModes() {
 		servers[i] = newTestServer(b, searchRecords(), m.deps(clientip.Resolver{}))
 	}
-	const block = 1000
-	var cmp comparison
 	b.ReportAllocs()
+	compareCPU(b, 1000, func(s, i int) {
+		w := &wireWriter{h: http.Header{}}
+		servers[s].h.ServeHTTP(w, reqs[i%len(reqs)])
+		if w.status != http.StatusOK {
+			b.Fatal(w.status)
+		}
+	})
+}
+
+// compareCPU sends b.N requests to the two servers of a comparison in
+// alternating blocks (do sends request i to server s) and reports the CPU
+// time per request.
+func compareCPU(b *testing.B, block int, do func(s, i int)) {
+	var cmp comparison
 	b.ResetTimer()
 	for i := 0; i < b.N; i += block {
 		var cpu [2]time.Duration
 		for _, s := range cmp.order() {
 			start := cpuTime(b)
 			for j := range block {
-				w := &wireWriter{h: http.Header{}}
-				servers[s].h.ServeHTTP(w, reqs[(i+j)%len(reqs)])
-				if w.status != http.StatusOK {
-					b.Fatal(w.status)
-				}
+				do(s, i+j)
 			}
 			cpu[s] = cpuTime(b) - start
 		}
-		cmp.add(float64(cpu[0])/block, float64(cpu[1])/block)
+		cmp.add(float64(cpu[0])/float64(block), float64(cpu[1])/float64(block))
 	}
 	cmp.report(b, "cpu-ns/op", "%more-cpu")
 }
@@ -171,21 +179,7 @@ func BenchmarkSearchCachedHTTPLimiterCPU(b *testing.B) {
 			b.Fatal(resp.StatusCode)
 		}
 	}
-	const block = 500
-	var cmp comparison
-	b.ResetTimer()
-	for i := 0; i < b.N; i += block {
-		var cpu [2]time.Duration
-		for _, s := range cmp.order() {
-			start := cpuTime(b)
-			for j := range block {
-				get(urls[s], i+j)
-			}
-			cpu[s] = cpuTime(b) - start
-		}
-		cmp.add(float64(cpu[0])/block, float64(cpu[1])/block)
-	}
-	cmp.report(b, "cpu-ns/op", "%more-cpu")
+	compareCPU(b, 500, func(s, i int) { get(urls[s], i) })
 }
 
 // benchMode is how one server of a comparison runs: with the limiter on,
@@ -219,6 +213,16 @@ func benchModes() []benchMode {
 		return []benchMode{{}, {burn: d}}
 	}
 	return []benchMode{{}, {limiter: true}}
+}
+
+// wrkBench is what a wrk benchmark drives: wrk's path (the benchmark is
+// skipped without it), the two servers' URLs and the clients' script.
+func wrkBench(b *testing.B) (bin string, urls [2]string, script string) {
+	bin, err := exec.LookPath("wrk")
+	if err != nil {
+		b.Skip("wrk not installed (make bench-deps)")
+	}
+	return bin, httpBenchServers(b), wrkClientsScript(b)
 }
 
 // httpBenchServers starts the comparison's two servers on loopback,
@@ -284,12 +288,7 @@ func burnCPU(d time.Duration) {
 // (make bench-deps installs it):
 // go test -run '^$' -bench SearchCachedWrkLimiter -benchtime 10x ./api
 func BenchmarkSearchCachedWrkLimiter(b *testing.B) {
-	bin, err := exec.LookPath("wrk")
-	if err != nil {
-		b.Skip("wrk not installed (make bench-deps)")
-	}
-	urls := httpBenchServers(b)
-	script := wrkClientsScript(b)
+	bin, urls, script := wrkBench(b)
 	var rate, cpu comparison
 	b.ResetTimer()
 	for range b.N {
@@ -324,12 +323,7 @@ var wrkRequests = regexp.MustCompile(`(\d+) requests in`)
 // the wrk started first alternates:
 // go test -run '^$' -bench SearchCachedWrkLimiterPaired -benchtime 10x ./api
 func BenchmarkSearchCachedWrkLimiterPaired(b *testing.B) {
-	bin, err := exec.LookPath("wrk")
-	if err != nil {
-		b.Skip("wrk not installed (make bench-deps)")
-	}
-	urls := httpBenchServers(b)
-	script := wrkClientsScript(b)
+	bin, urls, script := wrkBench(b)
 	var rate comparison
 	b.ResetTimer()
 	for range b.N {

@@ -100,7 +100,7 @@ func TestRateLimitHTTP(t *testing.T) {
 	requireRateHeaders(t, "304", ts.from(client, searchPath, "If-None-Match", etag), http.StatusNotModified, "search", "10/10s", 7, 1)
 	requireRateHeaders(t, "400", ts.from(client, "/latest/search/?search=ji&categories=solar_system"),
 		http.StatusBadRequest, "search", "10/10s", 2, 5)
-	ts.advance(2 * time.Second)
+	ts.clock.Add(2 * time.Second)
 	requireRateHeaders(t, "last 200", ts.from(client, searchPath, "Accept-Encoding", "gzip"), http.StatusOK, "search", "10/10s", 0, 2)
 	rec = ts.from(client, searchPath)
 	requireRateHeaders(t, "429", rec, http.StatusTooManyRequests, "search", "10/10s", 0, 0)
@@ -116,9 +116,9 @@ func TestRateLimitHTTP(t *testing.T) {
 		t.Errorf("rate-limited metric %d, want 1", m.rateLimited)
 	}
 	requireRateHeaders(t, "another client", ts.from("192.0.2.2:1234", searchPath), http.StatusOK, "search", "10/10s", 8, 2)
-	ts.advance(9*time.Second - time.Millisecond)
+	ts.clock.Add(9*time.Second - time.Millisecond)
 	requireRateHeaders(t, "just before", ts.from(client, searchPath), http.StatusTooManyRequests, "search", "10/10s", 0, 0)
-	ts.advance(time.Millisecond)
+	ts.clock.Add(time.Millisecond)
 	requireRateHeaders(t, "tokens back", ts.from(client, searchPath), http.StatusOK, "search", "10/10s", 6, 2)
 
 	// Routes outside the table are not rate limited.

@@ -240,7 +240,7 @@ func TestCharacterSearchAuth(t *testing.T) {
 	forged := auth.SigningKey{ID: ts.key.ID, Private: other} // right kid, wrong key
 	stranger := auth.NewSigningKey(other)                    // a kid the server does not know
 	sign := func(key auth.SigningKey, o auth.MintOptions) string {
-		o.Now = ts.clock()
+		o.Now = ts.clock.Now()
 		tok, err := auth.Mint(key, o)
 		if err != nil {
 			t.Fatal(err)
@@ -261,7 +261,7 @@ func TestCharacterSearchAuth(t *testing.T) {
 		{"malformed header", path, []string{"Authorization", "Basic abc"}, 401, auth.ErrBadHeader.Error()},
 		{"malformed token", path, bearer("not.a.jwt"), 401, auth.ErrMalformed.Error()},
 		{"expired", path, bearer(ts.mint(auth.MintOptions{CharacterID: pilotA, Scopes: scope,
-			Now: ts.clock().Add(-time.Hour), TTL: 20 * time.Minute})), 401, auth.ErrExpired.Error()},
+			Now: ts.clock.Now().Add(-time.Hour), TTL: 20 * time.Minute})), 401, auth.ErrExpired.Error()},
 		{"bad signature", path, bearer(sign(forged, auth.MintOptions{CharacterID: pilotA, Scopes: scope})), 401, auth.ErrBadSignature.Error()},
 		{"unknown kid", path, bearer(sign(stranger, auth.MintOptions{CharacterID: pilotA, Scopes: scope})), 401, auth.ErrUnknownKey.Error()},
 		{"wrong issuer", path, bearer(ts.mint(auth.MintOptions{CharacterID: pilotA, Scopes: scope, Issuer: "login.example.com"})), 401, auth.ErrWrongIssuer.Error()},
@@ -359,15 +359,10 @@ func TestSearchNotReady(t *testing.T) {
 }
 
 func TestConcurrencyCap(t *testing.T) {
-	gv := holdFirstSearch(t)
 	ts := newTestServer(t, searchRecords(), func(d *Deps) {
 		d.Limits.MaxConcurrentSearches = 1
 	})
-	done := make(chan int)
-	go func() {
-		done <- ts.do(http.MethodGet, "/v2/search/?search=jita&categories=character", nil).Code
-	}()
-	<-gv.entered // the first search holds the only slot
+	release := holdSearchSlot(t, ts) // the first search holds the only slot
 	rec := ts.do(http.MethodGet, "/v2/search/?search=amarr&categories=character", nil)
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" {
 		t.Errorf("second search: %d Retry-After %q, want 503 and 1", rec.Code, rec.Header().Get("Retry-After"))
@@ -379,8 +374,7 @@ func TestConcurrencyCap(t *testing.T) {
 	if rec := ts.do(http.MethodGet, "/v2/search/?search=a&categories=character", nil); rec.Code != http.StatusBadRequest {
 		t.Errorf("bad parameters while full: %d", rec.Code)
 	}
-	close(gv.release)
-	if code := <-done; code != http.StatusOK {
+	if code := release(); code != http.StatusOK {
 		t.Errorf("first search: %d", code)
 	}
 	if rec := ts.do(http.MethodGet, "/v2/search/?search=amarr&categories=character", nil); rec.Code != http.StatusOK {
@@ -398,20 +392,14 @@ func TestCachedAnswersSkipTheGate(t *testing.T) {
 	if rec := ts.do(http.MethodGet, "/v2/search/?search=amarr&categories=character", nil); rec.Code != http.StatusOK {
 		t.Fatalf("warming the cache: %d", rec.Code)
 	}
-	gv := holdFirstSearch(t)
-	done := make(chan int)
-	go func() {
-		done <- ts.do(http.MethodGet, "/v2/search/?search=jita&categories=character", nil).Code
-	}()
-	<-gv.entered
+	release := holdSearchSlot(t, ts)
 	if rec := ts.do(http.MethodGet, "/v2/search/?search=amarr&categories=character", nil); rec.Code != http.StatusOK {
 		t.Errorf("cached search while the slot is taken: %d, want 200", rec.Code)
 	}
 	if rec := ts.do(http.MethodGet, "/v2/search/?search=perimeter&categories=character", nil); rec.Code != http.StatusServiceUnavailable {
 		t.Errorf("uncached search while the slot is taken: %d, want 503", rec.Code)
 	}
-	close(gv.release)
-	if code := <-done; code != http.StatusOK {
+	if code := release(); code != http.StatusOK {
 		t.Errorf("first search: %d", code)
 	}
 }
@@ -419,16 +407,11 @@ func TestCachedAnswersSkipTheGate(t *testing.T) {
 // A search arriving while every slot is taken waits up to the queue wait
 // and runs as soon as a slot frees.
 func TestConcurrencyCapQueues(t *testing.T) {
-	gv := holdFirstSearch(t)
 	ts := newTestServer(t, searchRecords(), func(d *Deps) {
 		d.Limits.MaxConcurrentSearches = 1
 		d.Limits.SearchQueueWait = time.Minute
 	})
-	first := make(chan int)
-	go func() {
-		first <- ts.do(http.MethodGet, "/v2/search/?search=jita&categories=character", nil).Code
-	}()
-	<-gv.entered
+	release := holdSearchSlot(t, ts)
 	second := make(chan int)
 	go func() {
 		second <- ts.do(http.MethodGet, "/v2/search/?search=amarr&categories=character", nil).Code
@@ -438,33 +421,34 @@ func TestConcurrencyCapQueues(t *testing.T) {
 		t.Fatalf("second search answered %d while the only slot was taken", code)
 	case <-time.After(50 * time.Millisecond):
 	}
-	close(gv.release)
-	if a, b := <-first, <-second; a != http.StatusOK || b != http.StatusOK {
+	if a, b := release(), <-second; a != http.StatusOK || b != http.StatusOK {
 		t.Errorf("first %d, queued second %d; want 200 and 200", a, b)
 	}
 }
 
-// searchGate holds the first search that takes a slot until release.
-type searchGate struct {
-	once    sync.Once
-	entered chan struct{}
-	release chan struct{}
-}
-
-// holdFirstSearch makes the first search that gets a slot wait, holding
-// it, until the test closes release.
-func holdFirstSearch(t *testing.T) *searchGate {
-	g := &searchGate{entered: make(chan struct{}), release: make(chan struct{})}
+// holdSearchSlot starts a public search on ts that takes a slot and
+// holds it until release, which returns that search's status.
+func holdSearchSlot(t *testing.T, ts *testServer) (release func() int) {
+	var once sync.Once
+	entered, held := make(chan struct{}), make(chan struct{})
 	searchHook = func() {
 		first := false
-		g.once.Do(func() { first = true })
+		once.Do(func() { first = true })
 		if first {
-			close(g.entered)
-			<-g.release
+			close(entered)
+			<-held
 		}
 	}
 	t.Cleanup(func() { searchHook = nil })
-	return g
+	done := make(chan int)
+	go func() {
+		done <- ts.do(http.MethodGet, "/v2/search/?search=jita&categories=character", nil).Code
+	}()
+	<-entered
+	return func() int {
+		close(held)
+		return <-done
+	}
 }
 
 // emptyManager is a real Manager that has built nothing yet.

@@ -212,11 +212,20 @@ func (s *server) listStructures(c *gin.Context, variant string, render func(*sna
 	if _, ok := parseLanguage(c); !ok {
 		return
 	}
-	v, ok := s.stationManager(c, corp, scopeReadStructures)
+	claims, ok := s.authorize(c, 0, scopeReadStructures)
 	if !ok {
 		return
 	}
-	defer v.Close()
+	s.read(c, func(v Reader) {
+		if s.requireRole(c, v, claims.CharacterID, corp) {
+			s.answerStructures(c, v, corp, page, variant, render)
+		}
+	})
+}
+
+// answerStructures answers one page of corp's structures from v, each
+// rendered by render, once the caller holds the Station_Manager role.
+func (s *server) answerStructures(c *gin.Context, v Reader, corp int64, page int, variant string, render func(*snapshots.Structure) any) {
 	all, err := v.StructuresOf(corp)
 	if err != nil {
 		s.internalError(c, err)
@@ -243,26 +252,6 @@ func (s *server) listStructures(c *gin.Context, variant string, render func(*sna
 		out = append(out, render(st))
 	}
 	c.JSON(http.StatusOK, out)
-}
-
-// stationManager authorizes a token carrying scope (any character: the
-// path names a corporation) and requires its character to hold the
-// Station_Manager role in corp. It returns the view the check used, for
-// the caller to close.
-func (s *server) stationManager(c *gin.Context, corp int64, scope string) (Reader, bool) {
-	claims, ok := s.authorize(c, 0, scope)
-	if !ok {
-		return nil, false
-	}
-	v, ok := s.openReader(c)
-	if !ok {
-		return nil, false
-	}
-	if !s.requireRole(c, v, claims.CharacterID, corp) {
-		v.Close()
-		return nil, false
-	}
-	return v, true
 }
 
 // structureRoles are the roles of the structures routes: ESI's

@@ -77,7 +77,7 @@ func listed(t testing.TB, body []byte) []map[string]any {
 
 func TestStructuresV2Shape(t *testing.T) {
 	ts := newTestServer(t, structureFixture(), released(false))
-	ts.setNow(testRelease.AddDate(0, 0, 1))
+	ts.clock.Set(testRelease.AddDate(0, 0, 1))
 	sp := newSpecs(ts)
 	rec := sp.do(t, http.MethodGet, "/v2"+structuresPathA, "", bearer(ts.token(managerA, readStructures))...)
 	if rec.Code != http.StatusOK {
@@ -108,7 +108,7 @@ func TestStructuresV1ShapeBeforeAndAfterRelease(t *testing.T) {
 	sp := newSpecs(ts)
 	tok := func() []string { return bearer(ts.token(managerA, readStructures)) }
 
-	ts.setNow(testRelease.Add(-time.Minute))
+	ts.clock.Set(testRelease.Add(-time.Minute))
 	rec := sp.do(t, http.MethodGet, "/v1"+structuresPathA, "", tok()...)
 	if rec.Code != http.StatusOK || rec.Header().Get("Warning") != "" {
 		t.Fatalf("v1 before release: %d Warning %q %s", rec.Code, rec.Header().Get("Warning"), rec.Body)
@@ -126,7 +126,7 @@ func TestStructuresV1ShapeBeforeAndAfterRelease(t *testing.T) {
 	requireJSONEqual(t, rec.Body.Bytes(), want)
 
 	for _, at := range []time.Time{testRelease, testRelease.AddDate(0, 0, 13), testRelease.AddDate(1, 0, 0)} {
-		ts.setNow(at)
+		ts.clock.Set(at)
 		rec := sp.do(t, http.MethodGet, "/v1"+structuresPathA, "", tok()...)
 		if rec.Code != http.StatusOK || rec.Header().Get("Warning") != WarningDeprecated {
 			t.Fatalf("v1 at %s: %d Warning %q", at, rec.Code, rec.Header().Get("Warning"))
@@ -150,7 +150,7 @@ func TestStructuresAccess(t *testing.T) {
 	for name, backend := range backends {
 		t.Run(name, func(t *testing.T) {
 			ts := backend(t, structureFixture(), released(false))
-			ts.setNow(testRelease.AddDate(0, 1, 0))
+			ts.clock.Set(testRelease.AddDate(0, 1, 0))
 			sp := newSpecs(ts)
 			for _, tc := range []struct {
 				name    string
@@ -162,7 +162,7 @@ func TestStructuresAccess(t *testing.T) {
 				{"manager of the corporation", structuresPathA, bearer(ts.token(managerA, readStructures)), 200, ""},
 				{"no token", structuresPathA, nil, 401, ""},
 				{"garbage token", structuresPathA, bearer("not.a.token"), 401, ""},
-				{"expired token", structuresPathA, bearer(ts.mint(authMint(managerA, ts.clock().Add(-2*time.Hour), readStructures))), 401, ""},
+				{"expired token", structuresPathA, bearer(ts.mint(authMint(managerA, ts.clock.Now().Add(-2*time.Hour), readStructures))), 401, ""},
 				{"missing scope", structuresPathA, bearer(ts.token(managerA, "esi-search.search_structures.v1")), 403, readStructures},
 				{"member without the role", structuresPathA, bearer(ts.token(memberA, readStructures)), 403, msgNoRole},
 				{"no roles at all", structuresPathA, bearer(ts.token(noRoles, readStructures)), 403, msgNoRole},
@@ -230,7 +230,7 @@ func TestStructuresNeverLeak(t *testing.T) {
 	}
 	ts := newTestServer(t, indexertest.Records{snapshots.Structures: structures, snapshots.Roles: roles},
 		released(false))
-	ts.setNow(testRelease.AddDate(0, 0, 20))
+	ts.clock.Set(testRelease.AddDate(0, 0, 20))
 	sp := newSpecs(ts)
 	allowedSeen := 0
 	for range 200 {
@@ -342,7 +342,7 @@ func TestStructuresPaging(t *testing.T) {
 
 func TestPutBodyValidation(t *testing.T) {
 	ts := newTestServer(t, structureFixture(), released(false))
-	ts.setNow(testRelease.AddDate(0, 0, -1)) // v1 PUT is latest: it checks everything
+	ts.clock.Set(testRelease.AddDate(0, 0, -1)) // v1 PUT is latest: it checks everything
 	sp := newSpecs(ts)
 	many := func(n int) string {
 		parts := make([]string, n)
@@ -452,7 +452,7 @@ func requireJSONEqual(t testing.TB, got []byte, want string) {
 func TestStructuresCaching(t *testing.T) {
 	ts := newTestServer(t, structureFixture(), released(false))
 	sp := newSpecs(ts)
-	ts.setNow(testRelease.Add(-time.Hour))
+	ts.clock.Set(testRelease.Add(-time.Hour))
 	rec := sp.do(t, http.MethodGet, "/v1"+structuresPathA, "", bearer(ts.token(managerA, readStructures))...)
 	before := rec.Header().Get("ETag")
 	if before == "" || !strings.Contains(rec.Header().Get("Cache-Control"), "private") {
@@ -465,7 +465,7 @@ func TestStructuresCaching(t *testing.T) {
 	if rec := sp.do(t, http.MethodGet, "/v1"+structuresPathA, "", "If-None-Match", before); rec.Code != http.StatusUnauthorized {
 		t.Errorf("current ETag without a token: %d, want 401", rec.Code)
 	}
-	ts.setNow(testRelease)
+	ts.clock.Set(testRelease)
 	rec = sp.do(t, http.MethodGet, "/v1"+structuresPathA, "", append(bearer(ts.token(managerA, readStructures)), "If-None-Match", before)...)
 	if rec.Code != http.StatusOK || shapeOf(t, rec.Body.Bytes()) != shapeV1Empty {
 		t.Errorf("after the release with the old ETag: %d, want 200 with empty windows", rec.Code)

@@ -71,7 +71,7 @@ func TestSwagger2EveryPrefixValidates(t *testing.T) {
 			if m.name == "release + 13 days" || m.name == "release + 14 days" {
 				continue
 			}
-			ts.setNow(m.t)
+			ts.clock.Set(m.t)
 			for _, p := range []string{"/latest", "/legacy", "/dev", "/v1", "/v2", ""} {
 				rec := ts.do(http.MethodGet, p+"/swagger.json", nil)
 				if rec.Code != http.StatusOK {
@@ -84,7 +84,7 @@ func TestSwagger2EveryPrefixValidates(t *testing.T) {
 		}
 	}
 	ts := newTestServer(t, structureFixture(), released(false))
-	ts.setNow(testRelease.AddDate(0, 1, 0))
+	ts.clock.Set(testRelease.AddDate(0, 1, 0))
 	for _, date := range []string{"", "2017-01-01", "2026-06-11", "2026-06-25"} {
 		rec := ts.do(http.MethodGet, "/meta/openapi-3.0.json?compatibility_date="+date, nil)
 		if date == "" {
@@ -109,7 +109,7 @@ func TestSwagger2EveryPrefixValidates(t *testing.T) {
 func TestSwagger2Shape(t *testing.T) {
 	// Rate limits on: the documents publish them.
 	ts := newTestServer(t, structureFixture(), released(false), func(d *Deps) { d.Limits.RateLimitsOff = false })
-	ts.setNow(testRelease.AddDate(0, 1, 0))
+	ts.clock.Set(testRelease.AddDate(0, 1, 0))
 	doc := loadSwagger2(t, ts.do(http.MethodGet, "/latest/swagger.json", nil).Body.Bytes(), "latest", false).Spec()
 	if doc.BasePath != "/latest" || doc.SecurityDefinitions["evesso"] == nil ||
 		doc.SecurityDefinitions["evesso"].Scopes[scopeReadStructures] == "" {

@@ -11,10 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"gds/api/apitest"
 )
 
 func jwksOf(t testing.TB, keys KeySet) []byte {
@@ -176,28 +177,10 @@ func newJWKSServer(t *testing.T, keys KeySet) *jwksServer {
 
 func (s *jwksServer) set(t *testing.T, keys KeySet) { s.body.Store(jwksOf(t, keys)) }
 
-// fakeClock is a clock tests move by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 func TestRemoteKeysRotation(t *testing.T) {
 	ctx := context.Background()
 	srv := newJWKSServer(t, KeySet{"a": &keyA().PublicKey})
-	clock := &fakeClock{now: testNow}
+	clock := apitest.NewClock(testNow)
 	r, err := NewRemoteKeys(srv.URL+"/oauth/jwks", RemoteOptions{MinRefetch: time.Minute, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)

@@ -1,17 +1,17 @@
 package browsertest
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"gds/api/apitest"
 )
 
 // Root returns the module's root directory (the one holding go.mod),
@@ -84,7 +84,7 @@ func Serve(t testing.TB, o ServeOptions) *Server {
 	s.URL, s.AdminURL = "http://"+addr, "http://"+admin
 	args := append([]string{"serve", "--snapshot", o.Snapshot, "--data", s.Data, "--addr", addr, "--admin-addr", admin}, o.Args...)
 	cmd := exec.Command(Binary(t), args...)
-	logs := &syncBuffer{}
+	logs := &apitest.Buffer{} // written from two pipes
 	cmd.Stdout, cmd.Stderr = logs, logs
 	cmd.Env = append(os.Environ(), o.Env...)
 	if err := cmd.Start(); err != nil {
@@ -137,24 +137,6 @@ func freeAddr(t testing.TB) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
-}
-
-// syncBuffer collects a child's output written from two pipes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // String describes the server for test logs.

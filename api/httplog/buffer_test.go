@@ -1,7 +1,6 @@
 package httplog_test
 
 import (
-	"bytes"
 	"strings"
 	"sync"
 	"testing"
@@ -9,31 +8,14 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"gds/api/apitest"
 	"gds/api/httplog"
 )
-
-// lockedBuffer is a bytes.Buffer safe to read while a timer writes to it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // Info lines wait for a batch; a warning goes out at once, after them, in
 // order; Close writes what is held and later lines go straight through.
 func TestLogBufferBatchesInfoAndWritesWarningsAtOnce(t *testing.T) {
-	var out lockedBuffer
+	var out apitest.Buffer
 	lb := httplog.NewLogBuffer(&out, time.Hour)
 	log := zerolog.New(lb)
 	log.Info().Msg("one")
@@ -62,7 +44,7 @@ func TestLogBufferBatchesInfoAndWritesWarningsAtOnce(t *testing.T) {
 // A held info line is written within the interval without any other
 // line or Close to push it.
 func TestLogBufferWritesWithinTheInterval(t *testing.T) {
-	var out lockedBuffer
+	var out apitest.Buffer
 	lb := httplog.NewLogBuffer(&out, 10*time.Millisecond)
 	defer lb.Close()
 	log := zerolog.New(lb)
@@ -82,7 +64,7 @@ func TestLogBufferWritesWithinTheInterval(t *testing.T) {
 // A burst larger than the buffer is written as it fills, not only by the
 // timer.
 func TestLogBufferWritesWhenFull(t *testing.T) {
-	var out lockedBuffer
+	var out apitest.Buffer
 	lb := httplog.NewLogBuffer(&out, time.Hour)
 	defer lb.Close()
 	line := strings.Repeat("x", 1000) + "\n"
@@ -97,14 +79,14 @@ func TestLogBufferWritesWhenFull(t *testing.T) {
 // reentrantWriter logs through the buffer while a batch is being written
 // to it, as a writer that calls into the server being logged would.
 type reentrantWriter struct {
-	lockedBuffer
+	apitest.Buffer
 	log  *zerolog.Logger
 	once sync.Once
 }
 
 func (w *reentrantWriter) Write(p []byte) (int, error) {
 	w.once.Do(func() { w.log.Info().Msg("logged while writing") })
-	return w.lockedBuffer.Write(p)
+	return w.Buffer.Write(p)
 }
 
 // A line logged while a batch is being written does not wait for that

@@ -3,7 +3,6 @@ package ratelimit
 import (
 	"fmt"
 	"hash/maphash"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -102,13 +101,6 @@ const (
 	evictSample = 8
 )
 
-type shard struct {
-	mu        sync.Mutex
-	t         table[entry]
-	lastSweep int64 // clock reading (ns since epoch) of the last sweep
-	_         [64]byte
-}
-
 // Config configures a Limiter.
 type Config struct {
 	// Groups are the rate-limit groups and their budgets.
@@ -130,7 +122,7 @@ type Limiter struct {
 	byName     map[string]*Group
 	shardCap   int
 	sweepEvery int64
-	shards     [numShards]shard
+	shards     [numShards]shard[entry]
 	limited    []atomic.Uint64
 }
 
@@ -151,15 +143,11 @@ func New(cfg Config) (*Limiter, error) {
 	if len(cfg.Groups) > 255 {
 		return nil, fmt.Errorf("ratelimit: %d groups, at most 255", len(cfg.Groups))
 	}
-	l := &Limiter{now: cfg.Now, seed: maphash.MakeSeed(), byName: map[string]*Group{}, shardCap: cfg.MaxKeys}
+	l := &Limiter{now: cfg.Now, seed: maphash.MakeSeed(), byName: map[string]*Group{}, shardCap: perShard(cfg.MaxKeys, DefaultMaxKeys)}
 	if l.now == nil {
 		l.now = time.Now
 	}
 	l.epoch = l.now()
-	if l.shardCap <= 0 {
-		l.shardCap = DefaultMaxKeys
-	}
-	l.shardCap = max(1, (l.shardCap+numShards-1)/numShards)
 	l.sweepEvery = int64(time.Minute)
 	for name, lim := range cfg.Groups {
 		if err := lim.check(); err != nil {
@@ -227,13 +215,15 @@ func (g *Group) admit(k Key, now int64) Ticket {
 	key := bucketKey(k, g.id)
 	sh := &g.l.shards[key>>shardShift]
 	sh.mu.Lock()
-	sh.sweep(g.l, now, false)
+	if sh.sweepDue(now, g.l.sweepEvery) {
+		sh.t.removeIf(func(e *entry) bool { return g.l.expired(e, now) })
+	}
 	e := sh.t.find(key)
 	if e != nil {
 		e.advance(idx)
 	} else {
 		if sh.t.n >= g.l.shardCap {
-			sh.evict(g.l, key, now)
+			g.l.evict(&sh.t, key, now)
 		}
 		e = sh.t.insert(key, entry{newest: idx, group: g.id})
 	}
@@ -298,50 +288,14 @@ func (l *Limiter) expired(e *entry, now int64) bool {
 	return now/l.groups[e.group].slotNS-int64(e.newest) >= ringSlots
 }
 
-// sweep forgets buckets whose tokens are all back, at most once per
-// sweepEvery unless forced; the table shrinks when it empties out.
-func (sh *shard) sweep(l *Limiter, now int64, force bool) {
-	if !force && now-sh.lastSweep < l.sweepEvery {
-		return
-	}
-	sh.lastSweep = now
-	sh.t.removeIf(func(e *entry) bool { return l.expired(e, now) })
-}
-
-// evict makes room in a full shard for key: among the few buckets stored
-// from key's home slot on (a place the client cannot choose: keys are
-// keyed hashes), the first whose tokens are all back, else the one whose
-// tokens come back soonest, is forgotten; its client starts afresh.
-func (sh *shard) evict(l *Limiter, key uint64, now int64) {
-	t := &sh.t
-	mask := uint64(len(t.slots) - 1)
-	victim, best, n, sample := uint64(0), int64(1<<62), 0, min(evictSample, t.n)
-	for i := key & mask; n < sample; i = (i + 1) & mask {
-		e := &t.slots[i].e
-		if t.slots[i].key == 0 {
-			continue
-		}
-		n++
-		if l.expired(e, now) {
-			victim = i
-			break
-		}
-		gi := &l.groups[e.group]
-		if back := (int64(e.newest) + ringSlots) * gi.slotNS; back < best {
-			best, victim = back, i
-		}
-	}
-	t.remove(victim)
+// evict makes room in a full shard for key (see table.evict): the bucket
+// forgotten, whose client starts afresh, is the first whose tokens are all
+// back, else the one whose tokens come back soonest.
+func (l *Limiter) evict(t *table[entry], key uint64, now int64) {
+	back := func(e *entry) int64 { return (int64(e.newest) + ringSlots) * l.groups[e.group].slotNS }
+	t.evict(key, func(e *entry) bool { return l.expired(e, now) },
+		func(a, b *entry) bool { return back(a) < back(b) })
 }
 
 // Len is the number of buckets kept (for tests and metrics).
-func (l *Limiter) Len() int {
-	n := 0
-	for i := range l.shards {
-		sh := &l.shards[i]
-		sh.mu.Lock()
-		n += sh.t.n
-		sh.mu.Unlock()
-	}
-	return n
-}
+func (l *Limiter) Len() int { return count(&l.shards) }

@@ -6,31 +6,27 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"gds/api/apitest"
 )
 
-// clock is an injected clock tests move by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
+// newClock is a clock tests move by hand, at a fixed start.
+func newClock() *apitest.Clock {
+	return apitest.NewClock(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
 }
 
-func newClock() *clock { return &clock{t: time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func newTestLimiter(t *testing.T, c *clock, l Limit, maxKeys int) (*Limiter, *Group) {
+// oneClient is a limiter of limit l on a test clock, with the key of
+// its one client, 192.0.2.1.
+func oneClient(t *testing.T, l Limit) (*apitest.Clock, *Limiter, *Group, Key) {
 	t.Helper()
-	lim, err := New(Config{Groups: map[string]Limit{"search": l, "other": l}, Now: c.now, MaxKeys: maxKeys})
+	c := newClock()
+	lim, g := newTestLimiter(t, c, l, 0)
+	return c, lim, g, lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+}
+
+func newTestLimiter(t *testing.T, c *apitest.Clock, l Limit, maxKeys int) (*Limiter, *Group) {
+	t.Helper()
+	lim, err := New(Config{Groups: map[string]Limit{"search": l, "other": l}, Now: c.Now, MaxKeys: maxKeys})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,9 +53,7 @@ func TestCostByStatus(t *testing.T) {
 }
 
 func TestSpendPerStatus(t *testing.T) {
-	c := newClock()
-	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 20, Window: 10 * time.Second}, 0)
-	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	_, lim, g, k := oneClient(t, Limit{MaxTokens: 20, Window: 10 * time.Second})
 	left := 20
 	for _, status := range []int{200, 304, 404, 500, 204} {
 		tk, used, remaining := answer(g, k, status)
@@ -94,9 +88,7 @@ func TestSpendPerStatus(t *testing.T) {
 // Admission needs the cost of a successful answer: with one token left a
 // request is refused.
 func TestAdmissionNeedsTwoTokens(t *testing.T) {
-	c := newClock()
-	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 7, Window: 10 * time.Second}, 0)
-	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	_, _, g, k := oneClient(t, Limit{MaxTokens: 7, Window: 10 * time.Second})
 	answer(g, k, 200)
 	answer(g, k, 200)
 	answer(g, k, 200) // 6 spent, 1 left
@@ -106,14 +98,12 @@ func TestAdmissionNeedsTwoTokens(t *testing.T) {
 }
 
 func TestFloatingReturn(t *testing.T) {
-	c := newClock()
-	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 10, Window: 10 * time.Second}, 0)
-	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	c, _, g, k := oneClient(t, Limit{MaxTokens: 10, Window: 10 * time.Second})
 	answer(g, k, 200) // 2 at 0s
-	c.advance(3 * time.Second)
+	c.Add(3 * time.Second)
 	answer(g, k, 200) // 2 at 3s
 	answer(g, k, 200) // 2 at 3s
-	c.advance(2 * time.Second)
+	c.Add(2 * time.Second)
 	answer(g, k, 200) // 2 at 5s
 	answer(g, k, 200) // 2 at 5s: all 10 spent
 	tk := g.Admit(k)
@@ -125,17 +115,17 @@ func TestFloatingReturn(t *testing.T) {
 	if tk.RetryAfter != 6*time.Second {
 		t.Errorf("RetryAfter = %v, want 6s", tk.RetryAfter)
 	}
-	c.advance(tk.RetryAfter - time.Millisecond)
+	c.Add(tk.RetryAfter - time.Millisecond)
 	if g.Admit(k).Allowed {
 		t.Fatal("admitted before the first tokens came back")
 	}
-	c.advance(time.Millisecond)
+	c.Add(time.Millisecond)
 	tk, used, remaining := answer(g, k, 200)
 	if !tk.Allowed || used != 2 || remaining != 0 {
 		t.Fatalf("at 11s: allowed %v used %d remaining %d, want the 2 returned tokens spent", tk.Allowed, used, remaining)
 	}
 	// Not a fixed reset: at 14s only the tokens of 3s are back.
-	c.advance(3 * time.Second)
+	c.Add(3 * time.Second)
 	if tk := g.Admit(k); !tk.Allowed || tk.Remaining != 2 {
 		t.Fatalf("at 14s: allowed %v remaining %d, want 4 back, 2 reserved", tk.Allowed, tk.Remaining)
 	}
@@ -144,10 +134,8 @@ func TestFloatingReturn(t *testing.T) {
 // AdmitAt counts by the time the caller read for the request, not the
 // limiter's clock (which stays at 0s here).
 func TestAdmitAtCallersTime(t *testing.T) {
-	c := newClock()
-	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 4, Window: 10 * time.Second}, 0)
-	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
-	start := c.now()
+	c, lim, g, k := oneClient(t, Limit{MaxTokens: 4, Window: 10 * time.Second})
+	start := c.Now()
 	for i := range 2 {
 		if tk := g.AdmitAt(k, start); !tk.Allowed || tk.Remaining != 2-2*i {
 			t.Fatalf("admission %d at 0s: allowed %v remaining %d", i, tk.Allowed, tk.Remaining)
@@ -169,11 +157,9 @@ func TestAdmitAtCallersTime(t *testing.T) {
 // Retry-After names when enough tokens are back for the request, not
 // just the first ones: a 4xx overdraws the bucket.
 func TestRetryAfterCountsEnoughTokens(t *testing.T) {
-	c := newClock()
-	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 10, Window: 10 * time.Second}, 0)
-	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	c, _, g, k := oneClient(t, Limit{MaxTokens: 10, Window: 10 * time.Second})
 	answer(g, k, 304) // 1 at 0s
-	c.advance(4 * time.Second)
+	c.Add(4 * time.Second)
 	answer(g, k, 404) // 5 at 4s
 	answer(g, k, 404) // 5 at 4s: 11 spent, 3 must come back
 	tk := g.Admit(k)
@@ -188,9 +174,7 @@ func TestRetryAfterCountsEnoughTokens(t *testing.T) {
 
 // A 5xx costs nothing: the reservation comes back at once.
 func TestServerErrorRefunds(t *testing.T) {
-	c := newClock()
-	lim, g := newTestLimiter(t, c, Limit{MaxTokens: 4, Window: 10 * time.Second}, 0)
-	k := lim.IPKey(netip.MustParseAddr("192.0.2.1"), "")
+	_, _, g, k := oneClient(t, Limit{MaxTokens: 4, Window: 10 * time.Second})
 	for range 10 {
 		if tk, used, remaining := answer(g, k, 503); !tk.Allowed || used != 0 || remaining != 4 {
 			t.Fatalf("503: allowed %v used %d remaining %d", tk.Allowed, used, remaining)
@@ -250,7 +234,7 @@ func TestEvictionBoundsBuckets(t *testing.T) {
 	// request into each shard sweeps that shard's away. Keys are keyed
 	// hashes, so new clients come until every shard has had one (512 alone
 	// missed a shard in about one run of fifty).
-	c.advance(11 * time.Second)
+	c.Add(11 * time.Second)
 	var seen [numShards]bool
 	live, shards := 0, 0
 	for ; live < 64*8 || shards < numShards; live++ {

@@ -31,7 +31,7 @@ func BenchmarkMillionKeys(b *testing.B) {
 	for b.Loop() {
 		c := newClock()
 		before := heapAfter()
-		lim, err := New(Config{Groups: map[string]Limit{"search": {1200, 5 * time.Minute}}, Now: c.now})
+		lim, err := New(Config{Groups: map[string]Limit{"search": {1200, 5 * time.Minute}}, Now: c.Now})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestMemoryPerKey(t *testing.T) {
 	const n = 200_000
 	c := newClock()
 	before := heapAfter()
-	lim, err := New(Config{Groups: map[string]Limit{"search": {1200, 5 * time.Minute}}, Now: c.now})
+	lim, err := New(Config{Groups: map[string]Limit{"search": {1200, 5 * time.Minute}}, Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

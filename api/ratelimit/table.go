@@ -1,5 +1,48 @@
 package ratelimit
 
+import "sync"
+
+// shard is one of the numShards tables of a Limiter or a Windows, with
+// its lock (so concurrent requests rarely wait on one) and the clock
+// reading (ns since epoch) of its last sweep.
+type shard[E any] struct {
+	mu        sync.Mutex
+	t         table[E]
+	lastSweep int64
+	_         [64]byte
+}
+
+// sweepDue reports whether a sweep is due at clock now, at most one every
+// interval, and if so counts it done.
+func (sh *shard[E]) sweepDue(now, every int64) bool {
+	if now-sh.lastSweep < every {
+		return false
+	}
+	sh.lastSweep = now
+	return true
+}
+
+// perShard is one shard's part of a bound of n entries in all (def when n
+// is not positive), at least one.
+func perShard(n, def int) int {
+	if n <= 0 {
+		n = def
+	}
+	return max(1, (n+numShards-1)/numShards)
+}
+
+// count is the number of entries kept in shards.
+func count[E any](shards *[numShards]shard[E]) int {
+	n := 0
+	for i := range shards {
+		sh := &shards[i]
+		sh.mu.Lock()
+		n += sh.t.n
+		sh.mu.Unlock()
+	}
+	return n
+}
+
 // table is one shard's entries (a Limiter's buckets, a Windows' counts):
 // an open-addressing hash table with linear probing, keys and entries
 // inline in one slice. Compared with a Go map it finds an entry and
@@ -139,4 +182,29 @@ func (t *table[E]) removeIf(drop func(*E) bool) {
 			t.resize(n)
 		}
 	}
+}
+
+// evict removes one entry of a full table to make room for key: among the
+// evictSample entries stored from key's home slot on (a place the client
+// cannot choose: keys are keyed hashes), the first that is gone, else the
+// first that no other of them comes before.
+func (t *table[E]) evict(key uint64, gone func(*E) bool, before func(a, b *E) bool) {
+	mask := uint64(len(t.slots) - 1)
+	var victim uint64
+	var best *E
+	for i, n := key&mask, 0; n < min(evictSample, t.n); i = (i + 1) & mask {
+		if t.slots[i].key == 0 {
+			continue
+		}
+		n++
+		e := &t.slots[i].e
+		if gone(e) {
+			victim = i
+			break
+		}
+		if best == nil || before(e, best) {
+			best, victim = e, i
+		}
+	}
+	t.remove(victim)
 }

@@ -161,7 +161,7 @@ func TestTableConcurrent(t *testing.T) {
 				tk := g.Admit(k)
 				g.Settle(&tk, []int{200, 304, 404, 500}[i%4])
 				if i%500 == 0 {
-					c.advance(time.Second)
+					c.Add(time.Second)
 				}
 			}
 		})

@@ -3,7 +3,6 @@ package ratelimit
 import (
 	"hash/maphash"
 	"net/netip"
-	"sync"
 	"time"
 )
 
@@ -37,7 +36,7 @@ type Windows struct {
 	seed       maphash.Seed
 	shardCap   int
 	sweepEvery int64
-	shards     [numShards]windowShard
+	shards     [numShards]shard[windowEntry]
 }
 
 // windowEntry is one client's open window: its end (a clock reading) and
@@ -45,13 +44,6 @@ type Windows struct {
 type windowEntry struct {
 	end   int64
 	count uint32
-}
-
-type windowShard struct {
-	mu        sync.Mutex
-	t         table[windowEntry]
-	lastSweep int64
-	_         [64]byte
 }
 
 // WindowsConfig configures Windows.
@@ -66,15 +58,11 @@ type WindowsConfig struct {
 
 // NewWindows returns empty windows of cfg.Window.
 func NewWindows(cfg WindowsConfig) *Windows {
-	w := &Windows{window: int64(cfg.Window), now: cfg.Now, seed: maphash.MakeSeed(), shardCap: cfg.MaxClients}
+	w := &Windows{window: int64(cfg.Window), now: cfg.Now, seed: maphash.MakeSeed(), shardCap: perShard(cfg.MaxClients, DefaultMaxClients)}
 	if w.now == nil {
 		w.now = time.Now
 	}
 	w.epoch = w.now()
-	if w.shardCap <= 0 {
-		w.shardCap = DefaultMaxClients
-	}
-	w.shardCap = max(1, (w.shardCap+numShards-1)/numShards)
 	w.sweepEvery = max(w.window/subWindows, int64(time.Second))
 	return w
 }
@@ -106,14 +94,17 @@ func (w *Windows) Count(k Key, t time.Time) (count int, left time.Duration) {
 	now, key := w.since(t), fixKey(uint64(k))
 	sh := &w.shards[key>>shardShift]
 	sh.mu.Lock()
-	if now-sh.lastSweep >= w.sweepEvery {
-		sh.lastSweep = now
+	if sh.sweepDue(now, w.sweepEvery) {
 		sh.t.removeIf(func(e *windowEntry) bool { return now >= e.end })
 	}
 	e := sh.t.find(key)
 	if e == nil {
 		if sh.t.n >= w.shardCap {
-			sh.evict(key, now)
+			// The first whose window ended, else the fewest events, else
+			// the soonest end (see Windows).
+			sh.t.evict(key, func(e *windowEntry) bool { return now >= e.end }, func(a, b *windowEntry) bool {
+				return a.count < b.count || a.count == b.count && a.end < b.end
+			})
 		}
 		e = sh.t.insert(key, windowEntry{end: now + w.window})
 	} else if now >= e.end {
@@ -130,39 +121,6 @@ func (w *Windows) Count(k Key, t time.Time) (count int, left time.Duration) {
 // since is t as a clock reading: the time since the epoch, never negative.
 func (w *Windows) since(t time.Time) int64 { return max(int64(t.Sub(w.epoch)), 0) }
 
-// evict forgets one client of a full shard to make room for key (see
-// Windows).
-func (sh *windowShard) evict(key uint64, now int64) {
-	t := &sh.t
-	mask := uint64(len(t.slots) - 1)
-	var victim uint64
-	var best *windowEntry
-	for i, n := key&mask, 0; n < min(evictSample, t.n); i = (i + 1) & mask {
-		if t.slots[i].key == 0 {
-			continue
-		}
-		n++
-		e := &t.slots[i].e
-		if now >= e.end {
-			victim = i
-			break
-		}
-		if best == nil || e.count < best.count || e.count == best.count && e.end < best.end {
-			best, victim = e, i
-		}
-	}
-	t.remove(victim)
-}
-
 // Len is the number of clients with a window kept (for tests and
 // metrics).
-func (w *Windows) Len() int {
-	n := 0
-	for i := range w.shards {
-		sh := &w.shards[i]
-		sh.mu.Lock()
-		n += sh.t.n
-		sh.mu.Unlock()
-	}
-	return n
-}
+func (w *Windows) Len() int { return count(&w.shards) }

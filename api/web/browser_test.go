@@ -67,14 +67,21 @@ func location(t *testing.T, tab *browsertest.Tab) *url.URL {
 	return u
 }
 
-func TestBrowserSearchPage(t *testing.T) {
-	s := browsertest.Serve(t, browsertest.ServeOptions{})
+// openPage starts a browser on s's search page and waits until the
+// search box has the focus.
+func openPage(t *testing.T, s *browsertest.Server) (*browsertest.Browser, *browsertest.Tab) {
+	t.Helper()
 	b := browsertest.Start(t, browsertest.Options{})
 	tab := b.NewTab(t)
-
-	// Focus on load, and the empty state.
 	tab.Do(t, "open /", chromedp.Navigate(s.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#q")))
 	tab.WaitFor(t, "focus in the search box", `document.activeElement && document.activeElement.id === 'q'`, wait)
+	return b, tab
+}
+
+func TestBrowserSearchPage(t *testing.T) {
+	s := browsertest.Serve(t, browsertest.ServeOptions{})
+	// Focus on load, and the empty state.
+	_, tab := openPage(t, s)
 	shoot(t, tab, "01-empty")
 
 	// Two letters explain the minimum instead of searching.

@@ -21,27 +21,26 @@ import (
 var Categories = slices.DeleteFunc(slices.Clone(snapshots.Categories),
 	func(c snapshots.Category) bool { return c == snapshots.CategoryStructure })
 
-// labels name the categories for people.
-var labels = map[snapshots.Category]string{
-	snapshots.CategoryAgent: "Agents", snapshots.CategoryAlliance: "Alliances",
-	snapshots.CategoryCharacter: "Characters", snapshots.CategoryConstellation: "Constellations",
-	snapshots.CategoryCorporation: "Corporations", snapshots.CategoryFaction: "Factions",
-	snapshots.CategoryInventoryType: "Types", snapshots.CategoryRegion: "Regions",
-	snapshots.CategorySolarSystem: "Systems", snapshots.CategoryStation: "Stations",
+// categoryInfo is how the page shows a category: its name for people and
+// the API route that describes one result (factions have a list route
+// only).
+type categoryInfo struct{ label, lookup string }
+
+var categoryInfos = map[snapshots.Category]categoryInfo{
+	snapshots.CategoryAgent:         {"Agents", "/characters/%d/"},
+	snapshots.CategoryAlliance:      {"Alliances", "/alliances/%d/"},
+	snapshots.CategoryCharacter:     {"Characters", "/characters/%d/"},
+	snapshots.CategoryConstellation: {"Constellations", "/universe/constellations/%d/"},
+	snapshots.CategoryCorporation:   {"Corporations", "/corporations/%d/"},
+	snapshots.CategoryFaction:       {"Factions", "/universe/factions/"},
+	snapshots.CategoryInventoryType: {"Types", "/universe/types/%d/"},
+	snapshots.CategoryRegion:        {"Regions", "/universe/regions/%d/"},
+	snapshots.CategorySolarSystem:   {"Systems", "/universe/systems/%d/"},
+	snapshots.CategoryStation:       {"Stations", "/universe/stations/%d/"},
 }
 
 // APIPrefix is the version prefix of the API calls the page makes and links.
 const APIPrefix = "/latest"
-
-// lookupPaths are the API routes that describe one result of a category;
-// factions have a list route only.
-var lookupPaths = map[snapshots.Category]string{
-	snapshots.CategoryAgent: "/characters/%d/", snapshots.CategoryAlliance: "/alliances/%d/",
-	snapshots.CategoryCharacter: "/characters/%d/", snapshots.CategoryConstellation: "/universe/constellations/%d/",
-	snapshots.CategoryCorporation: "/corporations/%d/", snapshots.CategoryFaction: "/universe/factions/",
-	snapshots.CategoryInventoryType: "/universe/types/%d/", snapshots.CategoryRegion: "/universe/regions/%d/",
-	snapshots.CategorySolarSystem: "/universe/systems/%d/", snapshots.CategoryStation: "/universe/stations/%d/",
-}
 
 // Limits of what the page shows and accepts; the script uses the same.
 const (
@@ -153,7 +152,7 @@ func (h *Handler) render(c *gin.Context, st state) pageData {
 		d.Languages = append(d.Languages, choice{Value: l, Label: l, Title: languageNames[l], On: l == st.Lang})
 	}
 	for _, c := range Categories {
-		d.Categories = append(d.Categories, choice{Value: string(c), Label: labels[c], On: slices.Contains(st.Cats, c)})
+		d.Categories = append(d.Categories, choice{Value: string(c), Label: categoryInfos[c].label, On: slices.Contains(st.Cats, c)})
 	}
 	text := strings.TrimSpace(st.Text)
 	if st.Text == "" {
@@ -254,7 +253,7 @@ func groups(v *query.View, res query.Result, cats []snapshots.Category, text, la
 		if len(list) == 0 {
 			continue
 		}
-		g := group{Cat: c, Label: labels[c], Count: len(list), CountText: countText(len(list)),
+		g := group{Cat: c, Label: categoryInfos[c].label, Count: len(list), CountText: countText(len(list)),
 			IDs: joinIDs(list), More: len(list) > shown, Best: 2}
 		for i, id := range list[:min(len(list), shown)] {
 			name, ok := names[id]
@@ -296,7 +295,7 @@ func joinIDs(ids []int64) string {
 
 // LookupURL is the API call that describes result id of category c.
 func LookupURL(c snapshots.Category, id int64, lang string) string {
-	p := lookupPaths[c]
+	p := categoryInfos[c].lookup
 	if strings.Contains(p, "%d") {
 		p = fmt.Sprintf(p, id)
 	}

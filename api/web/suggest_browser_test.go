@@ -16,10 +16,7 @@ import (
 // with script and without.
 func TestBrowserSuggest(t *testing.T) {
 	s := browsertest.Serve(t, browsertest.ServeOptions{})
-	b := browsertest.Start(t, browsertest.Options{})
-	tab := b.NewTab(t)
-	tab.Do(t, "open /", chromedp.Navigate(s.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#q")))
-	tab.WaitFor(t, "focus in the search box", `document.activeElement && document.activeElement.id === 'q'`, wait)
+	b, tab := openPage(t, s)
 
 	tab.InsertText(t, "tritanuim")
 	tab.WaitFor(t, "Tritanium suggested despite the typo",

@@ -1,0 +1,61 @@
+// Package apitest holds the test doubles that the api packages' tests
+// share: a clock the test moves by hand and a buffer that a running
+// component writes to while the test reads it.
+package apitest
+
+import (
+	"bytes"
+	"sync"
+	"time"
+)
+
+// Clock is a clock tests move by hand; its Now is what a component's
+// injected clock calls. Safe for concurrent use.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock returns a clock reading at.
+func NewClock(at time.Time) *Clock { return &Clock{now: at} }
+
+// Now is the clock's reading.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Set moves the clock to at.
+func (c *Clock) Set(at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = at
+}
+
+// Add moves the clock forward by d.
+func (c *Clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// Buffer is a bytes.Buffer safe to read while others write to it (a
+// timer, a child process's two pipes).
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String returns what was written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
