@@ -4,6 +4,7 @@ import (
 	"math"
 	"path/filepath"
 
+	"gds/indexer/pace"
 	"gds/indexer/recstore"
 	"gds/snapshots"
 )
@@ -79,7 +80,9 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		}
 	}
 	var n int64
+	tick := pace.Every(b.ctx, recordsPerPace)
 	err = b.snap.EachWith(kind, opts, func(rec snapshots.Record, line snapshots.Line) error {
+		tick()
 		advance(line.Key)
 		known := prev != nil && pi < prev.Len() && prev.Key(pi) == line.Key
 		if rec == nil { // skipped: the previous generation's record, unchanged
