@@ -61,6 +61,8 @@ const (
 	MetricHeld            = "gds_memory_held_bytes"
 	MetricLogWritten      = "gds_request_log_lines_total"
 	MetricLogDropped      = "gds_request_log_dropped_total"
+	MetricYieldPauses     = "gds_build_yield_pauses_total"
+	MetricYieldSeconds    = "gds_build_yield_seconds_total"
 )
 
 // NewMetrics returns the metrics, with Go runtime and process metrics
@@ -242,6 +244,20 @@ func (m *Metrics) WatchConnections(counts func() (accepted, handedOver uint64)) 
 	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 		Name: MetricHandedOver, Help: "Connections of the public port whose requests were not plain GETs, handed from its own HTTP path to net/http.",
 	}, func() float64 { _, h := counts(); return float64(h) }))
+}
+
+// WatchBuildYield exports how often and how long index builds paused for
+// searches (gds serve --build-yield), read from stats at every scrape.
+func (m *Metrics) WatchBuildYield(stats func() (pauses uint64, paused time.Duration)) {
+	if m == nil {
+		return
+	}
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: MetricYieldPauses, Help: "Pauses index builds took while every search slot was taken or searches waited (--build-yield).",
+	}, func() float64 { p, _ := stats(); return float64(p) }))
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: MetricYieldSeconds, Help: "Time index builds' goroutines spent in those pauses, summed over the goroutines.",
+	}, func() float64 { _, d := stats(); return d.Seconds() }))
 }
 
 // WatchRequestLog exports the public port's request log counts: lines

@@ -64,6 +64,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	yield := newBuildYield(cfg.BuildYield, metrics)
 	mgr, err := indexer.Open(indexer.Options{
 		DataDir:            cfg.Data,
 		Logger:             log.With().Str("component", "indexer").Logger(),
@@ -75,6 +76,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		StoresInMemory:     cfg.StoresInMemory == holdAlways,
 		StoresInMemoryAuto: cfg.StoresInMemory == holdAuto,
 		FetchSnapshot:      fetchSnapshot(cfg.Data),
+		Pacer:              yield,
 	})
 	if err != nil {
 		fr.stop()
@@ -110,7 +112,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	defer restoreProcs()
 	log.Info().Int("search_slots", slots).Int("gomaxprocs", procs).Msg("searches at once")
 	publicLog := log.With().Str("listener", "public").Logger()
-	public := publicHandler(publicDeps(cfg, mgr, tokens, metrics, publicLog))
+	deps := publicDeps(cfg, mgr, tokens, metrics, publicLog)
+	deps.BuildYield = yield
+	public := publicHandler(deps)
 	// publicUp is set before "listening" is logged: an operator (or a
 	// test) who sees that line finds /readyz answering 200.
 	// The public port's answers of a few kilobytes leave in one write
@@ -134,6 +138,17 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	case err := <-srv.failed:
 		return fmt.Errorf("serve: %w", err)
 	}
+}
+
+// newBuildYield is --build-yield: the pacer that makes index builds give
+// way to the public port's searches (nil when off), with its metrics.
+func newBuildYield(bound time.Duration, metrics *admin.Metrics) *api.BuildYield {
+	var y *api.BuildYield
+	if bound > 0 {
+		y = api.NewBuildYield(bound)
+	}
+	metrics.WatchBuildYield(y.Stats)
+	return y
 }
 
 // publicHandler is the one place the public API is constructed.
