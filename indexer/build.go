@@ -31,10 +31,12 @@ type BuildRequest struct {
 }
 
 // How often a build's loops ask its pacer whether to pause (pace.Every):
-// every this many records read from a snapshot (a few microseconds each)
+// every this many records read from a snapshot (decoded and indexed),
+// lines an incremental build only compares with the previous generation,
 // or documents made for a bleve batch.
 const (
 	recordsPerPace = 1000
+	linesPerPace   = 10000
 	docsPerPace    = 500
 )
 

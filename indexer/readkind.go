@@ -72,7 +72,9 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		// Skip runs on the snapshot's reader goroutine, ahead of fn: it
 		// walks the previous store with a cursor of its own.
 		si := 0
+		skipTick := pace.Every(b.ctx, linesPerPace)
 		opts.Skip = func(key int64, raw []byte) bool {
+			skipTick()
 			for si < prev.Len() && prev.Key(si) < key {
 				si++
 			}
