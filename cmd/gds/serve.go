@@ -112,9 +112,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	defer restoreProcs()
 	log.Info().Int("search_slots", slots).Int("gomaxprocs", procs).Msg("searches at once")
 	publicLog := log.With().Str("listener", "public").Logger()
-	deps := publicDeps(cfg, mgr, tokens, metrics, publicLog)
-	deps.BuildYield = yield
-	public := publicHandler(deps)
+	public := publicHandler(publicDeps(cfg, mgr, tokens, metrics, yield, publicLog))
 	// publicUp is set before "listening" is logged: an operator (or a
 	// test) who sees that line finds /readyz answering 200.
 	// The public port's answers of a few kilobytes leave in one write
@@ -372,7 +370,7 @@ func ensureLive(ctx context.Context, mgr *indexer.Manager, cfg serveConfig, log 
 }
 
 // publicDeps is what the public port's handler is built from.
-func publicDeps(cfg serveConfig, mgr *indexer.Manager, tokens *auth.Verifier, metrics *admin.Metrics, publicLog zerolog.Logger) api.Deps {
+func publicDeps(cfg serveConfig, mgr *indexer.Manager, tokens *auth.Verifier, metrics *admin.Metrics, yield *api.BuildYield, publicLog zerolog.Logger) api.Deps {
 	return api.Deps{
 		Views:      query.New(mgr),
 		Tokens:     tokens,
@@ -394,8 +392,9 @@ func publicDeps(cfg serveConfig, mgr *indexer.Manager, tokens *auth.Verifier, me
 			MaxBodyBytes:          cfg.HTTP.MaxBodyBytes,
 			MaxHeaderBytes:        cfg.HTTP.MaxHeaderBytes,
 		},
-		ClientIP: cfg.TrustedProxies.r,
-		Health:   func() api.Health { return healthOf(mgr.Status()) },
+		ClientIP:   cfg.TrustedProxies.r,
+		Health:     func() api.Health { return healthOf(mgr.Status()) },
+		BuildYield: yield,
 	}
 }
 
