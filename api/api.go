@@ -70,6 +70,9 @@ type Deps struct {
 	Middleware []gin.HandlerFunc
 	// Limits of the traffic the API accepts.
 	Limits Limits
+	// BuildYield, when set, is made to pause index builds while this
+	// handler's search slots are all taken or searches wait.
+	BuildYield *BuildYield
 	// Health says what GET /meta/status reports of the index; nil: only
 	// whether a generation is live (Views).
 	Health func() Health
@@ -155,6 +158,9 @@ func New(d Deps) *Handler {
 	}
 	s.errs = newErrorLimiter(d.Limits, s.now, s.metrics(), d.ClientIP)
 	s.gate = newGate(d.Limits.MaxConcurrentSearches, d.Limits.SearchQueueWait)
+	if d.BuildYield != nil {
+		d.BuildYield.attach(s.gate)
+	}
 	s.routes = s.table()
 	s.limiter = s.newLimiter()
 	s.rateGroups = map[string]*rateGroup{}

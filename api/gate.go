@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -25,6 +26,12 @@ type gate struct {
 	mu    sync.Mutex
 	free  int       // slots not taken
 	queue []*waiter // oldest first
+	// busy is set while every slot is taken or searches wait; idle is
+	// closed when it clears (under mu; nil while not busy). A build that
+	// gives way to searches (BuildYield) reads the one and waits on the
+	// other.
+	busy atomic.Bool
+	idle chan struct{}
 }
 
 // waiter is a search in the queue; ready receives its slot.
@@ -55,6 +62,7 @@ func (g *gate) acquire(ctx context.Context) error {
 	g.mu.Lock()
 	if g.free > 0 && len(g.queue) == 0 {
 		g.free--
+		g.noteLocked()
 		g.mu.Unlock()
 		return nil
 	}
@@ -64,6 +72,7 @@ func (g *gate) acquire(ctx context.Context) error {
 	}
 	w := waiters.Get().(*waiter)
 	g.queue = append(g.queue, w)
+	g.noteLocked()
 	g.mu.Unlock()
 
 	t := time.NewTimer(g.wait)
@@ -81,6 +90,7 @@ func (g *gate) acquire(ctx context.Context) error {
 	for i, q := range g.queue {
 		if q == w {
 			g.queue = append(g.queue[:i], g.queue[i+1:]...)
+			g.noteLocked()
 			g.mu.Unlock()
 			waiters.Put(w)
 			return err
@@ -98,6 +108,7 @@ func (g *gate) leave() {
 	g.mu.Lock()
 	if len(g.queue) == 0 {
 		g.free++
+		g.noteLocked()
 		g.mu.Unlock()
 		return
 	}
@@ -106,6 +117,30 @@ func (g *gate) leave() {
 	g.queue = g.queue[1:]
 	g.mu.Unlock()
 	w.ready <- struct{}{}
+}
+
+// noteLocked sets busy from the slots and the queue, and wakes those
+// waiting on idle when it clears; g.mu is held.
+func (g *gate) noteLocked() {
+	busy := g.free == 0 || len(g.queue) > 0
+	if busy == g.busy.Load() {
+		return
+	}
+	g.busy.Store(busy)
+	if busy {
+		g.idle = make(chan struct{})
+		return
+	}
+	close(g.idle)
+	g.idle = nil
+}
+
+// idleWait returns a channel closed once the gate is no longer busy, or
+// nil when it is not busy now.
+func (g *gate) idleWait() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.idle
 }
 
 // queued reports the searches waiting for a slot.

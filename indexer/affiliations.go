@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"gds/indexer/affcol"
+	"gds/indexer/pace"
 	"gds/snapshots"
 )
 
@@ -121,7 +122,9 @@ func (b *builder) columnFromStore(kind snapshots.Kind) error {
 	if a == nil || a.prev != nil || s == nil {
 		return nil
 	}
+	tick := pace.Every(b.ctx, recordsPerPace)
 	for i := range s.Len() {
+		tick()
 		rec := kind.New()
 		if err := s.Read(i, func(raw []byte) error { return snapshots.DecodeRecord(raw, rec) }); err != nil {
 			return err

@@ -17,6 +17,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	index "github.com/blevesearch/bleve_index_api"
 
+	"gds/indexer/pace"
 	"gds/snapshots"
 )
 
@@ -180,7 +181,9 @@ func (b *builder) streamBleve(t bleveTask) error {
 		return nil
 	}
 	n := 0
+	tick := pace.Every(b.ctx, recordsPerPace)
 	err := b.snap.EachWith(t.cat.Kind(), snapshots.EachOptions{}, func(rec snapshots.Record, line snapshots.Line) error {
+		tick()
 		for min(router.shard(line.Key), t.shards-1) > s {
 			if err := handOff(); err != nil {
 				return err
@@ -208,7 +211,9 @@ func (b *builder) indexPart(cdir string, s int, part []docInfo, indexed func(int
 	}
 	flushed := 0
 	err := b.indexShardWith(b.ctx, dir, !b.opts.KeepSegments, func(batch *shardBatch, flush func() error) error {
+		tick := pace.Every(b.ctx, docsPerPace)
 		for _, d := range part {
+			tick()
 			batch.update(b.docs.document(d))
 			if n := batch.len(); n >= b.opts.BatchSize {
 				if err := flush(); err != nil {
@@ -294,7 +299,9 @@ func (b *builder) patchShard(src, dst string, upserts []docInfo, deletes []int64
 // addDocs adds the documents of docs to batch, flushing it whenever it
 // holds a batch's worth.
 func (b *builder) addDocs(batch *shardBatch, flush func() error, docs []docInfo) error {
+	tick := pace.Every(b.ctx, docsPerPace)
 	for _, d := range docs {
+		tick()
 		batch.update(b.docs.document(d))
 		if batch.len() >= b.opts.BatchSize {
 			if err := flush(); err != nil {
@@ -370,6 +377,7 @@ func (b *builder) indexShardWith(ctx context.Context, dir string, merge bool, fi
 	}
 	batch := &shardBatch{b: index.NewBatch()}
 	flush := func() error {
+		pace.Pace(ctx) // a batch's analysis is the longest stretch without a pause
 		if err := ctx.Err(); err != nil {
 			return err
 		}

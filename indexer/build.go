@@ -30,6 +30,16 @@ type BuildRequest struct {
 	Trigger string
 }
 
+// How often a build's loops ask its pacer whether to pause (pace.Every):
+// every this many records read from a snapshot (decoded and indexed),
+// lines an incremental build only compares with the previous generation,
+// or documents made for a bleve batch.
+const (
+	recordsPerPace = 1000
+	linesPerPace   = 10000
+	docsPerPace    = 500
+)
+
 // builder carries one build's state.
 type builder struct {
 	ctx      context.Context

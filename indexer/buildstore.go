@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"gds/indexer/pace"
 	"gds/indexer/recstore"
 	"gds/snapshots"
 )
@@ -49,8 +50,10 @@ func (b *builder) writeStore(kind snapshots.Kind, prev *recstore.Store, corps []
 	}
 	sw.Reserve(int(b.snap.Count(kind)))
 	i := 0
+	tick := pace.Every(b.ctx, recordsPerPace)
 	opts := snapshots.EachOptions{Skip: func(int64, []byte) bool { return true }}
 	err = b.snap.EachWith(kind, opts, func(_ snapshots.Record, line snapshots.Line) error {
+		tick()
 		if err := sw.Add(line.Key, line.Raw); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,10 +55,10 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, cols *ta
 	b.report(Progress{Phase: "tables", Kind: string(cat), Total: int64(len(docs))})
 	shards := b.shardsFor(cat, len(docs))
 	job := &tableJob{cat: cat, n: len(docs), shards: shards, done: make(chan struct{})}
-	go func(docs []docInfo) { // an argument, not captured: writeTables lets go of it
+	go func(ctx context.Context, docs []docInfo) { // docs an argument, not captured: writeTables lets go of it
 		defer close(job.done)
-		job.langs, job.err = writeTables(cdir, docs, cols)
-	}(docs)
+		job.langs, job.err = writeTables(ctx, cdir, docs, cols)
+	}(b.ctx, docs)
 	if shards == 0 { // no bleve shards: the tables answer the analysts
 		b.tables = append(b.tables, job)
 		return nil
@@ -123,13 +124,13 @@ func (b *builder) finishTables() error {
 // Past the entries, docs is not used: once the caller has let go of it
 // too, the records' docs (most of a large category's memory) are freed
 // while the tables are built.
-func writeTables(cdir string, docs []docInfo, cols *tableColumns) ([]string, error) {
+func writeTables(ctx context.Context, cdir string, docs []docInfo, cols *tableColumns) ([]string, error) {
 	base, overlays := tableEntries(docs)
 	tickers := tickersOf(docs)
-	if err := writeTable(filepath.Join(cdir, baseTable), base, nil, cols); err != nil {
+	if err := writeTable(ctx, filepath.Join(cdir, baseTable), base, nil, cols); err != nil {
 		return nil, err
 	}
-	if err := writeTypos(filepath.Join(cdir, baseTable), base, tickers); err != nil {
+	if err := writeTypos(ctx, filepath.Join(cdir, baseTable), base, tickers); err != nil {
 		return nil, err
 	}
 	langs := make([]string, 0, len(overlays))
@@ -150,10 +151,10 @@ func writeTables(cdir string, docs []docInfo, cols *tableColumns) ([]string, err
 				mask.Add(uint32(o))
 			}
 		}
-		if err := nametable.Write(filepath.Join(cdir, lang+".tbl"), overlays[lang], mask); err != nil {
+		if err := nametable.Write(ctx, filepath.Join(cdir, lang+".tbl"), overlays[lang], mask); err != nil {
 			return nil, err
 		}
-		if err := writeTypos(filepath.Join(cdir, lang+".tbl"), overlays[lang], tickers); err != nil {
+		if err := writeTypos(ctx, filepath.Join(cdir, lang+".tbl"), overlays[lang], tickers); err != nil {
 			return nil, err
 		}
 	}
@@ -225,7 +226,7 @@ func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *sh
 			}
 		}()
 	}
-	delta, err := patchTables(prev, filepath.Join(b.prev.Dir(), string(cat)), cdir, cat, rd.docs, rd.cols, rd.ch, n)
+	delta, err := patchTables(b.ctx, prev, filepath.Join(b.prev.Dir(), string(cat)), cdir, cat, rd.docs, rd.cols, rd.ch, n)
 	wg.Wait()
 	if err != nil {
 		return false, err
@@ -253,7 +254,7 @@ func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *sh
 // base alone, each with its value columns (the kept entries' values from
 // the previous columns, the upserts' from their records). It returns the
 // delta's size, or -1 when it wrote no delta.
-func patchTables(prev *CategoryTables, prevDir, cdir string, cat snapshots.Category, upserts []docInfo, upsertCols *tableColumns, ch change, want int) (int, error) {
+func patchTables(ctx context.Context, prev *CategoryTables, prevDir, cdir string, cat snapshots.Category, upserts []docInfo, upsertCols *tableColumns, ch change, want int) (int, error) {
 	changed := make(map[int64]struct{}, ch.size())
 	for _, id := range ch.upserts {
 		changed[id] = struct{}{}
@@ -303,10 +304,10 @@ func patchTables(prev *CategoryTables, prevDir, cdir string, cat snapshots.Categ
 				return -1, err
 			}
 		}
-		if err := writeTable(filepath.Join(cdir, baseTable), all, nil, cols); err != nil {
+		if err := writeTable(ctx, filepath.Join(cdir, baseTable), all, nil, cols); err != nil {
 			return -1, err
 		}
-		return -1, writeTypos(filepath.Join(cdir, baseTable), all, tickers)
+		return -1, writeTypos(ctx, filepath.Join(cdir, baseTable), all, tickers)
 	}
 	for _, name := range []string{baseTable, ColumnsPath(baseTable), TypoPath(baseTable)} {
 		dst := filepath.Join(cdir, name)
@@ -318,8 +319,8 @@ func patchTables(prev *CategoryTables, prevDir, cdir string, cat snapshots.Categ
 		}
 	}
 	addEntries(0)
-	if err := writeTable(filepath.Join(cdir, deltaTable), entries, mask, cols); err != nil {
+	if err := writeTable(ctx, filepath.Join(cdir, deltaTable), entries, mask, cols); err != nil {
 		return -1, err
 	}
-	return len(entries), writeTypos(filepath.Join(cdir, deltaTable), entries, tickers)
+	return len(entries), writeTypos(ctx, filepath.Join(cdir, deltaTable), entries, tickers)
 }

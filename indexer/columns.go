@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -279,9 +280,9 @@ func keptPositions(t *nametable.Table, skip *roaring.Bitmap, drop func(id int64)
 // by name length in runes, then ID; the same order computed here turns
 // each column entry's position into its ordinal, and is checked against
 // the order Write left.
-func writeTable(path string, entries []nametable.Entry, mask *roaring.Bitmap, cols *tableColumns) error {
+func writeTable(ctx context.Context, path string, entries []nametable.Entry, mask *roaring.Bitmap, cols *tableColumns) error {
 	if cols == nil {
-		return nametable.Write(path, entries, mask)
+		return nametable.Write(ctx, path, entries, mask)
 	}
 	ord := nametable.RankOrdinals(entries)
 	ids := make([]int64, len(entries))
@@ -302,7 +303,7 @@ func writeTable(path string, entries []nametable.Entry, mask *roaring.Bitmap, co
 		}
 		colErr = valuecol.Write(ColumnsPath(path), len(entries), cols.cols)
 	}()
-	err := nametable.Write(path, entries, mask)
+	err := nametable.Write(ctx, path, entries, mask)
 	wg.Wait()
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"gds/indexer/nametable"
+	"gds/indexer/pace"
 	"gds/indexer/typo"
 	"gds/snapshots"
 	"gds/snapshots/disk"
@@ -94,6 +95,11 @@ type Options struct {
 	// local directory (a snapshot in object storage is downloaded and
 	// checked); the generation still records the request's name.
 	FetchSnapshot func(ctx context.Context, snapshot string) (dir string, err error)
+	// Pacer, when set, is asked between units of a build's CPU-heavy work
+	// (batches of records, names, documents) whether to pause, so that a
+	// server's searches get the cores first (gds serve --build-yield).
+	// The generation built is the same either way.
+	Pacer pace.Pacer
 
 	// beforeBleve, when set, runs at the start of a build's bleve phase,
 	// after the generation went live for searches (tests hold it there).
@@ -305,7 +311,7 @@ func (m *Manager) start(req BuildRequest) (*job, bool) {
 		ID: fmt.Sprintf("b%d-%d", m.now().Unix(), m.builds), Trigger: req.Trigger,
 		Snapshot: req.Snapshot, Started: m.now().UTC(),
 	}}
-	j.ctx, j.cancel = context.WithCancel(m.ctx)
+	j.ctx, j.cancel = context.WithCancel(pace.With(m.ctx, m.opts.Pacer))
 	m.job = j
 	go func() {
 		if after != nil {

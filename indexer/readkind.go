@@ -4,6 +4,7 @@ import (
 	"math"
 	"path/filepath"
 
+	"gds/indexer/pace"
 	"gds/indexer/recstore"
 	"gds/snapshots"
 )
@@ -71,7 +72,9 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		// Skip runs on the snapshot's reader goroutine, ahead of fn: it
 		// walks the previous store with a cursor of its own.
 		si := 0
+		skipTick := pace.Every(b.ctx, linesPerPace)
 		opts.Skip = func(key int64, raw []byte) bool {
+			skipTick()
 			for si < prev.Len() && prev.Key(si) < key {
 				si++
 			}
@@ -79,7 +82,9 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		}
 	}
 	var n int64
+	tick := pace.Every(b.ctx, recordsPerPace)
 	err = b.snap.EachWith(kind, opts, func(rec snapshots.Record, line snapshots.Line) error {
+		tick()
 		advance(line.Key)
 		known := prev != nil && pi < prev.Len() && prev.Key(pi) == line.Key
 		if rec == nil { // skipped: the previous generation's record, unchanged

@@ -1,10 +1,12 @@
 package indexer
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 
 	"gds/indexer/nametable"
+	"gds/indexer/pace"
 	"gds/indexer/typo"
 )
 
@@ -22,7 +24,8 @@ func TypoPath(table string) string { return strings.TrimSuffix(table, ".tbl") + 
 // writeTypos writes the typo index of a table just written from entries
 // (nametable.Write leaves them in ordinal order); tickers, when not nil,
 // maps IDs to their tickers.
-func writeTypos(table string, entries []nametable.Entry, tickers map[int64]string) error {
+func writeTypos(ctx context.Context, table string, entries []nametable.Entry, tickers map[int64]string) error {
+	pace.Pace(ctx)
 	names := make([]string, len(entries))
 	var ticks []string
 	if tickers != nil {
@@ -34,6 +37,7 @@ func writeTypos(table string, entries []nametable.Entry, tickers map[int64]strin
 			ticks[i] = nametable.Fold(tickers[e.ID])
 		}
 	}
+	pace.Pace(ctx)
 	return typo.Write(TypoPath(table), names, ticks)
 }
 

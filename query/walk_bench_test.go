@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func BenchmarkWalkBlocks(b *testing.B) {
 		entries[i] = nametable.Entry{ID: int64(i + 1), Folded: name}
 	}
 	path := filepath.Join(b.TempDir(), "t.tbl")
-	if err := nametable.Write(path, entries, nil); err != nil {
+	if err := nametable.Write(context.Background(), path, entries, nil); err != nil {
 		b.Fatal(err)
 	}
 	t, err := nametable.Open(path)

@@ -2,6 +2,7 @@ package query
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -49,7 +50,7 @@ func TestContainsManyBlocks(t *testing.T) {
 		entries[i] = nametable.Entry{ID: int64(1_000_000 + i), Folded: name}
 	}
 	path := filepath.Join(t.TempDir(), "t.tbl")
-	if err := nametable.Write(path, entries, nil); err != nil {
+	if err := nametable.Write(context.Background(), path, entries, nil); err != nil {
 		t.Fatal(err)
 	}
 	tbl, err := nametable.Open(path)
@@ -149,7 +150,7 @@ func TestMergeIDs(t *testing.T) {
 	dir := t.TempDir()
 	open := func(name string, entries []nametable.Entry) *nametable.Table {
 		path := filepath.Join(dir, name)
-		if err := nametable.Write(path, entries, nil); err != nil {
+		if err := nametable.Write(context.Background(), path, entries, nil); err != nil {
 			t.Fatal(err)
 		}
 		tbl, err := nametable.Open(path)

@@ -61,6 +61,8 @@ const (
 	MetricHeld            = "gds_memory_held_bytes"
 	MetricLogWritten      = "gds_request_log_lines_total"
 	MetricLogDropped      = "gds_request_log_dropped_total"
+	MetricYieldPauses     = "gds_build_yield_pauses_total"
+	MetricYieldSeconds    = "gds_build_yield_seconds_total"
 )
 
 // NewMetrics returns the metrics, with Go runtime and process metrics
@@ -236,12 +238,27 @@ func (m *Metrics) WatchConnections(counts func() (accepted, handedOver uint64)) 
 	if m == nil {
 		return
 	}
-	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-		Name: MetricConnections, Help: "Connections the public port accepted.",
-	}, func() float64 { a, _ := counts(); return float64(a) }))
-	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-		Name: MetricHandedOver, Help: "Connections of the public port whose requests were not plain GETs, handed from its own HTTP path to net/http.",
-	}, func() float64 { _, h := counts(); return float64(h) }))
+	m.counter(MetricConnections, "Connections the public port accepted.",
+		func() float64 { a, _ := counts(); return float64(a) })
+	m.counter(MetricHandedOver, "Connections of the public port whose requests were not plain GETs, handed from its own HTTP path to net/http.",
+		func() float64 { _, h := counts(); return float64(h) })
+}
+
+// WatchBuildYield exports how often and how long index builds paused for
+// searches (gds serve --build-yield), read from stats at every scrape.
+func (m *Metrics) WatchBuildYield(stats func() (pauses uint64, paused time.Duration)) {
+	if m == nil {
+		return
+	}
+	m.counter(MetricYieldPauses, "Pauses index builds took while every search slot was taken or searches waited (--build-yield).",
+		func() float64 { p, _ := stats(); return float64(p) })
+	m.counter(MetricYieldSeconds, "Time index builds' goroutines spent in those pauses, summed over the goroutines.",
+		func() float64 { _, d := stats(); return d.Seconds() })
+}
+
+// counter registers a counter read from f at every scrape.
+func (m *Metrics) counter(name, help string, f func() float64) {
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, f))
 }
 
 // WatchRequestLog exports the public port's request log counts: lines
@@ -250,12 +267,10 @@ func (m *Metrics) WatchRequestLog(counts *httplog.Counts) {
 	if m == nil || counts == nil {
 		return
 	}
-	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-		Name: MetricLogWritten, Help: "Request log lines the public port wrote.",
-	}, func() float64 { return float64(counts.Written.Load()) }))
-	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
-		Name: MetricLogDropped, Help: "Public requests not logged (neither errors nor slow, and outside --request-log's sample).",
-	}, func() float64 { return float64(counts.Dropped.Load()) }))
+	m.counter(MetricLogWritten, "Request log lines the public port wrote.",
+		func() float64 { return float64(counts.Written.Load()) })
+	m.counter(MetricLogDropped, "Public requests not logged (neither errors nor slow, and outside --request-log's sample).",
+		func() float64 { return float64(counts.Dropped.Load()) })
 }
 
 // LiveSource reports the live generation (indexer.Manager implements it).

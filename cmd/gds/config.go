@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/term"
 
+	"gds/api"
 	"gds/api/admin"
 	"gds/api/auth"
 	"gds/api/httplog"
@@ -43,6 +44,7 @@ type serveConfig struct {
 	MaxConcurrentSearches int
 	SpareProcs            int
 	SearchQueueWait       time.Duration
+	BuildYield            time.Duration
 	ErrorLimit            int
 	CacheBytes            int64
 	BleveBatch            int
@@ -120,6 +122,8 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.IntVar(&c.SpareProcs, "spare-procs", 0, "Go scheduler threads (GOMAXPROCS) beyond the search slots, to read requests while every slot searches "+
 		"(0: 1; negative: none; a GOMAXPROCS variable wins)")
 	fs.DurationVar(&c.SearchQueueWait, "search-queue-wait", 0, "how long a search waits for a free slot before 503 (0: 50ms; negative: no wait)")
+	fs.DurationVar(&c.BuildYield, "build-yield", api.DefaultBuildYield, "longest pause of an index build running in the server while every search slot is taken "+
+		"or searches wait; after a pause builds run as long again unpaused, so they keep at least half the time (0 or negative: builds never pause)")
 	fs.IntVar(&c.ErrorLimit, "error-limit", 0, "error answers a client may get per minute before 420 (0: 100, as ESI)")
 	fs.Int64Var(&c.CacheBytes, "cache-bytes", 0, "size of the search response cache (0: 64 MiB; negative disables it)")
 	addBleveBatchFlag(fs, &c.BleveBatch, &c.BleveCharacters)

@@ -3,15 +3,25 @@ package main
 import (
 	"io"
 	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"gds/api"
+	"gds/api/admin"
 )
+
+// parseServe parses gds serve's flags after a --data of its own, with env
+// as the environment.
+func parseServe(t *testing.T, env func(string) string, args ...string) (serveConfig, error) {
+	return parseServeConfig(&Env{Getenv: env, Stdout: io.Discard, Stderr: io.Discard},
+		append([]string{"--data", t.TempDir()}, args...))
+}
 
 // --stores-in-memory is true, false or auto (the default); given alone, as
 // the boolean flag it was before auto, it means true.
 func TestStoresInMemoryFlag(t *testing.T) {
-	parse := func(env func(string) string, args ...string) (serveConfig, error) {
-		return parseServeConfig(&Env{Getenv: env, Stdout: io.Discard, Stderr: io.Discard},
-			append([]string{"--data", t.TempDir()}, args...))
-	}
+	parse := func(env func(string) string, args ...string) (serveConfig, error) { return parseServe(t, env, args...) }
 	for _, c := range []struct {
 		env  []string
 		args []string
@@ -37,5 +47,40 @@ func TestStoresInMemoryFlag(t *testing.T) {
 	}
 	if _, err := parse(envMap("GDS_STORES_IN_MEMORY", "yes please")); err == nil {
 		t.Error(`GDS_STORES_IN_MEMORY="yes please" accepted`)
+	}
+}
+
+// --build-yield is the bound of a build's pauses (default
+// api.DefaultBuildYield); 0 or negative turns yielding off, and the
+// metrics are there either way.
+func TestBuildYieldFlag(t *testing.T) {
+	for _, c := range []struct {
+		env  []string
+		args []string
+		want time.Duration
+		on   bool
+	}{
+		{nil, nil, api.DefaultBuildYield, true},
+		{nil, []string{"--build-yield", "5ms"}, 5 * time.Millisecond, true},
+		{nil, []string{"--build-yield=0"}, 0, false},
+		{nil, []string{"--build-yield=-1s"}, -time.Second, false},
+		{[]string{"GDS_BUILD_YIELD", "100ms"}, nil, 100 * time.Millisecond, true},
+	} {
+		cfg, err := parseServe(t, envMap(c.env...), c.args...)
+		if err != nil || cfg.BuildYield != c.want {
+			t.Errorf("env %q, flags %q: %v (%v), want %v", c.env, c.args, cfg.BuildYield, err, c.want)
+			continue
+		}
+		metrics := admin.NewMetrics()
+		if y := newBuildYield(cfg.BuildYield, metrics); (y != nil) != c.on {
+			t.Errorf("env %q, flags %q: pacer %v, want on %v", c.env, c.args, y, c.on)
+		}
+		n, err := testutil.GatherAndCount(metrics.Registry(), admin.MetricYieldPauses, admin.MetricYieldSeconds)
+		if err != nil || n != 2 {
+			t.Errorf("env %q, flags %q: %d yield metrics (%v), want 2", c.env, c.args, n, err)
+		}
+	}
+	if _, err := parseServe(t, envMap(), "--build-yield", "soon"); err == nil {
+		t.Error("--build-yield soon accepted")
 	}
 }

@@ -64,6 +64,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	yield := newBuildYield(cfg.BuildYield, metrics)
 	mgr, err := indexer.Open(indexer.Options{
 		DataDir:            cfg.Data,
 		Logger:             log.With().Str("component", "indexer").Logger(),
@@ -75,6 +76,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		StoresInMemory:     cfg.StoresInMemory == holdAlways,
 		StoresInMemoryAuto: cfg.StoresInMemory == holdAuto,
 		FetchSnapshot:      fetchSnapshot(cfg.Data),
+		Pacer:              yield,
 	})
 	if err != nil {
 		fr.stop()
@@ -110,7 +112,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	defer restoreProcs()
 	log.Info().Int("search_slots", slots).Int("gomaxprocs", procs).Msg("searches at once")
 	publicLog := log.With().Str("listener", "public").Logger()
-	public := publicHandler(publicDeps(cfg, mgr, tokens, metrics, publicLog))
+	public := publicHandler(publicDeps(cfg, mgr, tokens, metrics, yield, publicLog))
 	// publicUp is set before "listening" is logged: an operator (or a
 	// test) who sees that line finds /readyz answering 200.
 	// The public port's answers of a few kilobytes leave in one write
@@ -134,6 +136,17 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	case err := <-srv.failed:
 		return fmt.Errorf("serve: %w", err)
 	}
+}
+
+// newBuildYield is --build-yield: the pacer that makes index builds give
+// way to the public port's searches (nil when off), with its metrics.
+func newBuildYield(bound time.Duration, metrics *admin.Metrics) *api.BuildYield {
+	var y *api.BuildYield
+	if bound > 0 {
+		y = api.NewBuildYield(bound)
+	}
+	metrics.WatchBuildYield(y.Stats)
+	return y
 }
 
 // publicHandler is the one place the public API is constructed.
@@ -357,7 +370,7 @@ func ensureLive(ctx context.Context, mgr *indexer.Manager, cfg serveConfig, log 
 }
 
 // publicDeps is what the public port's handler is built from.
-func publicDeps(cfg serveConfig, mgr *indexer.Manager, tokens *auth.Verifier, metrics *admin.Metrics, publicLog zerolog.Logger) api.Deps {
+func publicDeps(cfg serveConfig, mgr *indexer.Manager, tokens *auth.Verifier, metrics *admin.Metrics, yield *api.BuildYield, publicLog zerolog.Logger) api.Deps {
 	return api.Deps{
 		Views:      query.New(mgr),
 		Tokens:     tokens,
@@ -379,8 +392,9 @@ func publicDeps(cfg serveConfig, mgr *indexer.Manager, tokens *auth.Verifier, me
 			MaxBodyBytes:          cfg.HTTP.MaxBodyBytes,
 			MaxHeaderBytes:        cfg.HTTP.MaxHeaderBytes,
 		},
-		ClientIP: cfg.TrustedProxies.r,
-		Health:   func() api.Health { return healthOf(mgr.Status()) },
+		ClientIP:   cfg.TrustedProxies.r,
+		Health:     func() api.Health { return healthOf(mgr.Status()) },
+		BuildYield: yield,
 	}
 }
 

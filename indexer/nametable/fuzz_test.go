@@ -1,6 +1,7 @@
 package nametable
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -37,7 +38,7 @@ func FuzzOpenTable(f *testing.F) {
 	// and as tables before GDSTBL04 hold IDs and names
 	for _, layout := range []string{tableMagicV3, tableMagicV2} {
 		writeLayout = layout
-		err = Write(path, entries, nil)
+		err = Write(context.Background(), path, entries, nil)
 		writeLayout = ""
 		if err != nil {
 			f.Fatal(err)
@@ -183,7 +184,7 @@ func TestOpenRefusesDamagedCells(t *testing.T) {
 func writtenTable(tb testing.TB, entries []Entry) []byte {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "t.tbl")
-	if err := Write(path, entries, nil); err != nil {
+	if err := Write(context.Background(), path, entries, nil); err != nil {
 		tb.Fatal(err)
 	}
 	raw, err := os.ReadFile(path)

@@ -1,6 +1,7 @@
 package nametable
 
 import (
+	"context"
 	"os"
 	"testing"
 	"time"
@@ -26,7 +27,7 @@ func TestTableRewrite(t *testing.T) {
 	writeLayout = os.Getenv("GDS_TABLE_LAYOUT")
 	defer func() { writeLayout = "" }()
 	t0 := time.Now()
-	if err := Write(out, entries, nil); err != nil {
+	if err := Write(context.Background(), out, entries, nil); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(out)

@@ -1,6 +1,7 @@
 package nametable_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -107,7 +108,7 @@ func TestLoadAnswersAsOpen(t *testing.T) {
 func writeTable(t *testing.T, entries []nametable.Entry) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "t.tbl")
-	if err := nametable.Write(path, entries, nil); err != nil {
+	if err := nametable.Write(context.Background(), path, entries, nil); err != nil {
 		t.Fatal(err)
 	}
 	return path

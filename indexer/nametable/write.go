@@ -2,6 +2,7 @@ package nametable
 
 import (
 	"cmp"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"gds/indexer/pace"
 	"gds/snapshots/disk"
 )
 
@@ -26,15 +28,21 @@ type Entry struct {
 
 // Write builds a table from entries (in any order; ascending ID is
 // fastest) and writes it to path atomically, leaving entries in ordinal
-// order. mask, when set, is stored as the overlay mask.
-func Write(path string, entries []Entry, mask *roaring.Bitmap) error {
+// order. mask, when set, is stored as the overlay mask. ctx's pacer (a
+// build in a server) is asked between the steps and while the postings
+// are built.
+func Write(ctx context.Context, path string, entries []Entry, mask *roaring.Bitmap) error {
 	rankOrder(entries)
+	pace.Pace(ctx)
 	ids, offsets, err := nameIndex(entries)
 	if err != nil {
 		return fmt.Errorf("table %s: %w", path, err)
 	}
+	pace.Pace(ctx)
 	slots, dups := strictIndex(entries)
-	grams, prefix := postings(entries)
+	pace.Pace(ctx)
+	grams, prefix := postings(ctx, entries)
+	pace.Pace(ctx)
 
 	// Every bitmap goes in one blob, the file's last section; the lists
 	// say where each one is in it.
@@ -90,6 +98,10 @@ func Write(path string, entries []Entry, mask *roaring.Bitmap) error {
 	}
 	return writeFile(path, magic, uint64(len(entries)), &secs)
 }
+
+// namesPerPace is how many names a goroutine building postings adds
+// between two questions to its build's pacer.
+const namesPerPace = 4096
 
 // writeLayout, when set, is the magic of an older layout to write
 // instead (tests of reading those): GDSTBL03 or GDSTBL02.
@@ -395,7 +407,7 @@ func RankOrdinals(entries []Entry) []uint32 {
 
 // postings builds the trigram and first-trigram posting lists, splitting
 // the ordinals into ranges built in parallel and joined in order.
-func postings(entries []Entry) (grams, prefix map[uint32]*roaring.Bitmap) {
+func postings(ctx context.Context, entries []Entry) (grams, prefix map[uint32]*roaring.Bitmap) {
 	parts := runtime.GOMAXPROCS(0)
 	if len(entries) < 100000 {
 		parts = 1
@@ -410,7 +422,9 @@ func postings(entries []Entry) (grams, prefix map[uint32]*roaring.Bitmap) {
 		go func(p, lo, hi int) {
 			defer wg.Done()
 			g, f := map[uint32]*roaring.Bitmap{}, map[uint32]*roaring.Bitmap{}
+			tick := pace.Every(ctx, namesPerPace)
 			for i := lo; i < hi; i++ {
+				tick()
 				name := entries[i].Folded
 				for j := 0; j+3 <= len(name); j++ {
 					addTo(g, uint32(name[j])<<16|uint32(name[j+1])<<8|uint32(name[j+2]), uint32(i))
