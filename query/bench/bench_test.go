@@ -23,6 +23,7 @@ import (
 	"gds/indexer"
 	"gds/indexer/nametable"
 	"gds/snapshots"
+	"gds/snapshots/synth"
 )
 
 var (
@@ -638,44 +639,18 @@ func gdsRun(t *testing.T, gds string, args ...string) {
 // renameOnePercent writes a copy of snap where every hundredth character
 // has a changed name.
 func renameOnePercent(snap *snapshots.Snapshot, dir string) error {
-	w, err := snapshots.Create(dir, snapshots.CreateOptions{Source: snap.Manifest.Source + " (1% renamed)", Zstd: true, Created: snap.Manifest.Created})
-	if err != nil {
-		return err
-	}
-	var i int64
-	for _, k := range snapshots.Kinds {
-		if !snap.Has(k) {
-			continue
+	return synth.Rename(snap, dir, snap.Manifest.Source+" (1% renamed)", 100, func(name string) string {
+		r := []rune(name)
+		if r[len(r)-1] == 'q' {
+			r[len(r)-1] = 'z'
+		} else {
+			r[len(r)-1] = 'q'
 		}
-		if err := w.Touch(k); err != nil {
-			w.Abort()
-			return err
+		if utf8.RuneCountInString(name) > 0 {
+			return string(r)
 		}
-		err := snap.Each(k, func(rec snapshots.Record, line snapshots.Line) error {
-			if k == snapshots.Characters {
-				if i++; i%100 == 0 {
-					c := rec.(*snapshots.Character)
-					r := []rune(c.Name)
-					if r[len(r)-1] == 'q' {
-						r[len(r)-1] = 'z'
-					} else {
-						r[len(r)-1] = 'q'
-					}
-					if utf8.RuneCountInString(c.Name) > 0 {
-						c.Name = string(r)
-					}
-					return w.Add(k, c)
-				}
-			}
-			return w.AddRaw(k, line.Key, slices.Clone(line.Raw))
-		})
-		if err != nil {
-			w.Abort()
-			return err
-		}
-	}
-	_, err = w.Commit()
-	return err
+		return name
+	})
 }
 
 // cpuNote is CPU time with its share of the wall time (cores kept busy).
