@@ -15,6 +15,7 @@ import (
 
 	"gds/indexer"
 	"gds/snapshots"
+	"gds/snapshots/synth"
 )
 
 // Records are the records of a test snapshot, by kind, in any order.
@@ -51,6 +52,17 @@ func Snapshot(t testing.TB, recs Records) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// Generated writes the synthetic snapshot cfg describes under a
+// temporary directory (its path is the snapshot's Dir).
+func Generated(t testing.TB, cfg synth.Config) *snapshots.Snapshot {
+	t.Helper()
+	snap, err := synth.Generate(context.Background(), filepath.Join(t.TempDir(), "snapshot"), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
 }
 
 // Manager opens a Manager on a temporary data directory, builds snapshot
