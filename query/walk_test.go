@@ -14,6 +14,18 @@ import (
 	"gds/indexer/nametable"
 )
 
+// syllables returns a maker of random words of least to least+more-1
+// syllables drawn from syl by rng.
+func syllables(rng *rand.Rand, least, more int, syl ...string) func() string {
+	return func() string {
+		var b strings.Builder
+		for i, n := 0, least+rng.IntN(more); i < n; i++ {
+			b.WriteString(syl[rng.IntN(len(syl))])
+		}
+		return b.String()
+	}
+}
+
 // TestContainsManyBlocks checks contains against brute force on a table of
 // several 65,536-ordinal blocks, with names that make posting lists of
 // every container kind, and limits that stop the walk mid-block.
@@ -22,14 +34,7 @@ func TestContainsManyBlocks(t *testing.T) {
 		t.Skip("builds a 200,000-name table")
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
-	syl := []string{"ka", "ri", "ki", "jun", "sa", "to", "mi", "ra", "an", "el", "o'", "-", " ", "ß", "é", "σ"}
-	word := func() string {
-		var b strings.Builder
-		for i, n := 0, 1+rng.IntN(3); i < n; i++ {
-			b.WriteString(syl[rng.IntN(len(syl))])
-		}
-		return b.String()
-	}
+	word := syllables(rng, 1, 3, "ka", "ri", "ki", "jun", "sa", "to", "mi", "ra", "an", "el", "o'", "-", " ", "ß", "é", "σ")
 	const n = 200_000
 	entries := make([]nametable.Entry, n)
 	names := make([]string, n)
