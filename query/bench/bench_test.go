@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -435,12 +436,7 @@ func classTable(p func(string, ...any), sr searchRun) {
 	p("\n   gds contains work per query: %.0f candidates, %.0f verified, %.1f allocs, %.0f bytes allocated; open %s\n",
 		gs.CandidatesPerQ, gs.VerifiedPerQ, gs.AllocsPerQ, gs.BytesPerQ, gs.OpenTime.Round(time.Millisecond))
 	p("\n%-8s %5s | %-40s | %s\n", "class", "n", "gds 1 client p50/p99/max ms", "PostgreSQL count query p50/p99/max ms")
-	classes := make([]string, 0, len(gs.ByClass))
-	for c := range gs.ByClass {
-		classes = append(classes, c)
-	}
-	slices.Sort(classes)
-	for _, c := range classes {
+	for _, c := range slices.Sorted(maps.Keys(gs.ByClass)) {
 		g := gs.ByClass[c]
 		q := summarize(sr.pgByClass[c], 0, 0)
 		p("%-8s %5d | %-40s | %s\n", c, g.Queries, ms(g.P50)+" / "+ms(g.P99)+" / "+ms(g.Max), ms(q.P50)+" / "+ms(q.P99)+" / "+ms(q.Max))
