@@ -97,6 +97,15 @@ func JitaAmarr(t testing.TB) string {
 	})
 }
 
+// Characters are characters of the corporation corp, named by ID.
+func Characters(corp int64, names map[int64]string) []snapshots.Record {
+	out := make([]snapshots.Record, 0, len(names))
+	for id, name := range names {
+		out = append(out, &snapshots.Character{Entity: Named(id, name), CorporationID: corp})
+	}
+	return out
+}
+
 // Named returns an Entity with the given ID and name.
 func Named(id int64, name string) snapshots.Entity { return snapshots.Entity{ID: id, Name: name} }
 
