@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"gds/indexer"
+	"gds/indexer/indexertest"
 	"gds/snapshots/synth"
 )
 
@@ -18,13 +19,9 @@ import (
 //
 //	go test -run '^$' -bench Build -benchtime 3x -cpuprofile cpu.out ./indexer
 func BenchmarkBuild(b *testing.B) {
-	dir := filepath.Join(b.TempDir(), "snapshot")
-	_, err := synth.Generate(context.Background(), dir, synth.Config{
+	dir := indexertest.Generated(b, synth.Config{
 		Characters: 20_000, Corporations: 400, Alliances: 20, Structures: 400, Seed: 7,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	}).Dir
 	b.ReportAllocs()
 	b.ResetTimer()
 	n := 0

@@ -124,11 +124,7 @@ func mapsKeys[K comparable, V any](m map[K]V) []K {
 
 func (w *world) snapshot(t *testing.T) string {
 	t.Helper()
-	recs := indexertest.Records{}
-	for id, name := range w.characters {
-		recs[snapshots.Characters] = append(recs[snapshots.Characters],
-			&snapshots.Character{Entity: indexertest.Named(id, name), CorporationID: 98000001})
-	}
+	recs := indexertest.Records{snapshots.Characters: indexertest.Characters(98000001, w.characters)}
 	for _, s := range w.structures {
 		recs[snapshots.Structures] = append(recs[snapshots.Structures], s)
 	}

@@ -1,7 +1,6 @@
 package query_test
 
 import (
-	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -23,13 +22,10 @@ import (
 // answered from the affiliation columns as from the records (the same
 // generation with its columns removed, as an older build wrote it).
 func TestColumnsAnswerAsRecords(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "snapshot")
-	snap, err := synth.Generate(context.Background(), dir, synth.Config{
+	snap := indexertest.Generated(t, synth.Config{
 		Characters: 3000, Corporations: 60, Alliances: 6, Structures: 10, Seed: 11,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := snap.Dir
 	var ids []int64
 	var names []string
 	for _, kind := range []snapshots.Kind{snapshots.Characters, snapshots.Agents} {

@@ -1,11 +1,9 @@
 package query
 
 import (
-	"context"
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -74,13 +72,9 @@ func affiliationBenchManager(b *testing.B) *indexer.Manager {
 		b.Cleanup(func() { m.Close() })
 		return m
 	}
-	dir := filepath.Join(b.TempDir(), "snapshot")
-	if _, err := synth.Generate(context.Background(), dir, synth.Config{
+	m := indexertest.Manager(b, indexertest.Generated(b, synth.Config{
 		Characters: 50_000, Corporations: 1000, Alliances: 50, Structures: 200, Seed: 7,
-	}); err != nil {
-		b.Fatal(err)
-	}
-	m := indexertest.Manager(b, dir)
+	}).Dir)
 	// The analysts' bleve part builds in the background after the switch:
 	// measured beside it, the lookups would share the processors.
 	for m.Status().Building != nil {

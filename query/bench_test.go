@@ -2,7 +2,6 @@ package query_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -28,15 +27,11 @@ const benchCharacters = 50_000
 // a Searcher over it with the character names.
 func benchSearcher(b *testing.B) (*query.Searcher, []string) {
 	b.Helper()
-	dir := filepath.Join(b.TempDir(), "snapshot")
-	snap, err := synth.Generate(context.Background(), dir, synth.Config{
+	snap := indexertest.Generated(b, synth.Config{
 		Characters: benchCharacters, Corporations: 1000, Alliances: 50, Structures: 200, Seed: 7,
 	})
-	if err != nil {
-		b.Fatal(err)
-	}
 	var names []string
-	err = snap.Each(snapshots.Characters, func(rec snapshots.Record, _ snapshots.Line) error {
+	err := snap.Each(snapshots.Characters, func(rec snapshots.Record, _ snapshots.Line) error {
 		if len(names) < 4096 {
 			names = append(names, rec.(snapshots.Named).DisplayName())
 		}
@@ -45,7 +40,7 @@ func benchSearcher(b *testing.B) (*query.Searcher, []string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := indexertest.Manager(b, dir)
+	m := indexertest.Manager(b, snap.Dir)
 	return query.New(m), names
 }
 

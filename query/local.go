@@ -268,66 +268,67 @@ func (v *View) groups(chars []LocalCharacter) ([]LocalCorporation, []LocalAllian
 	return corps, alliances, nil
 }
 
-// nameCorporations fills in each corporation's name, ticker and alliance,
-// from the affiliation column, else from the directory when it is ready,
-// else from the store.
+// nameCorporations fills in each corporation's name, ticker and alliance.
 func (v *View) nameCorporations(corps []LocalCorporation) error {
-	st := v.g.Store(snapshots.Corporations)
-	if k, ok := v.columnOf(snapshots.Corporations); ok {
-		rows, err := k.groups(snapshots.Corporations, len(corps), func(i int) int64 { return corps[i].CorporationID })
-		for i := range corps {
-			corps[i].Name, corps[i].Ticker, corps[i].AllianceID = rows.names[i], rows.tickers[i], rows.alliances[i]
-		}
-		return err
-	}
-	d := v.dir(snapshots.Corporations, st)
-	for i := range corps {
-		c := &corps[i]
-		if d != nil {
-			if p, ok := st.Find(c.CorporationID); ok {
-				c.Name, c.Ticker = d.get(p)
-				c.AllianceID = d.alliance[p]
-			}
-			continue
-		}
-		var rec snapshots.Corporation
-		found, err := v.group(snapshots.Corporations, c.CorporationID, &rec)
-		if err != nil {
-			return err
-		}
-		if found {
-			c.Name, c.Ticker, c.AllianceID = rec.Name, rec.Ticker, rec.AllianceID
-		}
-	}
-	return nil
+	return nameGroups(v, snapshots.Corporations, len(corps),
+		func(i int) int64 { return corps[i].CorporationID },
+		func(c *snapshots.Corporation) groupName { return groupName{c.Name, c.Ticker, c.AllianceID} },
+		func(i int, g groupName) {
+			corps[i].Name, corps[i].Ticker, corps[i].AllianceID = g.name, g.ticker, g.alliance
+		})
 }
 
 // nameAlliances fills in each alliance's name and ticker.
 func (v *View) nameAlliances(alliances []LocalAlliance) error {
-	st := v.g.Store(snapshots.Alliances)
-	if k, ok := v.columnOf(snapshots.Alliances); ok {
-		rows, err := k.groups(snapshots.Alliances, len(alliances), func(i int) int64 { return alliances[i].AllianceID })
-		for i := range alliances {
-			alliances[i].Name, alliances[i].Ticker = rows.names[i], rows.tickers[i]
+	return nameGroups(v, snapshots.Alliances, len(alliances),
+		func(i int) int64 { return alliances[i].AllianceID },
+		func(a *snapshots.Alliance) groupName { return groupName{name: a.Name, ticker: a.Ticker} },
+		func(i int, g groupName) { alliances[i].Name, alliances[i].Ticker = g.name, g.ticker })
+}
+
+// groupName is what a local says of a corporation or an alliance: its name,
+// its ticker and, for a corporation, its alliance.
+type groupName struct {
+	name, ticker string
+	alliance     int64
+}
+
+// nameGroups names the n groups of kind whose IDs are id(0), …, id(n-1),
+// passing each one found to set: from the affiliation column, else from
+// the directory when it is ready, else from the store, whose records
+// (R, a Corporation or an Alliance) named reads.
+func nameGroups[R any, P interface {
+	*R
+	snapshots.Record
+}](v *View, kind snapshots.Kind, n int, id func(int) int64, named func(P) groupName, set func(int, groupName)) error {
+	st := v.g.Store(kind)
+	if k, ok := v.columnOf(kind); ok {
+		rows, err := k.groups(kind, n, id)
+		for i := range n {
+			set(i, groupName{rows.names[i], rows.tickers[i], rows.alliances[i]})
 		}
 		return err
 	}
-	d := v.dir(snapshots.Alliances, st)
-	for i := range alliances {
-		a := &alliances[i]
+	d := v.dir(kind, st)
+	for i := range n {
 		if d != nil {
-			if p, ok := st.Find(a.AllianceID); ok {
-				a.Name, a.Ticker = d.get(p)
+			if p, ok := st.Find(id(i)); ok {
+				var g groupName
+				g.name, g.ticker = d.get(p)
+				if d.alliance != nil {
+					g.alliance = d.alliance[p]
+				}
+				set(i, g)
 			}
 			continue
 		}
-		var rec snapshots.Alliance
-		found, err := v.group(snapshots.Alliances, a.AllianceID, &rec)
+		var rec R
+		found, err := v.group(kind, id(i), P(&rec))
 		if err != nil {
 			return err
 		}
 		if found {
-			a.Name, a.Ticker = rec.Name, rec.Ticker
+			set(i, named(&rec))
 		}
 	}
 	return nil

@@ -2,9 +2,7 @@ package query_test
 
 import (
 	"cmp"
-	"context"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -24,13 +22,9 @@ import (
 // It runs before the corporations' directory is read (record stores) and
 // after (the directory).
 func TestLocalMatchesSnapshot(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "snapshot")
-	snap, err := synth.Generate(context.Background(), dir, synth.Config{
+	snap := indexertest.Generated(t, synth.Config{
 		Characters: 3000, Corporations: 120, Alliances: 12, Structures: 10, Seed: 11,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	chars := map[int64]*snapshots.Character{}
 	byName := map[string][]int64{} // folded name → characters
 	var names []string
@@ -51,7 +45,7 @@ func TestLocalMatchesSnapshot(t *testing.T) {
 	each(snapshots.Corporations, func(r snapshots.Record) { c := r.(*snapshots.Corporation); corps[c.ID] = c })
 	each(snapshots.Alliances, func(r snapshots.Record) { a := r.(*snapshots.Alliance); alliances[a.ID] = a })
 
-	s := query.New(indexertest.Manager(t, dir))
+	s := query.New(indexertest.Manager(t, snap.Dir))
 	rng := rand.New(rand.NewPCG(3, 5))
 	for round := range 40 {
 		if round == 20 {

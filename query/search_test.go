@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 
@@ -195,35 +194,14 @@ func TestSearchCapAndEarlyStop(t *testing.T) {
 		t.Fatalf("got %d IDs, want %d", len(got), query.MaxResults)
 	}
 	// Expected: brute force over all names with the documented order.
-	type r struct {
-		class, runes int
-		id           int64
-	}
-	var all []r
+	folded := map[int64]string{}
 	for id, n := range names {
-		f := strings.ToLower(n)
-		switch {
-		case f == "ani":
-			all = append(all, r{0, len([]rune(f)), id})
-		case strings.HasPrefix(f, "ani"):
-			all = append(all, r{1, len([]rune(f)), id})
-		case strings.Contains(f, "ani"):
-			all = append(all, r{2, len([]rune(f)), id})
-		}
+		folded[id] = strings.ToLower(n)
 	}
-	sort.Slice(all, func(i, j int) bool {
-		a, b := all[i], all[j]
-		if a.class != b.class {
-			return a.class < b.class
-		}
-		if a.runes != b.runes {
-			return a.runes < b.runes
-		}
-		return a.id < b.id
-	})
+	all := query.BruteRankedForTest(folded, "ani")
 	for i := range got {
-		if got[i] != all[i].id {
-			t.Fatalf("position %d: got %d, want %d", i, got[i], all[i].id)
+		if got[i] != all[i] {
+			t.Fatalf("position %d: got %d, want %d", i, got[i], all[i])
 		}
 	}
 	if res.Stats.Verified > 2*query.MaxResults {

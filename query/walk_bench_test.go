@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"gds/indexer/nametable"
@@ -20,14 +19,7 @@ import (
 //	go test -run '^$' -bench WalkBlocks -benchmem ./query
 func BenchmarkWalkBlocks(b *testing.B) {
 	rng := rand.New(rand.NewPCG(11, 11))
-	syl := []string{"ka", "ri", "ki", "jun", "sa", "to", "mi", "ra", "an", "el", "no", "ha", "ru", "ko", "da", "i"}
-	word := func() string {
-		var s strings.Builder
-		for i, n := 0, 2+rng.IntN(2); i < n; i++ {
-			s.WriteString(syl[rng.IntN(len(syl))])
-		}
-		return s.String()
-	}
+	word := syllables(rng, 2, 2, "ka", "ri", "ki", "jun", "sa", "to", "mi", "ra", "an", "el", "no", "ha", "ru", "ko", "da", "i")
 	const n = 500_000
 	entries := make([]nametable.Entry, n)
 	for i := range entries {

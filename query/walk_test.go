@@ -1,19 +1,28 @@
 package query
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"gds/indexer/nametable"
 )
+
+// syllables returns a maker of random words of least to least+more-1
+// syllables drawn from syl by rng.
+func syllables(rng *rand.Rand, least, more int, syl ...string) func() string {
+	return func() string {
+		var b strings.Builder
+		for i, n := 0, least+rng.IntN(more); i < n; i++ {
+			b.WriteString(syl[rng.IntN(len(syl))])
+		}
+		return b.String()
+	}
+}
 
 // TestContainsManyBlocks checks contains against brute force on a table of
 // several 65,536-ordinal blocks, with names that make posting lists of
@@ -23,14 +32,7 @@ func TestContainsManyBlocks(t *testing.T) {
 		t.Skip("builds a 200,000-name table")
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
-	syl := []string{"ka", "ri", "ki", "jun", "sa", "to", "mi", "ra", "an", "el", "o'", "-", " ", "ß", "é", "σ"}
-	word := func() string {
-		var b strings.Builder
-		for i, n := 0, 1+rng.IntN(3); i < n; i++ {
-			b.WriteString(syl[rng.IntN(len(syl))])
-		}
-		return b.String()
-	}
+	word := syllables(rng, 1, 3, "ka", "ri", "ki", "jun", "sa", "to", "mi", "ra", "an", "el", "o'", "-", " ", "ß", "é", "σ")
 	const n = 200_000
 	entries := make([]nametable.Entry, n)
 	names := make([]string, n)
@@ -73,46 +75,18 @@ func TestContainsManyBlocks(t *testing.T) {
 		at := rng.IntN(len(r) - l + 1)
 		texts = append(texts, string(r[at:at+l]))
 	}
-	type ranked struct {
-		class uint8
-		runes int
-		id    int64
+	byID := make(map[int64]string, len(names))
+	for i, name := range names {
+		byID[int64(1_000_000+i)] = name
 	}
 	for _, text := range texts {
-		var all []ranked
-		for i, name := range names {
-			var class uint8
-			switch {
-			case name == text:
-				class = classExact
-			case strings.HasPrefix(name, text):
-				class = classPrefix
-			case strings.Contains(name, text):
-				class = classContains
-			default:
-				continue
-			}
-			all = append(all, ranked{class, utf8.RuneCountInString(name), int64(1_000_000 + i)})
-		}
-		sort.Slice(all, func(i, j int) bool {
-			a, b := all[i], all[j]
-			if a.class != b.class {
-				return a.class < b.class
-			}
-			if a.runes != b.runes {
-				return a.runes < b.runes
-			}
-			return a.id < b.id
-		})
+		all := bruteRanked(byID, text)
 		for _, limit := range []int{MaxResults, 7, 100_000} {
 			var stats Stats
 			w := walker{t: tbl, text: []byte(text), limit: limit, stats: &stats}
 			w.contains()
 			got := w.ids()
-			want := make([]int64, 0, limit)
-			for _, r := range all[:min(limit, len(all))] {
-				want = append(want, r.id)
-			}
+			want := all[:min(limit, len(all))]
 			if !slices.Equal(got, want) {
 				t.Fatalf("%q limit %d: got %d IDs, want %d (%d match)", text, limit, len(got), len(want), len(all))
 			}
@@ -162,31 +136,7 @@ func TestMergeIDs(t *testing.T) {
 	}
 	ta, tb := open("a.tbl", ea), open("b.tbl", eb)
 	for _, text := range []string{"kar", "ri ki", "jun", "saka", "σka", "éto", "kaka"} {
-		type ranked struct {
-			class uint8
-			runes int
-			id    int64
-		}
-		var all []ranked
-		for id, name := range names {
-			switch {
-			case name == text:
-				all = append(all, ranked{classExact, utf8.RuneCountInString(name), id})
-			case strings.HasPrefix(name, text):
-				all = append(all, ranked{classPrefix, utf8.RuneCountInString(name), id})
-			case strings.Contains(name, text):
-				all = append(all, ranked{classContains, utf8.RuneCountInString(name), id})
-			}
-		}
-		slices.SortFunc(all, func(a, b ranked) int {
-			if a.class != b.class {
-				return int(a.class) - int(b.class)
-			}
-			if a.runes != b.runes {
-				return a.runes - b.runes
-			}
-			return cmp.Compare(a.id, b.id)
-		})
+		all := bruteRanked(names, text)
 		for _, limit := range []int{MaxResults, 20} {
 			var stats Stats
 			wa := walker{t: ta, text: []byte(text), limit: limit, stats: &stats}
@@ -194,10 +144,7 @@ func TestMergeIDs(t *testing.T) {
 			wa.contains()
 			wb.contains()
 			got := mergeIDs(&wa, &wb, limit)
-			want := []int64{}
-			for _, r := range all[:min(limit, len(all))] {
-				want = append(want, r.id)
-			}
+			want := all[:min(limit, len(all))]
 			if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
 				t.Fatalf("%q limit %d: got %v, want %v", text, limit, got, want)
 			}

@@ -114,19 +114,7 @@ func FuzzDecodeCharacter(f *testing.F) {
 	f.Add([]byte(`{"id":-0,"name":"\u00e9","names":{"de":"x"}}`))
 	f.Add([]byte(`{"id":1.0,"security_status":01}`))
 	f.Add([]byte(`{}`))
-	f.Fuzz(func(t *testing.T, line []byte) {
-		var fast Character
-		if !decodeCharacter(line, &fast) {
-			return
-		}
-		var strict Character
-		if err := decodeStrict(line, &strict); err != nil {
-			t.Fatalf("fast decoder accepted what encoding/json refuses (%v): %s", err, line)
-		}
-		if !reflect.DeepEqual(fast, strict) {
-			t.Fatalf("fast decoder: %+v\nencoding/json: %+v\nline: %s", fast, strict, line)
-		}
-	})
+	f.Fuzz(func(t *testing.T, line []byte) { agreesWithStrict(t, line, decodeCharacter) })
 }
 
 // FuzzDecodeRoles checks the fast roles decoder against encoding/json the
@@ -140,19 +128,25 @@ func FuzzDecodeRoles(f *testing.F) {
 	f.Add([]byte(`{"roles":["a",]}`))
 	f.Add([]byte(`{"roles":["a" ,"b"]}`))
 	f.Add([]byte(`{}`))
-	f.Fuzz(func(t *testing.T, line []byte) {
-		var fast CharacterRoles
-		if !decodeRoles(line, &fast) {
-			return
-		}
-		var strict CharacterRoles
-		if err := decodeStrict(line, &strict); err != nil {
-			t.Fatalf("fast decoder accepted what encoding/json refuses (%v): %s", err, line)
-		}
-		if !reflect.DeepEqual(fast, strict) {
-			t.Fatalf("fast decoder: %#v\nencoding/json: %#v\nline: %s", fast, strict, line)
-		}
-	})
+	f.Fuzz(func(t *testing.T, line []byte) { agreesWithStrict(t, line, decodeRoles) })
+}
+
+// agreesWithStrict checks a fast decoder on line against encoding/json:
+// when fast accepts line, the strict decoder accepts it too and decodes
+// the same record.
+func agreesWithStrict[R any](t *testing.T, line []byte, fast func([]byte, *R) bool) {
+	t.Helper()
+	var got R
+	if !fast(line, &got) {
+		return
+	}
+	var strict R
+	if err := decodeStrict(line, &strict); err != nil {
+		t.Fatalf("fast decoder accepted what encoding/json refuses (%v): %s", err, line)
+	}
+	if !reflect.DeepEqual(got, strict) {
+		t.Fatalf("fast decoder: %#v\nencoding/json: %#v\nline: %s", got, strict, line)
+	}
 }
 
 // FuzzOpenManifest reads any manifest.json: refused, or a manifest of the

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gds/snapshots/disk/disktest"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -380,7 +382,7 @@ func TestWriterAbortLeavesNothing(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("after Abort, %s: %v; want it absent", dir, err)
 	}
-	assertOnly(t, parent)
+	disktest.AssertOnly(t, parent)
 }
 
 func TestWriterCommitReplaces(t *testing.T) {
@@ -411,24 +413,7 @@ func TestWriterCommitReplaces(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "types.jsonl.gz")); !os.IsNotExist(err) {
 		t.Errorf("a file of the old snapshot survived: %v", err)
 	}
-	assertOnly(t, parent, "snap")
-}
-
-// assertOnly fails when dir holds entries other than names (temporary
-// directories and ".old" leftovers included).
-func assertOnly(t *testing.T, dir string, names ...string) {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range entries {
-		got = append(got, e.Name())
-	}
-	if strings.Join(got, ",") != strings.Join(names, ",") {
-		t.Errorf("%s holds %q, want %q", dir, got, names)
-	}
+	disktest.AssertOnly(t, parent, "snap")
 }
 
 func TestWriterRejects(t *testing.T) {

@@ -15,13 +15,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"gds/snapshots"
+	"gds/snapshots/synth"
 )
 
 func fleetTool(t *testing.T, name, env string) string {
@@ -140,34 +140,5 @@ func renameShare(t *testing.T, src, dir string, every int64) error {
 	if err != nil {
 		return err
 	}
-	w, err := snapshots.Create(dir, snapshots.CreateOptions{Source: snap.Manifest.Source + " (renamed)", Zstd: true, Created: snap.Manifest.Created})
-	if err != nil {
-		return err
-	}
-	var i int64
-	for _, k := range snapshots.Kinds {
-		if !snap.Has(k) {
-			continue
-		}
-		if err := w.Touch(k); err != nil {
-			w.Abort()
-			return err
-		}
-		err := snap.Each(k, func(rec snapshots.Record, line snapshots.Line) error {
-			if k == snapshots.Characters {
-				if i++; i%every == 0 {
-					c := rec.(*snapshots.Character)
-					c.Name += " Renamed"
-					return w.Add(k, c)
-				}
-			}
-			return w.AddRaw(k, line.Key, slices.Clone(line.Raw))
-		})
-		if err != nil {
-			w.Abort()
-			return err
-		}
-	}
-	_, err = w.Commit()
-	return err
+	return synth.Rename(snap, dir, snap.Manifest.Source+" (renamed)", every, func(name string) string { return name + " Renamed" })
 }

@@ -44,11 +44,7 @@ func newNames(n int) *names {
 
 func (d *names) snapshot(t *testing.T) string {
 	t.Helper()
-	recs := indexertest.Records{}
-	for id, name := range d.chars {
-		recs[snapshots.Characters] = append(recs[snapshots.Characters],
-			&snapshots.Character{Entity: indexertest.Named(id, name), CorporationID: 98000001})
-	}
+	recs := indexertest.Records{snapshots.Characters: indexertest.Characters(98000001, d.chars)}
 	for id, name := range d.corps {
 		recs[snapshots.Corporations] = append(recs[snapshots.Corporations],
 			&snapshots.Corporation{Entity: indexertest.Named(id, name), Ticker: "T"})

@@ -15,6 +15,7 @@ import (
 
 	"gds/indexer"
 	"gds/snapshots"
+	"gds/snapshots/synth"
 )
 
 // Records are the records of a test snapshot, by kind, in any order.
@@ -53,6 +54,17 @@ func Snapshot(t testing.TB, recs Records) string {
 	return dir
 }
 
+// Generated writes the synthetic snapshot cfg describes under a
+// temporary directory (its path is the snapshot's Dir).
+func Generated(t testing.TB, cfg synth.Config) *snapshots.Snapshot {
+	t.Helper()
+	snap, err := synth.Generate(context.Background(), filepath.Join(t.TempDir(), "snapshot"), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
 // Manager opens a Manager on a temporary data directory, builds snapshot
 // and returns it with its generation live; it is closed when the test ends.
 func Manager(t testing.TB, snapshot string) *indexer.Manager {
@@ -83,6 +95,15 @@ func JitaAmarr(t testing.TB) string {
 			&snapshots.SolarSystem{Entity: Named(30002187, "Amarr"), ConstellationID: 20000322},
 		},
 	})
+}
+
+// Characters are characters of the corporation corp, named by ID.
+func Characters(corp int64, names map[int64]string) []snapshots.Record {
+	out := make([]snapshots.Record, 0, len(names))
+	for id, name := range names {
+		out = append(out, &snapshots.Character{Entity: Named(id, name), CorporationID: corp})
+	}
+	return out
 }
 
 // Named returns an Entity with the given ID and name.

@@ -18,6 +18,21 @@ import (
 	"gds/snapshots"
 )
 
+// openEngine opens a Manager on a temporary data directory (incremental
+// builds up to half the records; bleveChars: characters in bleve, not
+// only in the tables) and an analyst over it; both close when the test
+// ends.
+func openEngine(t *testing.T, bleveChars bool) (*indexer.Manager, *analyst.Engine) {
+	t.Helper()
+	m, err := indexer.Open(indexer.Options{DataDir: filepath.Join(t.TempDir(), "data"), Logger: zerolog.New(io.Discard),
+		MaxIncrementalShare: 0.5, BleveCharacters: bleveChars})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m, analyst.New(m)
+}
+
 // run runs an analyst's query and returns its hits.
 func run(a *analyst.Engine, q string, cat snapshots.Category, limit int) ([]analyst.Hit, error) {
 	res, err := a.Query(context.Background(), analyst.Request{Query: q, Category: cat, Limit: limit})
@@ -188,13 +203,7 @@ func TestAnalystFieldsAfterIncrementalBuild(t *testing.T) {
 		}
 		return rs
 	}
-	data := filepath.Join(t.TempDir(), "data")
-	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), MaxIncrementalShare: 0.5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	a := analyst.New(m)
+	m, a := openEngine(t, false)
 	total := func(q string) uint64 {
 		t.Helper()
 		res, err := a.Query(context.Background(), analyst.Request{Query: q, Category: snapshots.CategoryStructure})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 
+	"gds/indexer/typo"
 	"gds/snapshots"
 )
 
@@ -93,32 +94,6 @@ func FuzzGlob(f *testing.F) {
 	})
 }
 
-// osaDistance is the optimal string alignment distance of two rune
-// sequences, written plainly: the reference editMatcher is checked against.
-func osaDistance(a, b []rune) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
-}
-
 // FuzzEditMatcher: one matcher, its rows reused over words of any length
 // and script, agrees with the plain distance for fuzziness 0 to 2.
 func FuzzEditMatcher(f *testing.F) {
@@ -131,7 +106,7 @@ func FuzzEditMatcher(f *testing.F) {
 		for k := 0; k <= 2; k++ {
 			m := newEditMatcher([]byte(term), k)
 			for _, w := range append(words, term+"x", "", term) {
-				want := osaDistance([]rune(term), []rune(w)) <= k
+				want := typo.Distance([]rune(term), []rune(w), k) <= k
 				if got := m.match([]byte(w)); got != want {
 					t.Fatalf("%q ~%d %q: %v, want %v", term, k, w, got, want)
 				}

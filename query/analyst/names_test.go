@@ -3,14 +3,10 @@ package analyst_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/rs/zerolog"
 
 	"gds/indexer"
 	"gds/indexer/indexertest"
@@ -96,13 +92,7 @@ func namePattern(rng *rand.Rand, names []string) string {
 // across all.
 func TestNameQueriesMatchBleve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 24))
-	data := filepath.Join(t.TempDir(), "data")
-	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), MaxIncrementalShare: 0.5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	a := analyst.New(m)
+	m, a := openEngine(t, false)
 	const n = 400 // all hits fit in one answer (MaxLimit)
 	for gen := range 2 {
 		recs := nameRecords(n, gen)

@@ -3,16 +3,12 @@ package analyst_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"gds/indexer"
 	"gds/indexer/indexertest"
@@ -123,13 +119,7 @@ func rangeClause(rng *rand.Rand, cat snapshots.Category) string {
 // from the columns), their totals, hits and stored fields equal bleve's.
 func TestRangeQueriesMatchBleve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 25))
-	data := filepath.Join(t.TempDir(), "data")
-	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), MaxIncrementalShare: 0.5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	a := analyst.New(m)
+	m, a := openEngine(t, false)
 	const n = 400
 	byTables := 0
 	for gen := range 4 {

@@ -5,17 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/rs/zerolog"
 
 	"gds/indexer"
 	"gds/indexer/indexertest"
@@ -63,17 +59,8 @@ func tableRecords(n, gen int) indexertest.Records {
 // rows. Scores are the tables' own: the best first.
 func TestTableQueriesMatchBleve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 31))
-	open := func(bleveChars bool) (*indexer.Manager, *analyst.Engine) {
-		m, err := indexer.Open(indexer.Options{DataDir: filepath.Join(t.TempDir(), "data"), Logger: zerolog.New(io.Discard),
-			MaxIncrementalShare: 0.5, BleveCharacters: bleveChars})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { m.Close() })
-		return m, analyst.New(m)
-	}
-	mb, ab := open(true)
-	mt, at := open(false)
+	mb, ab := openEngine(t, true)
+	mt, at := openEngine(t, false)
 	const n = 400
 	ctx := context.Background()
 	for gen := range 2 {

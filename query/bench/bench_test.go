@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -23,6 +24,7 @@ import (
 	"gds/indexer"
 	"gds/indexer/nametable"
 	"gds/snapshots"
+	"gds/snapshots/synth"
 )
 
 var (
@@ -434,12 +436,7 @@ func classTable(p func(string, ...any), sr searchRun) {
 	p("\n   gds contains work per query: %.0f candidates, %.0f verified, %.1f allocs, %.0f bytes allocated; open %s\n",
 		gs.CandidatesPerQ, gs.VerifiedPerQ, gs.AllocsPerQ, gs.BytesPerQ, gs.OpenTime.Round(time.Millisecond))
 	p("\n%-8s %5s | %-40s | %s\n", "class", "n", "gds 1 client p50/p99/max ms", "PostgreSQL count query p50/p99/max ms")
-	classes := make([]string, 0, len(gs.ByClass))
-	for c := range gs.ByClass {
-		classes = append(classes, c)
-	}
-	slices.Sort(classes)
-	for _, c := range classes {
+	for _, c := range slices.Sorted(maps.Keys(gs.ByClass)) {
 		g := gs.ByClass[c]
 		q := summarize(sr.pgByClass[c], 0, 0)
 		p("%-8s %5d | %-40s | %s\n", c, g.Queries, ms(g.P50)+" / "+ms(g.P99)+" / "+ms(g.Max), ms(q.P50)+" / "+ms(q.P99)+" / "+ms(q.Max))
@@ -638,44 +635,18 @@ func gdsRun(t *testing.T, gds string, args ...string) {
 // renameOnePercent writes a copy of snap where every hundredth character
 // has a changed name.
 func renameOnePercent(snap *snapshots.Snapshot, dir string) error {
-	w, err := snapshots.Create(dir, snapshots.CreateOptions{Source: snap.Manifest.Source + " (1% renamed)", Zstd: true, Created: snap.Manifest.Created})
-	if err != nil {
-		return err
-	}
-	var i int64
-	for _, k := range snapshots.Kinds {
-		if !snap.Has(k) {
-			continue
+	return synth.Rename(snap, dir, snap.Manifest.Source+" (1% renamed)", 100, func(name string) string {
+		r := []rune(name)
+		if r[len(r)-1] == 'q' {
+			r[len(r)-1] = 'z'
+		} else {
+			r[len(r)-1] = 'q'
 		}
-		if err := w.Touch(k); err != nil {
-			w.Abort()
-			return err
+		if utf8.RuneCountInString(name) > 0 {
+			return string(r)
 		}
-		err := snap.Each(k, func(rec snapshots.Record, line snapshots.Line) error {
-			if k == snapshots.Characters {
-				if i++; i%100 == 0 {
-					c := rec.(*snapshots.Character)
-					r := []rune(c.Name)
-					if r[len(r)-1] == 'q' {
-						r[len(r)-1] = 'z'
-					} else {
-						r[len(r)-1] = 'q'
-					}
-					if utf8.RuneCountInString(c.Name) > 0 {
-						c.Name = string(r)
-					}
-					return w.Add(k, c)
-				}
-			}
-			return w.AddRaw(k, line.Key, slices.Clone(line.Raw))
-		})
-		if err != nil {
-			w.Abort()
-			return err
-		}
-	}
-	_, err = w.Commit()
-	return err
+		return name
+	})
 }
 
 // cpuNote is CPU time with its share of the wall time (cores kept busy).

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -559,12 +560,7 @@ func gdsOnly(t *testing.T) {
 	p("%-12s | %8s %8s %8s %8s   (each query's fastest of %d passes, 1 client: less noise; mean %s ms)\n", "contains min", ms(m.P50), ms(m.P95), ms(m.P99), ms(m.Max), minPasses, ms(m.Mean))
 	p("\n   contains work per query: %.0f candidates, %.0f verified, %.0f steps, %.1f allocs, %.0f bytes\n",
 		gs.CandidatesPerQ, gs.VerifiedPerQ, gs.StepsPerQ, gs.AllocsPerQ, gs.BytesPerQ)
-	classes := make([]string, 0, len(gs.ByClass))
-	for c := range gs.ByClass {
-		classes = append(classes, c)
-	}
-	slices.Sort(classes)
-	for _, c := range classes {
+	for _, c := range slices.Sorted(maps.Keys(gs.ByClass)) {
 		g := gs.ByClass[c]
 		p("   %-8s %5d | p50/p99/max %s / %s / %s ms\n", c, g.Queries, ms(g.P50), ms(g.P99), ms(g.Max))
 	}

@@ -10,37 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"gds/indexer/typo"
 )
 
 // Tests of the harness's own helpers (go test -tags bench -run
 // 'TestTypos|TestExponent|TestNginxQuote|TestMedian|TestCeilings' ./query/bench).
-
-// osa is the optimal string alignment distance: insertions, deletions,
-// substitutions and swaps of adjacent runes.
-func osa(a, b string) int {
-	x, y := []rune(a), []rune(b)
-	d := make([][]int, len(x)+1)
-	for i := range d {
-		d[i] = make([]int, len(y)+1)
-		d[i][0] = i
-	}
-	for j := range y {
-		d[0][j+1] = j + 1
-	}
-	for i := 1; i <= len(x); i++ {
-		for j := 1; j <= len(y); j++ {
-			cost := 1
-			if x[i-1] == y[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(x)][len(y)]
-}
 
 func TestTyposAreOneEditOfLongNames(t *testing.T) {
 	var names []string
@@ -53,13 +28,14 @@ func TestTyposAreOneEditOfLongNames(t *testing.T) {
 		t.Fatalf("%d typos of %d names, want 1000", len(texts), len(of))
 	}
 	seen := map[int]bool{}
-	for i, typo := range texts {
+	for i, text := range texts {
 		name := names[of[i]]
 		if n := len([]rune(name)); n < 8 {
-			t.Errorf("typo %q of %q: a name of %d characters", typo, name, n)
+			t.Errorf("typo %q of %q: a name of %d characters", text, name, n)
 		}
-		if d := osa(name, typo); d != 1 {
-			t.Errorf("typo %q of %q: %d edits, want 1", typo, name, d)
+		x, y := []rune(name), []rune(text)
+		if d := typo.Distance(x, y, len(x)+len(y)); d != 1 {
+			t.Errorf("typo %q of %q: %d edits, want 1", text, name, d)
 		}
 		if seen[of[i]] {
 			t.Errorf("name %q drawn twice", name)

@@ -3,8 +3,9 @@ package disk
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"gds/snapshots/disk/disktest"
 )
 
 func TestWriteFileAtomic(t *testing.T) {
@@ -19,7 +20,7 @@ func TestWriteFileAtomic(t *testing.T) {
 			t.Errorf("read %q, %v; want %q", got, err, content)
 		}
 	}
-	assertOnly(t, dir, "f.json")
+	disktest.AssertOnly(t, dir, "f.json")
 }
 
 // A fresh file replaces a hard-linked one without touching the other link.
@@ -100,19 +101,4 @@ func TestTryLock(t *testing.T) {
 		t.Fatalf("TryLock after Unlock = %v, %v", ok, err)
 	}
 	l2.Unlock()
-}
-
-func assertOnly(t *testing.T, dir string, names ...string) {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range entries {
-		got = append(got, e.Name())
-	}
-	if strings.Join(got, ",") != strings.Join(names, ",") {
-		t.Errorf("%s holds %q, want %q", dir, got, names)
-	}
 }

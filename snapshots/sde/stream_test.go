@@ -6,22 +6,27 @@ import (
 	"testing"
 )
 
-func TestChunkReaderSplitsTopLevelEntries(t *testing.T) {
-	// A multi-line quoted string may continue at column 0 (types.yaml has
-	// one); it belongs to its entry, not to a new one.
-	src := "# comment\n\n34:\n  name:\n    en: 'two\n\n' \n  groupID: 18\n35:\n  groupID: 18\n\n1230:\n  groupID: 462\n"
-	cr := newChunkReader("t.yaml", strings.NewReader(src), false)
+// readChunks reads every chunk cr has, to its end.
+func readChunks(t *testing.T, cr *chunkReader) []chunk {
+	t.Helper()
 	var got []chunk
 	for {
 		ch, err := cr.Next()
 		if err == io.EOF {
-			break
+			return got
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, ch)
 	}
+}
+
+func TestChunkReaderSplitsTopLevelEntries(t *testing.T) {
+	// A multi-line quoted string may continue at column 0 (types.yaml has
+	// one); it belongs to its entry, not to a new one.
+	src := "# comment\n\n34:\n  name:\n    en: 'two\n\n' \n  groupID: 18\n35:\n  groupID: 18\n\n1230:\n  groupID: 462\n"
+	got := readChunks(t, newChunkReader("t.yaml", strings.NewReader(src), false))
 	want := []struct {
 		id   int64
 		line int
@@ -45,16 +50,8 @@ func TestChunkReaderSplitsTopLevelEntries(t *testing.T) {
 
 func TestChunkReaderLists(t *testing.T) {
 	src := "- itemID: 1\n  itemName: a\n- itemID: 2\n  itemName: '[b]'\n"
-	cr := newChunkReader("n.yaml", strings.NewReader(src), true)
 	var names []string
-	for {
-		ch, err := cr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ch := range readChunks(t, newChunkReader("n.yaml", strings.NewReader(src), true)) {
 		var it nameYAML
 		if err := decodeItem("n.yaml", ch, &it); err != nil {
 			t.Fatal(err)
