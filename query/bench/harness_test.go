@@ -110,12 +110,30 @@ func preparedAnswer() answer {
 	return answer{Status: http.StatusOK, Header: h, Body: body}
 }
 
-// TestCeilingsServeThePreparedAnswer starts both ceilings on one answer
-// and asks each for a GET and a POST of another path: every request gets
-// the prepared status and body (run with nginx installed: make bench-deps).
-func TestCeilingsServeThePreparedAnswer(t *testing.T) {
+// largeAnswer is preparedAnswer's body repeated past one parameter of
+// nginx's configuration (4,096 bytes), with characters of several bytes
+// where a part could split them.
+func largeAnswer() answer {
 	an := preparedAnswer()
-	fixed := []ceilingAnswer{{Name: "s", Answer: an}}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i := 0; b.Len() < 3*nginxToken; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"id":` + strconv.Itoa(90000000+i) + `,"name":"O'Neil $HOME \\ Ünïcödé 名前"}`)
+	}
+	b.WriteByte(']')
+	an.Body = b.Bytes()
+	return an
+}
+
+// TestCeilingsServeThePreparedAnswer starts both ceilings on two answers,
+// one longer than a parameter of nginx's configuration, and asks each for
+// a GET and a POST of another path: every request gets the prepared status
+// and body (run with nginx installed: make bench-deps).
+func TestCeilingsServeThePreparedAnswer(t *testing.T) {
+	fixed := []ceilingAnswer{{Name: "s", Answer: preparedAnswer()}, {Name: "large", Answer: largeAnswer()}}
 	c, err := startCeiling(t.TempDir(), "test", fixed)
 	if err != nil {
 		t.Fatal(err)
@@ -127,15 +145,18 @@ func TestCeilingsServeThePreparedAnswer(t *testing.T) {
 	}
 	defer ngx.stop()
 	reqs := []string{"/latest/search/?search=a", postTypedRequest("/latest/local/", "text/plain", "a\nb"), postRequest("/x/", "[1]")}
-	for name, addr := range map[string]string{"net/http": c.addrs["s"], "nginx": ngx.addrs["s"]} {
-		got, err := capture(addr, reqs)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		for i, g := range got {
-			if g.Status != an.Status || !bytes.Equal(g.Body, an.Body) || g.Header.Get("Etag") != an.Header.Get("Etag") ||
-				g.Header.Get("Content-Type") != an.Header.Get("Content-Type") {
-				t.Errorf("%s, %q: %d %q %v", name, reqs[i], g.Status, g.Body, g.Header)
+	for _, ca := range fixed {
+		an := ca.Answer
+		for name, addr := range map[string]string{"net/http": c.addrs[ca.Name], "nginx": ngx.addrs[ca.Name]} {
+			got, err := capture(addr, reqs)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", name, ca.Name, err)
+			}
+			for i, g := range got {
+				if g.Status != an.Status || !bytes.Equal(g.Body, an.Body) || g.Header.Get("Etag") != an.Header.Get("Etag") ||
+					g.Header.Get("Content-Type") != an.Header.Get("Content-Type") {
+					t.Errorf("%s, %s, %q: %d %.200q %v", name, ca.Name, reqs[i], g.Status, g.Body, g.Header)
+				}
 			}
 		}
 	}

@@ -12,11 +12,14 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // The second ceiling: Debian's nginx (bench-deps installs it) answering
 // every request on a scenario's port with the scenario's prepared answer
-// (`return` with the body in the configuration, gds's headers added), two
+// (`return` with the body in the configuration, split into parts joined
+// at answer time where it is longer than one configuration parameter;
+// gds's headers added), two
 // worker processes, no access log, keep-alive connections never closed by
 // the server. Its answers carry nginx's own Server and Connection headers,
 // so their size on the wire differs a little from gds's; the table says by
@@ -57,8 +60,9 @@ func nginxConfig(dir string, answers []ceilingAnswer, addrs map[string]string) s
 		fmt.Fprintf(&b, "  %s_temp_path %s;\n", p, filepath.Join(dir, "nginx-"+p))
 	}
 	b.WriteString("  geo $dollar { default \"$\"; }\n")
-	for _, ca := range answers {
+	for i, ca := range answers {
 		an := ca.Answer
+		body := nginxBody(&b, i, string(an.Body)) // its maps before the server
 		fmt.Fprintf(&b, "  server {\n    listen %s;\n    location / {\n", addrs[ca.Name])
 		fmt.Fprintf(&b, "      default_type %s;\n", nginxQuote(an.Header.Get("Content-Type")))
 		for k, vs := range an.Header {
@@ -70,10 +74,38 @@ func nginxConfig(dir string, answers []ceilingAnswer, addrs map[string]string) s
 				fmt.Fprintf(&b, "      add_header %s %s always;\n", k, nginxQuote(v))
 			}
 		}
-		fmt.Fprintf(&b, "      return %d %s;\n    }\n  }\n", an.Status, nginxQuote(string(an.Body)))
+		fmt.Fprintf(&b, "      return %d %s;\n    }\n  }\n", an.Status, body)
 	}
 	b.WriteString("}\n")
 	return b.String()
+}
+
+// nginxToken is the longest quoted string nginx reads as one parameter
+// of its configuration, with room to spare (its buffer is 4,096 bytes).
+const nginxToken = 3500
+
+// nginxBody is the parameter of `return` answering body: the quoted body
+// when it fits in one configuration parameter, else the concatenation of
+// variables each holding a part (a map with only a default, written to b
+// at the http level), which nginx joins into one buffer per answer.
+func nginxBody(b *strings.Builder, server int, body string) string {
+	if len(nginxQuote(body)) <= nginxToken {
+		return nginxQuote(body)
+	}
+	var ret strings.Builder
+	ret.WriteByte('"')
+	for part := 0; body != ""; part++ {
+		n := min(len(body), nginxToken/2) // quoting at most doubles a part
+		for n < len(body) && !utf8.RuneStart(body[n]) {
+			n--
+		}
+		name := fmt.Sprintf("$answer_%d_%d", server, part)
+		fmt.Fprintf(b, "  map $host %s { default %s; }\n", name, nginxQuote(body[:n]))
+		fmt.Fprintf(&ret, "${answer_%d_%d}", server, part)
+		body = body[n:]
+	}
+	ret.WriteByte('"')
+	return ret.String()
 }
 
 // startNginx writes the configuration into dir, starts nginx in the
