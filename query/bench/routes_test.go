@@ -93,6 +93,7 @@ type routeWork struct {
 	snap                     *snapshots.Snapshot
 	names                    []string // a sample of character names
 	ids                      []int64  // their IDs
+	unique                   []string // the names of names that name one character
 	noCache                  string
 	wrkDur, minTime          time.Duration
 	maxPasses                int
@@ -151,6 +152,13 @@ func measureRoutes(ctx context.Context, w routeWork, conn *pgx.Conn, load *pgLoa
 		return rr
 	}
 	defer s.stop()
+	if chosen.on("local") {
+		if w.unique, err = uniqueNames(ctx, conn, w.names); err != nil {
+			rr.Why = "PostgreSQL: " + err.Error()
+			return rr
+		}
+		logStep(w.t, "local's bodies: %d of the %d sampled names name one character", len(w.unique), len(w.names))
+	}
 	tables := false
 	for _, spec := range w.specs(conn, load, &tables, &rr) {
 		if !chosen.on(spec.row) {
@@ -331,12 +339,38 @@ func (w routeWork) pgConns(ctx context.Context, n int) ([]*pgx.Conn, error) {
 	return out, nil
 }
 
-// bodies makes n requests of per distinct items of the sample (all of
-// it when smaller; affiliation refuses a duplicate ID with 400), drawn
+// uniqueNames keeps the names of the sample that name one character of
+// the snapshot, as every name does in the game (a local pasted from it
+// resolves to as many pilots as it has lines), in the sample's order.
+func uniqueNames(ctx context.Context, conn *pgx.Conn, names []string) ([]string, error) {
+	rows, err := conn.Query(ctx, `SELECT s.n FROM unnest($1::text[]) WITH ORDINALITY s(n, i)
+		WHERE (SELECT count(*) FROM (SELECT 1 FROM names WHERE lower(name) = lower(s.n) LIMIT 2) c) = 1 ORDER BY s.i`, names)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	seen := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	rows.Close()
+	return out, rows.Err()
+}
+
+// bodies makes n requests of per distinct items of a pool of items (all
+// of it when smaller; affiliation refuses a duplicate ID with 400), drawn
 // deterministically.
-func (w routeWork) bodies(n, per int, stream uint64, item func(i int) string, join func([]string) string) []string {
+func (w routeWork) bodies(pool, n, per int, stream uint64, item func(i int) string, join func([]string) string) []string {
 	rng := rand.New(rand.NewPCG(w.seed, stream))
-	idx := make([]int, len(w.names))
+	idx := make([]int, pool)
 	for i := range idx {
 		idx[i] = i
 	}

@@ -51,11 +51,18 @@ func (w routeWork) specs(conn *pgx.Conn, load *pgLoad, loaded *bool, rr *routeRe
 		return nil
 	}
 	ids := func(path string) []string {
-		return w.bodies(routeBodies, routePer, 2, func(i int) string { return strconv.FormatInt(w.ids[i], 10) },
+		return w.bodies(len(w.ids), routeBodies, routePer, 2, func(i int) string { return strconv.FormatInt(w.ids[i], 10) },
 			func(items []string) string { return postRequest(path, "["+strings.Join(items, ",")+"]") })
 	}
+	// A local's names are names of one character each when the sample has
+	// enough of them (at 10M generated names many repeat, which the game's
+	// names never do), else any sampled names.
+	pool := w.unique
+	if len(pool) < routePer {
+		pool = w.names
+	}
 	names := func(path string) []string {
-		return w.bodies(routeBodies, routePer, 3, func(i int) string { return w.names[i] },
+		return w.bodies(len(pool), routeBodies, routePer, 3, func(i int) string { return pool[i] },
 			func(items []string) string { return postTypedRequest(path, "text/plain", strings.Join(items, "\n")) })
 	}
 	texts, of := typos(w.names, suggestN, w.seed)
