@@ -50,15 +50,8 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		sw.Reserve(int(total))
 	}
 	aff := b.newAffBuild(kind, int(total))
-	if searchable && !partial {
-		rd.docs = make([]docInfo, 0, total)
-	}
 	if searchable {
-		n := 0
-		if !partial {
-			n = int(total)
-		}
-		rd.cols = newTableColumns(cat, n)
+		rd.collect(cat, int(total))
 	}
 	pi := 0
 	advance := func(key int64) {
@@ -69,17 +62,7 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 	}
 	var opts snapshots.EachOptions
 	if partial {
-		// Skip runs on the snapshot's reader goroutine, ahead of fn: it
-		// walks the previous store with a cursor of its own.
-		si := 0
-		skipTick := pace.Every(b.ctx, linesPerPace)
-		opts.Skip = func(key int64, raw []byte) bool {
-			skipTick()
-			for si < prev.Len() && prev.Key(si) < key {
-				si++
-			}
-			return si < prev.Len() && prev.Key(si) == key && prev.Hash(si) == prev.HashOf(raw)
-		}
+		opts.Skip = b.unchangedIn(prev)
 	}
 	var n int64
 	tick := pace.Every(b.ctx, recordsPerPace)
@@ -142,6 +125,33 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		return rd, nil
 	}
 	return rd, sw.Close()
+}
+
+// collect makes room for what a searchable kind's records give the
+// category: every record's of total when read whole, else the new and
+// changed records'.
+func (rd *readResult) collect(cat snapshots.Category, total int) {
+	if rd.partial {
+		total = 0
+	}
+	rd.docs = make([]docInfo, 0, total)
+	rd.cols = newTableColumns(cat, total)
+}
+
+// unchangedIn is the snapshot reader's Skip of a partial read: a line is
+// skipped when prev holds its key with the same hash. It runs on the
+// reader's goroutine, ahead of the records' function, and walks prev with
+// a cursor of its own.
+func (b *builder) unchangedIn(prev *recstore.Store) func(key int64, raw []byte) bool {
+	si := 0
+	tick := pace.Every(b.ctx, linesPerPace)
+	return func(key int64, raw []byte) bool {
+		tick()
+		for si < prev.Len() && prev.Key(si) < key {
+			si++
+		}
+		return si < prev.Len() && prev.Key(si) == key && prev.Hash(si) == prev.HashOf(raw)
+	}
 }
 
 // storeFor opens the writer of kind's store: none for a search category

@@ -392,33 +392,12 @@ func parseTable(mm []byte) (*Table, error) {
 	} else if err := t.parseRecs(magic, secs[secRecs], secs[secIDBase]); err != nil {
 		return nil, err
 	}
-	empty := false
-	for _, v := range t.slots {
-		if v > uint32(t.n) {
-			return nil, errors.New("name hash table names a missing ordinal")
-		}
-		empty = empty || v == 0
-	}
-	if len(t.slots) > 0 && !empty {
-		return nil, errors.New("name hash table is full") // a probe for a missing name would not end
+	if err := t.checkSlots(); err != nil {
+		return nil, err
 	}
 	if magic != tableMagicV1 {
-		t.grouped = true
-		t.dupKeys = disk.FromBytes[uint32](secs[secDupKeys])
-		t.dupOffs = disk.FromBytes[uint32](secs[secDupOffs])
-		t.dupList = disk.FromBytes[uint32](secs[secDupList])
-		if len(t.dupOffs) != 2*len(t.dupKeys) {
-			return nil, errors.New("duplicate-name index is inconsistent")
-		}
-		for i := range t.dupKeys {
-			if uint64(t.dupOffs[2*i])+uint64(t.dupOffs[2*i+1]) > uint64(len(t.dupList)) || t.dupKeys[i] >= uint32(t.n) {
-				return nil, fmt.Errorf("duplicate-name list %d out of range", i)
-			}
-		}
-		for _, o := range t.dupList {
-			if o >= uint32(t.n) {
-				return nil, errors.New("duplicate-name list names a missing ordinal")
-			}
+		if err := t.parseDups(secs[secDupKeys], secs[secDupOffs], secs[secDupList]); err != nil {
+			return nil, err
 		}
 	}
 	blob := secs[secBitmaps]
@@ -456,6 +435,47 @@ func parseTable(mm []byte) (*Table, error) {
 		}
 	}
 	return t, nil
+}
+
+// checkSlots checks the name hash table: every slot empty or an ordinal
+// of the table, and at least one empty, so that a probe for a missing
+// name ends.
+func (t *Table) checkSlots() error {
+	empty := false
+	for _, v := range t.slots {
+		if v > uint32(t.n) {
+			return errors.New("name hash table names a missing ordinal")
+		}
+		empty = empty || v == 0
+	}
+	if len(t.slots) > 0 && !empty {
+		return errors.New("name hash table is full")
+	}
+	return nil
+}
+
+// parseDups reads the duplicate-name index (tables from GDSTBL02 on):
+// each group's first ordinal, its list's offset and length, and the lists,
+// every one in bounds and naming ordinals of the table.
+func (t *Table) parseDups(keys, offs, list []byte) error {
+	t.grouped = true
+	t.dupKeys = disk.FromBytes[uint32](keys)
+	t.dupOffs = disk.FromBytes[uint32](offs)
+	t.dupList = disk.FromBytes[uint32](list)
+	if len(t.dupOffs) != 2*len(t.dupKeys) {
+		return errors.New("duplicate-name index is inconsistent")
+	}
+	for i := range t.dupKeys {
+		if uint64(t.dupOffs[2*i])+uint64(t.dupOffs[2*i+1]) > uint64(len(t.dupList)) || t.dupKeys[i] >= uint32(t.n) {
+			return fmt.Errorf("duplicate-name list %d out of range", i)
+		}
+	}
+	for _, o := range t.dupList {
+		if o >= uint32(t.n) {
+			return errors.New("duplicate-name list names a missing ordinal")
+		}
+	}
+	return nil
 }
 
 // Close unmaps the table; no method may be called afterwards.
