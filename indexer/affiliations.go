@@ -88,11 +88,7 @@ func (a *affBuild) keep(pi int, raw []byte) error {
 		return nil
 	}
 	if a.prev != nil {
-		r, err := a.prev.Row(pi)
-		if err != nil {
-			return err
-		}
-		return a.w.Add(r)
+		return a.w.Keep(a.prev, pi)
 	}
 	rec := a.kind.New()
 	if err := snapshots.DecodeRecord(raw, rec); err != nil {

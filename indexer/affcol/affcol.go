@@ -128,7 +128,7 @@ func (c *Column) str(k, i int) ([]byte, error) {
 	return c.text[k][lo:hi], nil
 }
 
-// Row returns row i whole (its strings copied), for a build carrying it.
+// Row returns row i whole, its strings copied.
 func (c *Column) Row(i int) (Row, error) {
 	var r Row
 	r.Corporation, r.Alliance, r.Faction = c.IDs(i)

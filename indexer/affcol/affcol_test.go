@@ -1,6 +1,7 @@
 package affcol
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -60,9 +61,33 @@ func TestRoundTrip(t *testing.T) {
 						t.Fatalf("row %d: %+v, want %+v", i, got, want)
 					}
 				}
+				keepsAll(t, c, path)
 				release()
 			}
 		}
+	}
+}
+
+// keepsAll writes a column keeping every row of c, as a build carrying
+// unchanged records does, and wants the file written from the rows.
+func keepsAll(t *testing.T, c *Column, path string) {
+	t.Helper()
+	w := NewWriter(c.Fields(), c.Len())
+	for i := range c.Len() {
+		if err := w.Keep(c, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := filepath.Join(t.TempDir(), "kept"+Suffix)
+	if err := w.Write(kept); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(kept); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("a column keeping every row differs from the rows' (%v)", err)
 	}
 }
 

@@ -40,12 +40,33 @@ func (w *Writer) Len() int { return w.n }
 
 // Add appends the next row (its fields outside the column's ignored).
 func (w *Writer) Add(r Row) error {
-	for k, v := range [3]int64{r.Corporation, r.Alliance, r.Faction} {
+	w.addIDs(r.Corporation, r.Alliance, r.Faction)
+	return addText(w, r.Name, r.Ticker)
+}
+
+// Keep appends row i of c, a column of the same fields (an earlier
+// generation's, for a record carried unchanged), copying its text without
+// a string per row.
+func (w *Writer) Keep(c *Column, i int) error {
+	w.addIDs(c.IDs(i))
+	name, ticker, err := c.Text(i)
+	if err != nil {
+		return err
+	}
+	return addText(w, name, ticker)
+}
+
+func (w *Writer) addIDs(corporation, alliance, faction int64) {
+	for k, v := range [3]int64{corporation, alliance, faction} {
 		if w.ids[k] != nil {
 			w.ids[k].add(v)
 		}
 	}
-	for k, s := range [2]string{r.Name, r.Ticker} {
+}
+
+// addText appends a row's name and ticker and counts the row.
+func addText[T string | []byte](w *Writer, name, ticker T) error {
+	for k, s := range [2]T{name, ticker} {
 		if w.offs[k] == nil {
 			continue
 		}
