@@ -256,7 +256,7 @@ func httpTargetRows(row func(target, measured string, met bool), none func(targe
 	}
 }
 
-// routeTargetRows reports issue 37's targets of local and suggest.
+// routeTargetRows reports the targets of affiliation, local and suggest.
 func routeTargetRows(row func(target, measured string, met bool), none func(target, why string), rr routeResult) {
 	get := func(name string) (routeRow, string) {
 		for _, r := range rr.Rows {
@@ -272,11 +272,20 @@ func routeTargetRows(row func(target, measured string, met bool), none func(targ
 		}
 		return routeRow{}, "not measured"
 	}
+	// Server time is gds's time per answer at one connection, where no
+	// answer waits for a search slot behind others (at 16 connections on
+	// 2 cores most of it is that wait; the route table prints both).
+	if r, why := get(routeAffiliation); why != "" {
+		none("affiliation, 1,000 IDs: <= 2 ms server", why)
+	} else {
+		row("affiliation, 1,000 IDs: <= 2 ms server", fmt.Sprintf("server %s ms at 1 conn (%s ms at %d conns, CPU %s ms an answer)", ms(r.ServerOne), ms(r.ServerMean), routeConns, ms(r.CPUPerReq)),
+			r.ServerOne > 0 && r.ServerOne <= 2*time.Millisecond)
+	}
 	if r, why := get(routeLocal); why != "" {
 		none("local, 1,000 names: <= 5 ms server, p99 <= 20 ms", why)
 	} else {
-		row("local, 1,000 names: <= 5 ms server, p99 <= 20 ms", fmt.Sprintf("server %s ms, p99 %s ms at %d conns", ms(r.ServerMean), ms(r.GDS.P99), routeConns),
-			r.ServerMean > 0 && r.ServerMean <= 5*time.Millisecond && r.GDS.Measured && r.GDS.P99 <= 20*time.Millisecond)
+		row("local, 1,000 names: <= 5 ms server, p99 <= 20 ms", fmt.Sprintf("server %s ms at 1 conn (%s ms at %d conns), p99 %s ms at %d conns", ms(r.ServerOne), ms(r.ServerMean), routeConns, ms(r.GDS.P99), routeConns),
+			r.ServerOne > 0 && r.ServerOne <= 5*time.Millisecond && r.GDS.Measured && r.GDS.P99 <= 20*time.Millisecond)
 	}
 	r, why := get(routeSuggest)
 	if why != "" {

@@ -57,10 +57,13 @@ type routeRow struct {
 	Skipped string // why it was not measured
 	GDS     Timing // wrk, routeConns connections, best round
 	// ServerMean: gds's own time per answer, from its request-duration
-	// histogram on /metrics over every round; CPUPerReq: its CPU time per
-	// answer in the best round.
-	ServerMean, CPUPerReq time.Duration
-	PG                    Timing // pgx, routeConns connections
+	// histogram on /metrics over every round (waiting for a search slot
+	// included); CPUPerReq: its CPU time per answer in the best round;
+	// ServerOne: its time per answer over a round at one connection, where
+	// no answer waits for another (GDSOne).
+	ServerMean, CPUPerReq, ServerOne time.Duration
+	GDSOne                           Timing
+	PG                               Timing // pgx, routeConns connections
 	// Check compares answers; Recall (gds, every typo), RecallSample
 	// (gds) and PGRecall on the first PGSample typos are suggest's
 	// quality; PostgreSQL's timed run asked PGAsked typos (PGBox).
@@ -224,7 +227,8 @@ func (w routeWork) measureRoute(ctx context.Context, s *server, spec routeSpec) 
 		}
 	}()
 	logStep(w.t, "route row %s: gds, wrk %d rounds of %s", spec.name, max(1, wrkRounds), w.wrkDur)
-	row.GDS, row.CPUPerReq, row.ServerMean = w.wrkRoute(s, row, reqs)
+	row.GDS, row.CPUPerReq, row.ServerMean = w.wrkRoute(s, row, reqs, routeConns, max(1, wrkRounds))
+	row.GDSOne, _, row.ServerOne = w.wrkRoute(s, row, reqs, 1, 1)
 	logStep(w.t, "route row %s: PostgreSQL at %d connections", spec.name, routeConns)
 	if spec.timed != nil {
 		row.PG = spec.timed(ctx, conns, &row)
@@ -254,17 +258,18 @@ func probe(addr, req string) (int, error) {
 	return resp.StatusCode, nil
 }
 
-// wrkRoute runs the route's requests with wrk, best of wrkRounds rounds.
-func (w routeWork) wrkRoute(s *server, row routeRow, reqs []string) (best Timing, cpu, server time.Duration) {
+// wrkRoute runs the route's requests with wrk at conns connections, best
+// of rounds rounds; server is gds's mean time per answer over them all.
+func (w routeWork) wrkRoute(s *server, row routeRow, reqs []string, conns, rounds int) (best Timing, cpu, server time.Duration) {
 	script, err := writeScript(w.work, "route-"+strings.Fields(row.Name)[0], reqs, false)
 	if err != nil {
 		return Timing{Note: err.Error()}, 0, 0
 	}
 	route := strings.TrimPrefix(row.Path, "/latest")
 	sum0, n0 := serverTime(s.admin, route)
-	for round := 0; round < max(1, wrkRounds); round++ {
+	for range rounds {
 		cpu0 := procCPU(s.cmd.Process.Pid, false)
-		if g := runWrk(s.addr, script, routeConns, w.wrkDur); !best.Measured || g.QPS() > best.QPS() {
+		if g := runWrk(s.addr, script, conns, w.wrkDur); !best.Measured || g.QPS() > best.QPS() {
 			best = g
 			if g.Queries > 0 {
 				cpu = (procCPU(s.cmd.Process.Pid, false) - cpu0) / time.Duration(g.Queries)
@@ -500,6 +505,9 @@ func routeTable(p func(string, ...any), rr routeResult, d time.Duration) {
 		}
 		p("%-24s | %9.0f %8s %8s %9s %6.0fus | %9.0f %8s %8s | %s\n", r.Name, g.QPS(), ms(g.P50), ms(g.P99), ms(r.ServerMean), us(r.CPUPerReq), q.QPS(), ms(q.P50), ms(q.P99), ratio)
 		p("   %s %s, %d requests; %s\n", requestMethod(r.Name), r.Path, r.Requests, r.Check)
+		if r.GDSOne.Measured {
+			p("   one connection: %.0f req/s, p50 %s ms, p99 %s ms, server %s ms an answer\n", r.GDSOne.QPS(), ms(r.GDSOne.P50), ms(r.GDSOne.P99), ms(r.ServerOne))
+		}
 		if e := g.Errors + q.Errors; e > 0 || !g.Measured {
 			p("   WARNING: %d errors (gds %d, PostgreSQL %d) %s\n", e, g.Errors, q.Errors, g.Note)
 		}
