@@ -97,10 +97,11 @@ func (h *handler) query(c *gin.Context) {
 	}
 	defer done()
 	if format != analyst.FormatJSON {
-		h.export(ctx, c, a, req, format)
+		lowPriority(func() { h.export(ctx, c, a, req, format) })
 		return
 	}
-	res, err := a.Query(ctx, req)
+	var res *analyst.Result
+	lowPriority(func() { res, err = a.Query(ctx, req) })
 	if h.queryFailed(c, timedOut(ctx, err)) {
 		return
 	}
