@@ -22,6 +22,13 @@ run: build
 vet:
 	$(GO) vet ./...
 
+# Vet with every build tag the tests use, so that the tagged suites (not
+# all of them run by `make test`) compile: .ci/run runs it.
+TEST_TAGS := bench browser fleet soak image proxy
+.PHONY: vet-tags
+vet-tags:
+	$(GO) vet -tags '$(TEST_TAGS)' ./...
+
 # Every test, with the race detector. Fuzz targets run their seed corpus here;
 # `make fuzz` explores further.
 test: vet
