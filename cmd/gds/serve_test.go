@@ -11,33 +11,18 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"gds/api/admin"
+	"gds/api/apitest"
 	"gds/indexer/indexertest"
 	"gds/snapshots"
 )
 
-// lockedBuffer is a bytes.Buffer that a running command may write to while
-// the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// lockedBuffer is a buffer that a running command may write to while the
+// test reads it.
+type lockedBuffer = apitest.Buffer
 
 // envMap is a getenv over a fixed map: tests never see the real
 // environment's GDS_* variables.
