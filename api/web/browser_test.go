@@ -67,6 +67,26 @@ func location(t *testing.T, tab *browsertest.Tab) *url.URL {
 	return u
 }
 
+// leaveSuggestions waits until the typeahead has answered for text and,
+// if it shows suggestions, goes down into them and closes them with
+// Escape, which returns the focus to the box: down from the box then
+// reaches the results, whenever the typeahead's answer arrived.
+func leaveSuggestions(t *testing.T, tab *browsertest.Tab, text string) {
+	t.Helper()
+	quoted, err := json.Marshal(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab.WaitFor(t, "the typeahead settled on "+text, `document.querySelector('#suggest').dataset.for === `+string(quoted), wait)
+	if browsertest.Eval[bool](t, tab, `document.querySelector('#suggest').hidden`) {
+		return
+	}
+	tab.Key(t, kb.ArrowDown)
+	tab.WaitFor(t, "focus on the first suggestion", `document.activeElement.matches('#suggest a')`, wait)
+	tab.Key(t, kb.Escape)
+	tab.WaitFor(t, "suggestions closed, focus in the box", `document.querySelector('#suggest').hidden && document.activeElement.id === 'q'`, wait)
+}
+
 // openPage starts a browser on s's search page and waits until the
 // search box has the focus.
 func openPage(t *testing.T, s *browsertest.Server) (*browsertest.Browser, *browsertest.Tab) {
@@ -114,9 +134,12 @@ func TestBrowserSearchPage(t *testing.T) {
 		t.Errorf("page groups %v, API categories %v", pageIDs, apiIDs)
 	}
 
-	// Keyboard: down to the first result, Enter opens its details; the
-	// first is Jita the system, whose details name its constellation and
-	// region, each linked to its API call.
+	// Keyboard: down goes into the typeahead's suggestions while they show
+	// (Jita's stations start with "Jita"), Escape there closes them and
+	// returns to the box; down again reaches the first result, Enter opens
+	// its details; the first is Jita the system, whose details name its
+	// constellation and region, each linked to its API call.
+	leaveSuggestions(t, tab, "jita")
 	tab.Key(t, kb.ArrowDown)
 	tab.WaitFor(t, "focus on the first result", `document.activeElement.matches('#results a.r')`, wait)
 	tab.Key(t, kb.Enter)
@@ -176,6 +199,7 @@ func TestBrowserSearchPage(t *testing.T) {
 	tab.WaitFor(t, "トリタニウム", hasResult("トリタニウム"), wait)
 	shoot(t, tab, "07-japanese")
 	// A type's details: its description and dogma attributes.
+	leaveSuggestions(t, tab, "トリタニウム")
 	tab.Key(t, kb.ArrowDown)
 	tab.Key(t, kb.Enter)
 	tab.WaitFor(t, "the type's details", `document.querySelector('#detail h2') && document.querySelector('#detail h2').textContent === 'トリタニウム' && document.querySelector('#detail .desc')`, wait)

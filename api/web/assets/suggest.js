@@ -38,6 +38,9 @@
     return e;
   }
   function hide() { list.hidden = true; list.replaceChildren(); }
+  // settled records the text whose suggestions are on screen (or known to
+  // be none), so that a test can wait for the typeahead to finish.
+  function settled(text) { list.dataset.for = text; }
 
   // pick searches the name chosen: the page's own script takes the input.
   function pick(name) {
@@ -52,7 +55,7 @@
   async function typed() {
     const text = q.value.trim();
     if (ctrl) ctrl.abort();
-    if (Array.from(text).length < MIN || text === picked) { hide(); return; }
+    if (Array.from(text).length < MIN || text === picked) { hide(); settled(text); return; }
     const wait = last + GAP - performance.now();
     if (wait > 0) { clearTimeout(timer); timer = setTimeout(typed, wait); return; }
     last = performance.now();
@@ -63,13 +66,14 @@
       if (ctrl !== c || q.value.trim() !== text) return;
       // Nothing to offer beyond what is typed: no list.
       const offer = got.list.filter((s) => s.name.toLowerCase() !== text.toLowerCase() || s.match === 'ticker');
-      if (!offer.length) { hide(); return; }
+      if (!offer.length) { hide(); settled(text); return; }
       list.replaceChildren(...offer.map((s) => el('li', null,
         el('a', { href: pageURL(s.name, got.lang, got.cats), 'data-name': s.name, 'data-match': s.match },
           el('span', { class: 'n' }, s.name), el('span', { class: 'k' }, `${LABEL[s.category] || s.category} · ${KIND[s.match] || s.match}`)))));
       list.hidden = false;
+      settled(text);
     } catch (e) {
-      if (e.name !== 'AbortError') hide();
+      if (e.name !== 'AbortError') { hide(); settled(text); }
     }
   }
 
