@@ -6,11 +6,15 @@ import (
 )
 
 // The ID ranges the game uses for player entities. Characters first fill
-// the old range and then continue in the one used since 2016; both stay
-// below 2^31 because ESI declares character IDs as int32.
+// the range of 2010–2016 and then continue in the one used since 2016;
+// beyond what those two hold (about 43M), the rest take the range of the
+// characters, corporations and alliances created before 2010. Every range
+// stays below 2^31 because ESI declares character IDs as int32.
 const (
 	charRange1Lo  = 90_000_000
 	charRange1Hi  = 98_000_000
+	charRange0Lo  = 100_000_000
+	charRange0Hi  = 2_100_000_000
 	charRange2Lo  = 2_112_000_000
 	charRange2Hi  = 2_147_483_647
 	corpLo        = 98_000_000
@@ -21,7 +25,7 @@ const (
 	structureStep = 1_000_000 // average distance between two structure IDs
 
 	// Capacities: a generated ID never leaves its range.
-	maxCharacters   = (charRange1Hi - charRange1Lo) + (charRange2Hi - charRange2Lo)
+	maxCharacters   = (charRange1Hi - charRange1Lo) + (charRange0Hi - charRange0Lo) + (charRange2Hi - charRange2Lo)
 	maxCorporations = corpHi - corpLo
 	maxAlliances    = allianceHi - allianceLo
 )
@@ -82,13 +86,15 @@ func (s idSpace) id(j int64) int64 {
 	return s.lo + j*s.step + int64(below(mix(s.seed, s.salt, uint64(j)), uint64(s.step)))
 }
 
-// charIDs places characters in the two character ranges: two fifths in the
-// old range (capped by its size), the rest in the new one, like a server
-// that has been running for two decades.
+// charIDs places characters in the character ranges: two fifths in the
+// range of 2010–2016 (capped by its size), the rest in the one used since
+// 2016, like a server that has been running for two decades; what neither
+// holds goes to the range before 2010, between the two in ID order.
 type charIDs struct {
-	n1   int64
-	old  idSpace
-	new_ idSpace
+	n1, n0 int64
+	old    idSpace
+	early  idSpace
+	new_   idSpace
 }
 
 func newCharIDs(seed uint64, n int64) (charIDs, error) {
@@ -97,23 +103,29 @@ func newCharIDs(seed uint64, n int64) (charIDs, error) {
 	}
 	n1 := min(n*2/5, charRange1Hi-charRange1Lo)
 	if n-n1 > charRange2Hi-charRange2Lo {
-		n1 = n - (charRange2Hi - charRange2Lo)
+		n1 = min(n-(charRange2Hi-charRange2Lo), charRange1Hi-charRange1Lo)
 	}
-	n2 := n - n1
+	n0 := max(n-n1-(charRange2Hi-charRange2Lo), 0)
+	n2 := n - n1 - n0
 	// Keep new-range IDs near its start for small counts, as the live game's are.
 	hi2 := min(int64(charRange2Hi), charRange2Lo+max(n2*4, 30_000_000))
 	return charIDs{
-		n1:   n1,
-		old:  newIDSpace(seed, saltCharID, charRange1Lo, charRange1Hi, n1),
-		new_: newIDSpace(seed, saltCharID+1000, charRange2Lo, hi2, n2),
+		n1:    n1,
+		n0:    n0,
+		old:   newIDSpace(seed, saltCharID, charRange1Lo, charRange1Hi, n1),
+		early: newIDSpace(seed, saltCharID+2000, charRange0Lo, charRange0Hi, n0),
+		new_:  newIDSpace(seed, saltCharID+1000, charRange2Lo, hi2, n2),
 	}, nil
 }
 
 func (c charIDs) id(j int64) int64 {
-	if j < c.n1 {
+	switch {
+	case j < c.n1:
 		return c.old.id(j)
+	case j < c.n1+c.n0:
+		return c.early.id(j - c.n1)
 	}
-	return c.new_.id(j - c.n1)
+	return c.new_.id(j - c.n1 - c.n0)
 }
 
 // perm is a bijection of [0, n) (i -> a*i+b mod n). Corporations own

@@ -450,14 +450,20 @@ func TestEmpty(t *testing.T) {
 }
 
 func TestCharIDsAscendingInRange(t *testing.T) {
-	for _, n := range []int64{1, 2, 5, 1000, 10_000_000, maxCharacters} {
+	// 43,483,647 fill the ranges of 2010–2016 and since 2016; more go
+	// to the range before 2010 too.
+	for _, n := range []int64{1, 2, 5, 1000, 10_000_000, 43_483_647, 43_483_648, 50_000_000, maxCharacters} {
 		ids, err := newCharIDs(9, n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The boundaries and a stretch around the switch between ranges.
+		if early := n > 43_483_647; early != (ids.n0 > 0) {
+			t.Errorf("n=%d: %d in the range before 2010", n, ids.n0)
+		}
+		// The boundaries and a stretch around each switch between ranges.
 		var js []int64
-		for _, j := range []int64{0, 1, ids.n1 - 2, ids.n1 - 1, ids.n1, ids.n1 + 1, n - 2, n - 1} {
+		e := ids.n1 + ids.n0
+		for _, j := range []int64{0, 1, ids.n1 - 2, ids.n1 - 1, ids.n1, ids.n1 + 1, e - 1, e, e + 1, n - 2, n - 1} {
 			if j >= 0 && j < n && (len(js) == 0 || j > js[len(js)-1]) {
 				js = append(js, j)
 			}
@@ -468,7 +474,7 @@ func TestCharIDsAscendingInRange(t *testing.T) {
 			if id <= prev && j > 0 {
 				t.Errorf("n=%d: id(%d)=%d not above %d", n, j, id, prev)
 			}
-			if !(id >= charRange1Lo && id < charRange1Hi) && !(id >= charRange2Lo && id <= charRange2Hi) {
+			if !inCharRange(id) {
 				t.Errorf("n=%d: id(%d)=%d out of range", n, j, id)
 			}
 			prev = id
@@ -477,6 +483,10 @@ func TestCharIDsAscendingInRange(t *testing.T) {
 	if _, err := newCharIDs(1, maxCharacters+1); err == nil {
 		t.Error("more characters than IDs accepted")
 	}
+}
+
+func inCharRange(id int64) bool {
+	return id >= charRange1Lo && id < charRange1Hi || id >= charRange0Lo && id < charRange0Hi || id >= charRange2Lo && id <= charRange2Hi
 }
 
 func TestPermIsBijection(t *testing.T) {
