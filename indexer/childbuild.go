@@ -74,7 +74,7 @@ func (m *Manager) runChild(j *job, req BuildRequest, res *BuildResult, log zerol
 		log.Error().Err(err).Msg("build stopped with its child process; the live generation keeps serving")
 		return err
 	}
-	gen, aerr := m.adoptCurrent(j.ctx)
+	gen, aerr := m.adoptCurrent()
 	if aerr != nil {
 		err = errors.Join(err, aerr)
 	}
@@ -106,13 +106,10 @@ func (m *Manager) runChild(j *job, req BuildRequest, res *BuildResult, log zerol
 // than the live one (a child's build made it), returning it; when CURRENT
 // names the live generation and the child completed its bleve part, that
 // part starts answering the analysts' queries. The child checked what it
-// built against the snapshot; the generation is opened as Open opens it.
-func (m *Manager) adoptCurrent(ctx context.Context) (*Generation, error) {
-	lock, err := lockBuilds(ctx, m.opts.DataDir, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Unlock()
+// built against the snapshot; the generation is opened as Open opens it,
+// without the build lock: another process's build, which may hold it for
+// long, removes no generation CURRENT names.
+func (m *Manager) adoptCurrent() (*Generation, error) {
 	id, err := m.readCurrent()
 	if err != nil {
 		return nil, err

@@ -1,0 +1,15 @@
+//go:build !linux
+
+package main
+
+import "os/exec"
+
+// runNiced starts cmd, tells started its pid and waits for it to end. Its
+// CPU priority is the server's: gds lowers a build's on Linux only.
+func runNiced(cmd *exec.Cmd, started func(pid int)) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	started(cmd.Process.Pid)
+	return cmd.Wait()
+}
