@@ -57,7 +57,7 @@ func newBuildChild(cfg serveConfig, log zerolog.Logger) (indexer.BuildChild, err
 // build runs req in a child process (an indexer.BuildChild).
 func (c childBuilds) build(ctx context.Context, req indexer.BuildRequest, report indexer.ChildReport) (indexer.BuildResult, error) {
 	cmd := exec.CommandContext(ctx, c.exe, c.args(req)...)
-	cmd.Env = childEnv(os.Environ())
+	cmd.Env = withoutGDSVars(os.Environ())
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = childStopWait
 	var stdout bytes.Buffer
@@ -99,10 +99,11 @@ func (c childBuilds) args(req indexer.BuildRequest) []string {
 	return args
 }
 
-// childEnv is the server's environment without its GDS_ variables: the
-// child is told everything by its flags, and would take a GDS_ variable
-// meant for the server (GDS_PUBLISH, GDS_LOG_FORMAT) as its own.
-func childEnv(env []string) []string {
+// withoutGDSVars is env without its GDS_ variables. A build's child gets
+// the server's so: it is told everything by its flags, and would take a
+// GDS_ variable meant for the server (GDS_PUBLISH, GDS_LOG_FORMAT) as its
+// own.
+func withoutGDSVars(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		if !strings.HasPrefix(kv, "GDS_") {

@@ -274,7 +274,7 @@ func TestBuildChildCommand(t *testing.T) {
 	if slices.Contains(c.args(indexer.BuildRequest{Snapshot: "/snap"}), "--full") {
 		t.Error("--full without a full build request")
 	}
-	env := childEnv([]string{"PATH=/bin", "GDS_PUBLISH=s3://b", "GOGC=200", "GDS_LOG_FORMAT=pretty"})
+	env := withoutGDSVars([]string{"PATH=/bin", "GDS_PUBLISH=s3://b", "GOGC=200", "GDS_LOG_FORMAT=pretty"})
 	if !slices.Equal(env, []string{"PATH=/bin", "GOGC=200"}) {
 		t.Errorf("child environment %q", env)
 	}
