@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -106,9 +107,10 @@ func (m *Manager) runChild(j *job, req BuildRequest, res *BuildResult, log zerol
 // than the live one (a child's build made it), returning it; when CURRENT
 // names the live generation and the child completed its bleve part, that
 // part starts answering the analysts' queries. The child checked what it
-// built against the snapshot; the generation is opened as Open opens it,
-// without the build lock: another process's build, which may hold it for
-// long, removes no generation CURRENT names.
+// built against the snapshot; the generation is opened as Open opens it
+// (refused if this gds would read it wrongly: see readable), without the
+// build lock: another process's build, which may hold it for long,
+// removes no generation CURRENT names.
 func (m *Manager) adoptCurrent() (*Generation, error) {
 	id, err := m.readCurrent()
 	if err != nil {
@@ -132,7 +134,13 @@ func (m *Manager) adoptCurrent() (*Generation, error) {
 	case id <= live.Meta.ID:
 		return nil, nil
 	}
-	gen, err := openGeneration(generationDir(m.opts.DataDir, id), m.opts.AnalystIdle, m.opts.inMemory())
+	dir := generationDir(m.opts.DataDir, id)
+	if meta, err := readMeta(dir); err != nil {
+		return nil, err
+	} else if err := readable(meta); err != nil {
+		return nil, fmt.Errorf("generation %d: %w", id, err)
+	}
+	gen, err := openGeneration(dir, m.opts.AnalystIdle, m.opts.inMemory())
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,9 @@ type fakeChild struct {
 	hold chan struct{}
 	// fail, when set, is the child's failure before it builds anything.
 	fail error
+	// built, when set, is called with the directory of the generation
+	// the child built.
+	built func(dir string)
 }
 
 const fakePID = 4242
@@ -52,7 +55,11 @@ func (c *fakeChild) build(ctx context.Context, req indexer.BuildRequest, r index
 	}
 	defer m.Close()
 	r.Progress(indexer.Progress{Phase: "verify"})
-	return m.Build(ctx, req)
+	res, err := m.Build(ctx, req)
+	if err == nil && c.built != nil {
+		c.built(filepath.Join(c.opts.DataDir, "generations", fmt.Sprintf("%06d", res.Generation)))
+	}
+	return res, err
 }
 
 // childSetup opens a server's Manager on a fresh data directory whose
@@ -137,6 +144,23 @@ func TestBuildChildFailureKeepsLiveGeneration(t *testing.T) {
 	}
 	if ids := searchCategory(t, server, "Pilot 7", snapshots.CategoryCharacter); !slices.Contains(ids, 90000007) {
 		t.Errorf("search after the failed child: %v", ids)
+	}
+}
+
+// TestBuildChildOfAnotherVersion: a generation this gds would read
+// wrongly (a child of another version: names folded otherwise) is not
+// made live.
+func TestBuildChildOfAnotherVersion(t *testing.T) {
+	server, child, first := childSetup(t, renamedPilots(t))
+	child.built = func(dir string) {
+		indexertest.EditMeta(t, dir, func(meta map[string]any) { meta["fold"] = 99 })
+	}
+	_, err := server.Build(context.Background(), indexer.BuildRequest{Snapshot: renamedPilots(t, 7), Trigger: "test"})
+	if err == nil || !strings.Contains(err.Error(), "folded") {
+		t.Fatalf("build whose child wrote another version's generation: %v", err)
+	}
+	if st := server.Status(); st.Live.ID != first.Generation || st.Failures != 1 {
+		t.Fatalf("live %d, failures %d; want %d, 1", st.Live.ID, st.Failures, first.Generation)
 	}
 }
 

@@ -31,7 +31,7 @@ const childStopWait = 10 * time.Second
 // gds index of this binary at nice buildNice, whose log lines join the
 // server's log.
 type childBuilds struct {
-	exe        string // this binary
+	exe        string // this binary (thisBinary)
 	data       string
 	batch      int
 	bleveChars bool
@@ -45,7 +45,7 @@ func newBuildChild(cfg serveConfig, log zerolog.Logger) (indexer.BuildChild, err
 	if !cfg.BuildProcess {
 		return nil, nil
 	}
-	exe, err := os.Executable()
+	exe, err := thisBinary()
 	if err != nil {
 		return nil, fmt.Errorf("--build-process: this binary: %w", err)
 	}
@@ -57,6 +57,7 @@ func newBuildChild(cfg serveConfig, log zerolog.Logger) (indexer.BuildChild, err
 // build runs req in a child process (an indexer.BuildChild).
 func (c childBuilds) build(ctx context.Context, req indexer.BuildRequest, report indexer.ChildReport) (indexer.BuildResult, error) {
 	cmd := exec.CommandContext(ctx, c.exe, c.args(req)...)
+	cmd.Args[0] = "gds" // what ps shows
 	cmd.Env = withoutGDSVars(os.Environ())
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = childStopWait

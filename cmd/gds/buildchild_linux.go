@@ -7,6 +7,11 @@ import (
 	"syscall"
 )
 
+// thisBinary is the binary this process runs, even when an upgrade has
+// replaced its file since: a child built by another gds version could
+// write generations this one reads wrongly.
+func thisBinary() (string, error) { return "/proc/self/exe", nil }
+
 // runNiced starts cmd at nice buildNice, tells started its pid and waits
 // for it to end.
 //

@@ -2,7 +2,13 @@
 
 package main
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+)
+
+// thisBinary is the binary this process runs.
+func thisBinary() (string, error) { return os.Executable() }
 
 // runNiced starts cmd, tells started its pid and waits for it to end. Its
 // CPU priority is the server's: gds lowers a build's on Linux only.
