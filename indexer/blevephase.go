@@ -157,13 +157,13 @@ func (m *Manager) promoteLocked(gen *Generation) {
 
 // drop gives back the reference a pointer held on g; once neither the
 // live nor the analysts' pointer holds it, it is deleted after its last
-// reader (under ptrMu).
+// reader (unless Options.KeepRetired; under ptrMu).
 func (m *Manager) drop(g *Generation) {
 	if g == nil {
 		return
 	}
 	if g != m.live.Load() && g != m.analysts.Load() {
-		g.remove = true
+		g.remove = !m.opts.KeepRetired
 		g.retired.Store(true)
 	}
 	g.Release()
@@ -261,24 +261,30 @@ func (m *Manager) completeBleve(j *job, ph *phase1, started time.Time) error {
 	if err == nil {
 		err = checkBleve(gen)
 	}
+	meta := gen.Meta
+	meta.BlevePending = false
+	meta.BuildDuration = Duration(m.now().Sub(started))
+	if ph.resume {
+		meta.BuildDuration = gen.Meta.BuildDuration
+	}
 	if err == nil {
-		meta := gen.Meta
-		meta.BlevePending = false
-		meta.BuildDuration = Duration(m.now().Sub(started))
-		if ph.resume {
-			meta.BuildDuration = gen.Meta.BuildDuration
-		}
-		if err = disk.MakePrivate(gen.Dir()); err == nil {
-			err = writeMeta(gen.Dir(), meta)
-		}
-		if err == nil {
-			gen.final.Store(&meta)
-		}
+		err = disk.MakePrivate(gen.Dir())
+	}
+	if err == nil {
+		err = writeMeta(gen.Dir(), meta)
 	}
 	if err != nil {
 		m.setBleveState(BleveFailed, err)
 		return fmt.Errorf("analysts' indexes of generation %d: %w", gen.Meta.ID, err)
 	}
+	m.bleveComplete(gen, meta)
+	return nil
+}
+
+// bleveComplete records gen's bleve part complete, as meta (written to its
+// directory) says, and lets it answer the analysts' queries.
+func (m *Manager) bleveComplete(gen *Generation, meta Meta) {
+	gen.final.Store(&meta)
 	gen.bleveReady.Store(true)
 	m.ptrMu.Lock()
 	m.promoteLocked(gen)
@@ -287,7 +293,6 @@ func (m *Manager) completeBleve(j *job, ph *phase1, started time.Time) error {
 	if live {
 		m.setBleveState(BleveLive, nil)
 	}
-	return nil
 }
 
 // checkBleve verifies every category's bleve shards hold its documents.

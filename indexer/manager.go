@@ -100,6 +100,18 @@ type Options struct {
 	// server's searches get the cores first (gds serve --build-yield).
 	// The generation built is the same either way.
 	Pacer pace.Pacer
+	// BuildChild, when set, runs builds in a child process instead of
+	// this one (gds serve --build-process), so that they take neither the
+	// server's cores at its priority nor its memory; the Manager makes
+	// live the generation the child leaves CURRENT. Builds with no
+	// generation live yet, and the completion of the live generation's
+	// bleve part at Open, still run here (see inChild).
+	BuildChild BuildChild
+	// KeepRetired leaves the generations a build retires on disk for
+	// another process still serving them (gds index run by gds serve
+	// --build-process); the next Open that finds no build running
+	// removes them, as does the server once it serves a newer one.
+	KeepRetired bool
 
 	// beforeBleve, when set, runs at the start of a build's bleve phase,
 	// after the generation went live for searches (tests hold it there).
@@ -326,6 +338,35 @@ func (m *Manager) run(j *job, req BuildRequest) {
 	defer j.cancel()
 	res := BuildResult{ID: j.running.ID, Trigger: req.Trigger, Snapshot: req.Snapshot, Started: j.running.Started}
 	log := m.log.With().Str("build_id", res.ID).Str("trigger", req.Trigger).Str("snapshot", req.Snapshot).Logger()
+	var err error
+	if m.inChild(j) {
+		err = m.runChild(j, req, &res, log)
+	} else {
+		err = m.runHere(j, req, &res, log)
+	}
+	res.Finished = m.now().UTC()
+	res.Duration = Duration(res.Finished.Sub(res.Started))
+	m.mu.Lock()
+	j.result = res
+	m.last = &res
+	if err != nil {
+		m.failures++
+	}
+	if m.job == j {
+		m.job = nil
+	}
+	m.mu.Unlock()
+	// Observers hear of the build before anyone waiting on it is released,
+	// so a caller of Build sees its metrics.
+	if m.opts.OnBuild != nil {
+		m.opts.OnBuild(res)
+	}
+	close(j.done)
+}
+
+// runHere runs the build j in this process, filling res; the error is the
+// build's failure, if any.
+func (m *Manager) runHere(j *job, req BuildRequest, res *BuildResult, log zerolog.Logger) error {
 	ph, err := m.build(j, req)
 	switch {
 	case err != nil:
@@ -364,24 +405,7 @@ func (m *Manager) run(j *job, req BuildRequest) {
 	if ph.lock != nil {
 		ph.lock.Unlock()
 	}
-	res.Finished = m.now().UTC()
-	res.Duration = Duration(res.Finished.Sub(res.Started))
-	m.mu.Lock()
-	j.result = res
-	m.last = &res
-	if err != nil {
-		m.failures++
-	}
-	if m.job == j {
-		m.job = nil
-	}
-	m.mu.Unlock()
-	// Observers hear of the build before anyone waiting on it is released,
-	// so a caller of Build sees its metrics.
-	if m.opts.OnBuild != nil {
-		m.opts.OnBuild(res)
-	}
-	close(j.done)
+	return err
 }
 
 // build makes a checked generation whose tables and record stores are

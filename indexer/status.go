@@ -57,6 +57,9 @@ type Running struct {
 	Snapshot string    `json:"snapshot"`
 	Started  time.Time `json:"started"`
 	Progress Progress  `json:"progress"`
+	// PID is the process building, when a child process does
+	// (Options.BuildChild); 0 when this process builds.
+	PID int `json:"pid,omitempty"`
 }
 
 // Progress reports how far a build is.

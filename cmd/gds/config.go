@@ -45,6 +45,7 @@ type serveConfig struct {
 	SpareProcs            int
 	SearchQueueWait       time.Duration
 	BuildYield            time.Duration
+	BuildProcess          bool
 	ErrorLimit            int
 	CacheBytes            int64
 	BleveBatch            int
@@ -124,6 +125,8 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.DurationVar(&c.SearchQueueWait, "search-queue-wait", 0, "how long a search waits for a free slot before 503 (0: 50ms; negative: no wait)")
 	fs.DurationVar(&c.BuildYield, "build-yield", api.DefaultBuildYield, "longest pause of an index build running in the server while every search slot is taken "+
 		"or searches wait; after a pause builds run as long again unpaused, so they keep at least half the time (0 or negative: builds never pause)")
+	fs.BoolVar(&c.BuildProcess, "build-process", false, "build new generations (--schedule, POST /admin/reindex) in a child process, gds index at the lowest CPU priority (nice 19): "+
+		"the kernel runs searches first and the build's memory is not the server's; the first build, with no generation live, runs in the server (recommended in production)")
 	fs.IntVar(&c.ErrorLimit, "error-limit", 0, "error answers a client may get per minute before 420 (0: 100, as ESI)")
 	fs.Int64Var(&c.CacheBytes, "cache-bytes", 0, "size of the search response cache (0: 64 MiB; negative disables it)")
 	addBleveBatchFlag(fs, &c.BleveBatch, &c.BleveCharacters)

@@ -229,9 +229,10 @@ type faultStatus struct {
 		ID uint64 `json:"id"`
 	} `json:"live"`
 	LastBuild *struct {
-		ID         string `json:"build_id"`
-		Generation uint64 `json:"generation"`
-		Error      string `json:"error"`
+		ID          string `json:"build_id"`
+		Generation  uint64 `json:"generation"`
+		Incremental bool   `json:"incremental"`
+		Error       string `json:"error"`
 	} `json:"last_build"`
 	Building *json.RawMessage `json:"building"`
 	Failures int              `json:"failures"`
@@ -256,11 +257,17 @@ func (s *faultServer) liveGeneration(t *testing.T) uint64 {
 	return st.Live.ID
 }
 
-// reindex asks for a build of snapshot and waits until that build is
-// over, returning its outcome as /admin/status reports it.
+// reindex asks for a full build of snapshot and waits until that build
+// is over, returning its outcome as /admin/status reports it.
 func (s *faultServer) reindex(t *testing.T, snapshot string) faultStatus {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"snapshot": snapshot, "full": true})
+	return s.waitBuild(t, s.startReindex(t, snapshot, true))
+}
+
+// startReindex asks for a build of snapshot and returns its ID.
+func (s *faultServer) startReindex(t *testing.T, snapshot string, full bool) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"snapshot": snapshot, "full": full})
 	resp, err := s.client.Post("http://"+s.admin+"/admin/reindex", "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -273,12 +280,19 @@ func (s *faultServer) reindex(t *testing.T, snapshot string) faultStatus {
 	if resp.StatusCode != http.StatusAccepted || json.Unmarshal(raw, &accepted) != nil || accepted.BuildID == "" {
 		t.Fatalf("POST /admin/reindex %s: %d %s", snapshot, resp.StatusCode, raw)
 	}
+	return accepted.BuildID
+}
+
+// waitBuild waits until the build id is over and returns its outcome as
+// /admin/status reports it.
+func (s *faultServer) waitBuild(t *testing.T, id string) faultStatus {
+	t.Helper()
 	var st faultStatus
 	if !poll(90*time.Second, func() bool {
 		st = s.status(t)
-		return st.Building == nil && st.LastBuild != nil && st.LastBuild.ID == accepted.BuildID
+		return st.Building == nil && st.LastBuild != nil && st.LastBuild.ID == id
 	}) {
-		t.Fatalf("build %s of %s not over after 90 s", accepted.BuildID, snapshot)
+		t.Fatalf("build %s not over after 90 s", id)
 	}
 	return st
 }

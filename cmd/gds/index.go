@@ -48,6 +48,8 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	var bleveChars bool
 	addBleveBatchFlag(fs, &batch, &bleveChars)
 	keepSegments := fs.Bool("bleve-keep-segments", false, "leave each bleve shard with one segment per batch instead of merging it into one at the end of its build (a shorter build, slower analysts' prefix and wildcard queries)")
+	keepRetired := fs.Bool("keep-retired", false, "leave the generation the build replaces on disk, for a gds serve still serving it, which removes it once it serves a newer one "+
+		"(as does the next gds serve or gds index on --data; gds serve --build-process passes it)")
 	var fc fleetConfig
 	addPublishFlags(fs, &fc)
 	var lc logConfig
@@ -87,7 +89,8 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("index: %w", err)
 	}
 	defer fr.stop()
-	mgr, err := indexer.Open(indexer.Options{DataDir: *data, Logger: log, BatchSize: batch, KeepSegments: *keepSegments, BleveCharacters: bleveChars, FetchSnapshot: fetchSnapshot(*data)})
+	mgr, err := indexer.Open(indexer.Options{DataDir: *data, Logger: log, BatchSize: batch, KeepSegments: *keepSegments, BleveCharacters: bleveChars,
+		KeepRetired: *keepRetired, FetchSnapshot: fetchSnapshot(*data)})
 	if err != nil {
 		return fmt.Errorf("index: opening %s: %w", *data, err)
 	}
@@ -227,6 +230,10 @@ func barWatch(w io.Writer) buildWatch {
 	}
 }
 
+// progressMessage is the message of logWatch's progress lines (gds serve
+// --build-process reads them from its child).
+const progressMessage = "building"
+
 // logWatch logs the progress every few seconds, for logs and CI where a
 // redrawn bar would be noise.
 func logWatch(mgr *indexer.Manager, log zerolog.Logger) buildWatch {
@@ -236,7 +243,7 @@ func logWatch(mgr *indexer.Manager, log zerolog.Logger) buildWatch {
 			log.Info().Uint64("generation", mgr.Parts().Search).Msg(line)
 		},
 		progress: func(p indexer.Progress, _ time.Duration) {
-			log.Info().Str("phase", p.Phase).Str("kind", p.Kind).Int64("done", p.Done).Int64("total", p.Total).Msg("building")
+			log.Info().Str("phase", p.Phase).Str("kind", p.Kind).Int64("done", p.Done).Int64("total", p.Total).Msg(progressMessage)
 		},
 		done: func() {},
 	}

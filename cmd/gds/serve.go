@@ -65,6 +65,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	yield := newBuildYield(cfg.BuildYield, metrics)
+	buildChild, err := newBuildChild(cfg, log)
+	if err != nil {
+		fr.stop()
+		return fmt.Errorf("serve: %w", err)
+	}
 	mgr, err := indexer.Open(indexer.Options{
 		DataDir:            cfg.Data,
 		Logger:             log.With().Str("component", "indexer").Logger(),
@@ -77,6 +82,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		StoresInMemoryAuto: cfg.StoresInMemory == holdAuto,
 		FetchSnapshot:      fetchSnapshot(cfg.Data),
 		Pacer:              yield,
+		BuildChild:         buildChild,
 	})
 	if err != nil {
 		fr.stop()

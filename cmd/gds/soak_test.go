@@ -20,8 +20,9 @@ import (
 )
 
 // TestSoak runs the real gds binary on loopback for SOAK_DURATION: a
-// primary that serves, rebuilds and publishes to an S3 bucket (versitygw)
-// and a replica following that bucket. Traffic, paced at SOAK_LOAD (0.7)
+// primary that serves, rebuilds (in a child process, --build-process) and
+// publishes to an S3 bucket (versitygw) and a replica following that
+// bucket. Traffic, paced at SOAK_LOAD (0.7)
 // of the capacity measured first: searches (cached, contains, strict),
 // lookups, POST /characters/affiliation/, POST /latest/local/ and GET
 // /latest/suggest/ where the server has them, character searches with a
@@ -63,7 +64,7 @@ func TestSoak(t *testing.T) {
 
 	reqLog := &soakLogCounter{}
 	primary := startSoakServer(t, "primary", bin, reqLog, "--snapshot", snap, "--data", filepath.Join(t.TempDir(), "primary"),
-		"--publish", bucket, "--publish-keep", "3", "--trusted-proxies", "127.0.0.1/32", "--rate-limit", "off")
+		"--publish", bucket, "--publish-keep", "3", "--trusted-proxies", "127.0.0.1/32", "--rate-limit", "off", "--build-process")
 	primary.waitReady(t, 30*time.Minute)
 	replica := startSoakServer(t, "replica", bin, nil, "--follow", bucket, "--follow-interval", "2s",
 		"--data", filepath.Join(t.TempDir(), "replica"), "--trusted-proxies", "127.0.0.1/32", "--rate-limit", "off")
@@ -247,15 +248,7 @@ func startSoakServer(t *testing.T, name, bin string, reqLog *soakLogCounter, arg
 
 // soakEnv is the environment without GDS_* variables, so a developer's
 // settings do not change the soak.
-func soakEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GDS_") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
+func soakEnv() []string { return withoutGDSVars(os.Environ()) }
 
 func (s *soakServer) waitReady(t *testing.T, d time.Duration) {
 	t.Helper()
