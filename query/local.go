@@ -71,16 +71,20 @@ func (v *View) Local(names []string) (Local, error) {
 	ids := make([]int64, 0, len(names))
 	var unknown []string
 	ct := v.g.Tables(snapshots.CategoryCharacter)
-	var buf []byte
-	for _, name := range names {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
+	kept, folded := foldAll(names)
+	if ct != nil {
+		// The lookups' first reads, all at once: their cache misses
+		// overlap.
+		touch := ct.Base.Warm(folded)
+		if ct.Delta != nil {
+			touch += ct.Delta.Warm(folded)
 		}
-		buf = nametable.AppendFold(buf[:0], name)
+		runtime.KeepAlive(touch)
+	}
+	for i, name := range kept {
 		n := len(ids)
 		if ct != nil {
-			ids = exactIDs(ct.Base, ct.Delta, buf, ids)
+			ids = exactIDs(ct.Base, ct.Delta, folded[i], ids)
 		}
 		if len(ids) == n {
 			unknown = append(unknown, name)
@@ -94,6 +98,27 @@ func (v *View) Local(names []string) (Local, error) {
 		out.Unknown = compactStable(unknown)
 	}
 	return out, nil
+}
+
+// foldAll returns names trimmed, blank ones left out, and each one
+// folded (slices of one buffer, sized for names that fold to as many
+// bytes, as ASCII ones do).
+func foldAll(names []string) (kept []string, folded [][]byte) {
+	size := 0
+	for _, name := range names {
+		size += len(name)
+	}
+	kept = make([]string, 0, len(names))
+	folded = make([][]byte, 0, len(names))
+	buf := make([]byte, 0, size)
+	for _, name := range names {
+		if name = strings.TrimSpace(name); name != "" {
+			start := len(buf)
+			buf = nametable.AppendFold(buf, name)
+			kept, folded = append(kept, name), append(folded, buf[start:len(buf):len(buf)])
+		}
+	}
+	return kept, folded
 }
 
 // LocalOf is the breakdown of the characters with the given IDs (in any
@@ -406,7 +431,7 @@ var (
 // characters (a *LineError) and a text without names (ErrLocalEmpty).
 func LocalLines(text string) ([]string, error) {
 	text = strings.TrimPrefix(text, "\uFEFF")
-	var names []string
+	names := make([]string, 0, min(strings.Count(text, "\n")+1, MaxLocalNames))
 	line := 0
 	for raw := range strings.SplitSeq(text, "\n") {
 		line++
