@@ -70,13 +70,15 @@ func (s *server) local(c *gin.Context) {
 			s.internalError(c, err)
 			return
 		}
-		body, err := json.Marshal(l)
-		if err != nil {
-			s.internalError(c, err)
-			return
-		}
+		// Encoded after the slot is released: the slot bounds the work
+		// on the index; the answer needs only l.
+		body := localBodies.Get().(*[]byte)
+		*body = appendLocal((*body)[:0], l)
 		c.Header("Cache-Control", cacheControlNoCache[0])
-		sendJSON(c, body)
+		sendJSON(c, *body)
+		if cap(*body) <= maxPooledLocal {
+			localBodies.Put(body)
+		}
 	})
 }
 

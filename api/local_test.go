@@ -2,12 +2,20 @@ package api
 
 import (
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"gds/indexer/indexertest"
+	"gds/indexer/nametable"
+	"gds/query"
 	"gds/snapshots"
+	"gds/snapshots/synth"
 )
 
 // localFixture: two alliances, three corporations (one without an
@@ -143,4 +151,40 @@ func TestLocalRoute(t *testing.T) {
 			t.Errorf("%s: body types %s, want text/plain and application/json", doc, types)
 		}
 	}
+}
+
+// localBench serves a generation of chars generated characters and
+// returns n text bodies of 1,000 names drawn from those that are one
+// character's (generated names repeat; the game's do not).
+func localBench(tb testing.TB, chars int64, n int) (*testServer, []string) {
+	tb.Helper()
+	snap := indexertest.Generated(tb, synth.Config{Characters: chars, Corporations: chars / 50, Alliances: chars / 1000, Seed: 7})
+	m := indexertest.Manager(tb, snap.Dir)
+	ts := newTestServerWith(tb, Deps{Views: query.New(m), Logger: zerolog.New(io.Discard)}, func(d *Deps) {
+		d.Limits.CacheBytes, d.Limits.RateLimitsOff = -1, true
+	})
+	ts.manager = m
+	count := map[string]int{}
+	var names []string
+	err := snap.Each(snapshots.Characters, func(rec snapshots.Record, _ snapshots.Line) error {
+		name := rec.(*snapshots.Character).Name
+		count[nametable.Fold(name)]++
+		names = append(names, name)
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	names = slices.DeleteFunc(names, func(s string) bool { return count[nametable.Fold(s)] > 1 })
+	rng := rand.New(rand.NewPCG(7, 37))
+	bodies := make([]string, n)
+	for i := range bodies {
+		var sb strings.Builder
+		for range query.MaxLocalNames {
+			sb.WriteString(names[rng.IntN(len(names))])
+			sb.WriteByte('\n')
+		}
+		bodies[i] = sb.String()
+	}
+	return ts, bodies
 }

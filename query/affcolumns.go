@@ -81,7 +81,7 @@ func (a affColumns) affiliationsFrom(ids []int64, out []Affiliation) (missing in
 // out (as long as ids), leaving an ID of no character's entry zero. The
 // names are substrings of one string.
 func localCharactersFrom(k columned, ids []int64, out []LocalCharacter) error {
-	var text []byte
+	text := make([]byte, 0, len(ids)*nameBytes)
 	ends := make([]uint32, len(ids))
 	for j, id := range ids {
 		p, ok := k.find(id)
@@ -103,6 +103,11 @@ func localCharactersFrom(k columned, ids []int64, out []LocalCharacter) error {
 	return nil
 }
 
+// nameBytes and tickerBytes are room enough for most names and tickers
+// (the game's names are at most 37 characters, tickers 5), so that the
+// text of a thousand rows grows once or not at all.
+const nameBytes, tickerBytes = 32, 8
+
 // groupRows are corporations' or alliances' rows: their names and
 // tickers (substrings of one string) and alliances, in the order asked.
 type groupRows struct {
@@ -114,7 +119,7 @@ type groupRows struct {
 // record has an empty one.
 func (k columned) groups(kind snapshots.Kind, n int, id func(int) int64) (groupRows, error) {
 	g := groupRows{names: make([]string, n), tickers: make([]string, n), alliances: make([]int64, n)}
-	var text []byte
+	text := make([]byte, 0, n*(nameBytes+tickerBytes))
 	ends := make([]uint32, 2*n)
 	for j := range n {
 		id := id(j)

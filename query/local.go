@@ -71,16 +71,20 @@ func (v *View) Local(names []string) (Local, error) {
 	ids := make([]int64, 0, len(names))
 	var unknown []string
 	ct := v.g.Tables(snapshots.CategoryCharacter)
-	var buf []byte
-	for _, name := range names {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
+	kept, folded := foldAll(names)
+	if ct != nil {
+		// The lookups' first reads, all at once: their cache misses
+		// overlap.
+		touch := ct.Base.Warm(folded)
+		if ct.Delta != nil {
+			touch += ct.Delta.Warm(folded)
 		}
-		buf = append(buf[:0], nametable.Fold(name)...)
+		runtime.KeepAlive(touch)
+	}
+	for i, name := range kept {
 		n := len(ids)
 		if ct != nil {
-			ids = exactIDs(ct.Base, ct.Delta, buf, ids)
+			ids = exactIDs(ct.Base, ct.Delta, folded[i], ids)
 		}
 		if len(ids) == n {
 			unknown = append(unknown, name)
@@ -96,11 +100,34 @@ func (v *View) Local(names []string) (Local, error) {
 	return out, nil
 }
 
+// foldAll returns names trimmed, blank ones left out, and each one
+// folded (slices of one buffer, sized for names that fold to as many
+// bytes, as ASCII ones do).
+func foldAll(names []string) (kept []string, folded [][]byte) {
+	size := 0
+	for _, name := range names {
+		size += len(name)
+	}
+	kept = make([]string, 0, len(names))
+	folded = make([][]byte, 0, len(names))
+	buf := make([]byte, 0, size)
+	for _, name := range names {
+		if name = strings.TrimSpace(name); name != "" {
+			start := len(buf)
+			buf = nametable.AppendFold(buf, name)
+			kept, folded = append(kept, name), append(folded, buf[start:len(buf):len(buf)])
+		}
+	}
+	return kept, folded
+}
+
 // LocalOf is the breakdown of the characters with the given IDs (in any
 // order, repeats counted once; IDs of no character left out), with no
 // unknown names.
 func (v *View) LocalOf(ids []int64) (Local, error) {
-	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
 	out := Local{Unknown: []string{}}
 	var err error
 	if out.Characters, err = v.localCharacters(ids); err != nil {
@@ -110,7 +137,10 @@ func (v *View) LocalOf(ids []int64) (Local, error) {
 		return Local{}, err
 	}
 	slices.SortFunc(out.Characters, func(a, b LocalCharacter) int {
-		return cmp.Or(strings.Compare(a.Name, b.Name), cmp.Compare(a.CharacterID, b.CharacterID))
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.CharacterID, b.CharacterID)
 	})
 	return out, nil
 }
@@ -232,27 +262,18 @@ func readAffiliations(s *recstore.Store, ids []int64, out []LocalCharacter) erro
 // from its record (a group whose record is missing keeps its ID, with no
 // name or ticker).
 func (v *View) groups(chars []LocalCharacter) ([]LocalCorporation, []LocalAlliance, error) {
-	corps := make([]LocalCorporation, 0, min(len(chars), 64))
-	alliances := make([]LocalAlliance, 0, 16)
-	corpAt := make(map[int64]int, cap(corps))
-	allianceAt := make(map[int64]int, cap(alliances))
+	keys := make([]int64, 0, len(chars))
 	for _, c := range chars {
-		if i, ok := corpAt[c.CorporationID]; ok {
-			corps[i].Count++
-		} else {
-			corpAt[c.CorporationID] = len(corps)
-			corps = append(corps, LocalCorporation{CorporationID: c.CorporationID, Count: 1})
-		}
-		if c.AllianceID == 0 {
-			continue
-		}
-		if i, ok := allianceAt[c.AllianceID]; ok {
-			alliances[i].Count++
-		} else {
-			allianceAt[c.AllianceID] = len(alliances)
-			alliances = append(alliances, LocalAlliance{AllianceID: c.AllianceID, Count: 1})
+		keys = append(keys, c.CorporationID)
+	}
+	corps := counted(keys, func(id int64, n int) LocalCorporation { return LocalCorporation{CorporationID: id, Count: n} })
+	keys = keys[:0]
+	for _, c := range chars {
+		if c.AllianceID != 0 {
+			keys = append(keys, c.AllianceID)
 		}
 	}
+	alliances := counted(keys, func(id int64, n int) LocalAlliance { return LocalAlliance{AllianceID: id, Count: n} })
 	if err := v.nameCorporations(corps); err != nil {
 		return nil, nil, err
 	}
@@ -260,12 +281,46 @@ func (v *View) groups(chars []LocalCharacter) ([]LocalCorporation, []LocalAllian
 		return nil, nil, err
 	}
 	slices.SortFunc(corps, func(a, b LocalCorporation) int {
-		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Name, b.Name), cmp.Compare(a.CorporationID, b.CorporationID))
+		return byCount(a.Count, b.Count, a.Name, b.Name, a.CorporationID, b.CorporationID)
 	})
 	slices.SortFunc(alliances, func(a, b LocalAlliance) int {
-		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Name, b.Name), cmp.Compare(a.AllianceID, b.AllianceID))
+		return byCount(a.Count, b.Count, a.Name, b.Name, a.AllianceID, b.AllianceID)
 	})
 	return corps, alliances, nil
+}
+
+// counted sorts keys and returns group(id, n) for each distinct key, n
+// the times it is there, in ascending order of key: a sort of a thousand
+// IDs costs less than a map of them.
+func counted[G any](keys []int64, group func(id int64, n int) G) []G {
+	slices.Sort(keys)
+	distinct := 0
+	for i, k := range keys {
+		if i == 0 || k != keys[i-1] {
+			distinct++
+		}
+	}
+	out := make([]G, 0, distinct)
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j] == keys[i] {
+			j++
+		}
+		out = append(out, group(keys[i], j-i))
+		i = j
+	}
+	return out
+}
+
+// byCount orders groups by count (most first), then name, then ID.
+func byCount(countA, countB int, nameA, nameB string, idA, idB int64) int {
+	if c := cmp.Compare(countB, countA); c != 0 {
+		return c
+	}
+	if c := strings.Compare(nameA, nameB); c != 0 {
+		return c
+	}
+	return cmp.Compare(idA, idB)
 }
 
 // nameCorporations fills in each corporation's name, ticker and alliance.
@@ -376,7 +431,7 @@ var (
 // characters (a *LineError) and a text without names (ErrLocalEmpty).
 func LocalLines(text string) ([]string, error) {
 	text = strings.TrimPrefix(text, "\uFEFF")
-	var names []string
+	names := make([]string, 0, min(strings.Count(text, "\n")+1, MaxLocalNames))
 	line := 0
 	for raw := range strings.SplitSeq(text, "\n") {
 		line++

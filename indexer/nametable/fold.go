@@ -66,6 +66,24 @@ func Fold(s string) string {
 	return norm.NFC.String(out)
 }
 
+// AppendFold appends Fold(s) to dst: an ASCII s without allocating, for
+// callers that fold many names into one buffer.
+func AppendFold(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return append(dst, Fold(s)...)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
 // dotAfterI is "i" and COMBINING DOT ABOVE, what case folding makes of "İ"
 // (and of "I" + U+0307, its decomposed spelling).
 const dotAfterI = "i\u0307"

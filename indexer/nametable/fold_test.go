@@ -27,5 +27,20 @@ func TestFold(t *testing.T) {
 		if got := nametable.Fold(c.in); got != c.want {
 			t.Errorf("Fold(%q) = %q, want %q", c.in, got, c.want)
 		}
+		if got := string(nametable.AppendFold([]byte("x"), c.in)); got != "x"+c.want {
+			t.Errorf("AppendFold(x, %q) = %q, want %q", c.in, got, "x"+c.want)
+		}
 	}
+}
+
+// FuzzAppendFold: AppendFold appends what Fold returns, whatever the text.
+func FuzzAppendFold(f *testing.F) {
+	for _, s := range []string{"JITA", "Straße", "İlkay", "a\xffB", "", "Alpha Pilot"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(nametable.AppendFold([]byte("<"), s)), "<"+nametable.Fold(s); got != want {
+			t.Fatalf("AppendFold(%q) = %q, want %q", s, got, want)
+		}
+	})
 }
