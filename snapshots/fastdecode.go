@@ -252,8 +252,8 @@ func decodeCharacter(line []byte, c *Character) bool {
 	return s.flat
 }
 
-// intTo, strTo, timeTo and floatTo read a value into *v, reporting
-// whether it could.
+// intTo, strTo, timeTo, floatTo and stringsTo read a value into *v,
+// reporting whether it could.
 func (s *fieldScanner) intTo(v *int64) (ok bool) {
 	*v, ok = s.int()
 	return ok
@@ -261,6 +261,11 @@ func (s *fieldScanner) intTo(v *int64) (ok bool) {
 
 func (s *fieldScanner) strTo(v *string) (ok bool) {
 	*v, ok = s.str()
+	return ok
+}
+
+func (s *fieldScanner) stringsTo(v *[]string) (ok bool) {
+	*v, ok = s.strings()
 	return ok
 }
 
@@ -385,9 +390,7 @@ func decodeRoles(line []byte, r *CharacterRoles) bool {
 		case "corporation_id":
 			s.read(2, s.intTo(&r.CorporationID))
 		case "roles":
-			var ok bool
-			r.Roles, ok = s.strings()
-			s.read(4, ok)
+			s.read(4, s.stringsTo(&r.Roles))
 		default:
 			return false
 		}
