@@ -15,11 +15,7 @@ func TestAffiliation(t *testing.T) {
 	ts := newTestServer(t, universeFixture(), released(false))
 	sp := newSpecs(ts)
 	ids := func(from, n int) string {
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = fmt.Sprint(from + i)
-		}
-		return "[" + strings.Join(parts, ",") + "]"
+		return jsonList(n, func(i int) string { return fmt.Sprint(from + i) })
 	}
 	for _, tc := range []struct {
 		name, body string

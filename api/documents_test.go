@@ -145,11 +145,7 @@ func TestDocumentPostBodies(t *testing.T) {
 	sp := newSpecs(ts)
 	tok := bearer(ts.token(90000001, "esi-assets.read_corporation_assets.v1"))
 	ids := func(n int) string {
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = fmt.Sprint(1000000000000 + i)
-		}
-		return "[" + strings.Join(parts, ",") + "]"
+		return jsonList(n, func(i int) string { return fmt.Sprint(1000000000000 + i) })
 	}
 	for _, path := range []string{"/v1/corporations/98000001/assets/locations/", "/v1/corporations/98000001/assets/names/"} {
 		for _, tc := range []struct {

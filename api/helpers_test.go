@@ -165,6 +165,15 @@ func errorOf(t testing.TB, rec *httptest.ResponseRecorder) string {
 	return b.Error
 }
 
+// jsonList is a JSON array of n items, item(i) the text of item i.
+func jsonList(n int, item func(i int) string) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = item(i)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
 // requireAnswer fails the test unless rec has status and, when want is
 // not empty, a 200's body is the JSON want or another status's error
 // message mentions want.

@@ -197,11 +197,7 @@ func TestUniverseIDs(t *testing.T) {
 			ts := backend(t, universeFixture(), released(false))
 			sp := newSpecs(ts)
 			names := func(n int) string {
-				parts := make([]string, n)
-				for i := range parts {
-					parts[i] = fmt.Sprintf("%q", fmt.Sprintf("name %d", i))
-				}
-				return "[" + strings.Join(parts, ",") + "]"
+				return jsonList(n, func(i int) string { return fmt.Sprintf(`"name %d"`, i) })
 			}
 			for _, tc := range []struct {
 				name, body string
@@ -246,11 +242,7 @@ func TestUniverseNames(t *testing.T) {
 			ts := backend(t, universeFixture(), released(false))
 			sp := newSpecs(ts)
 			ids := func(n int) string {
-				parts := make([]string, n)
-				for i := range parts {
-					parts[i] = fmt.Sprint(1 + i)
-				}
-				return "[" + strings.Join(parts, ",") + "]"
+				return jsonList(n, func(i int) string { return fmt.Sprint(1 + i) })
 			}
 			for _, tc := range []struct {
 				name, body string

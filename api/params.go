@@ -322,9 +322,8 @@ func categoryNames(cats []snapshots.Category) string {
 // url.Values: a handler asks for a few parameters, and a map with a slice
 // and strings per parameter was a tenth of a strict search's allocations.
 func queryParam(c *gin.Context, name string) (value string, present, ok bool) {
-	raw := c.Request.URL.RawQuery
-	if err := queryError(raw); err != nil {
-		badParam(c, "query string", "%v", err)
+	raw, ok := rawQuery(c)
+	if !ok {
 		return "", false, false
 	}
 	value, n := lookupQuery(raw, name)
@@ -341,9 +340,8 @@ func queryParam(c *gin.Context, name string) (value string, present, ok bool) {
 // queryListParam is queryParam for a list parameter that may be given
 // more than once: the values joined with commas.
 func queryListParam(c *gin.Context, name string) (value string, present, ok bool) {
-	raw := c.Request.URL.RawQuery
-	if err := queryError(raw); err != nil {
-		badParam(c, "query string", "%v", err)
+	raw, ok := rawQuery(c)
+	if !ok {
 		return "", false, false
 	}
 	value, n := lookupQuery(raw, name)
@@ -351,6 +349,17 @@ func queryListParam(c *gin.Context, name string) (value string, present, ok bool
 		return value, n == 1, true
 	}
 	return strings.Join(lookupQueryAll(raw, name), ","), true, true
+}
+
+// rawQuery returns the request's query string; a malformed one is a 400
+// (ok false).
+func rawQuery(c *gin.Context) (raw string, ok bool) {
+	raw = c.Request.URL.RawQuery
+	if err := queryError(raw); err != nil {
+		badParam(c, "query string", "%v", err)
+		return "", false
+	}
+	return raw, true
 }
 
 // badParam writes the 400 for parameter name, with a detail saying where

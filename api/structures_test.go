@@ -345,11 +345,7 @@ func TestPutBodyValidation(t *testing.T) {
 	ts.clock.Set(testRelease.AddDate(0, 0, -1)) // v1 PUT is latest: it checks everything
 	sp := newSpecs(ts)
 	many := func(n int) string {
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = fmt.Sprintf(`{"day":%d,"hour":%d}`, (i/24)%7, i%24)
-		}
-		return "[" + strings.Join(parts, ",") + "]"
+		return jsonList(n, func(i int) string { return fmt.Sprintf(`{"day":%d,"hour":%d}`, (i/24)%7, i%24) })
 	}
 	tok := bearer(ts.token(managerA, writeStructures))
 	for _, tc := range []struct {
@@ -398,13 +394,8 @@ func TestPutBodyValidation(t *testing.T) {
 }
 
 func TestParseWindowsAcceptsEveryHourOfTheWeek(t *testing.T) {
-	var parts []string
-	for d := range 7 {
-		for h := range 24 {
-			parts = append(parts, fmt.Sprintf(`{"hour":%d,"day":%d}`, h, d))
-		}
-	}
-	ws, err := parseWindows(strings.NewReader("[" + strings.Join(parts, ",") + "]"))
+	week := jsonList(7*24, func(i int) string { return fmt.Sprintf(`{"hour":%d,"day":%d}`, i%24, i/24) })
+	ws, err := parseWindows(strings.NewReader(week))
 	if err != nil || len(ws) != maxWindows || ws[maxWindows-1] != (snapshots.Window{Day: 6, Hour: 23}) {
 		t.Fatalf("parseWindows: %d windows, last %v, err %v", len(ws), ws[len(ws)-1], err)
 	}

@@ -67,7 +67,9 @@ func (m *Manager) Adopt(ctx context.Context, dir string) (Meta, error) {
 	}
 	gen, err := openGeneration(final, m.opts.AnalystIdle, m.opts.inMemory())
 	if err == nil {
-		err = checkCounts(gen)
+		// No snapshot beside it: the tables were checked when it opened,
+		// its bleve shards are checked against their counts.
+		err = checkBleve(gen, "meta says")
 	}
 	if err != nil {
 		if gen != nil {
@@ -134,25 +136,6 @@ func (m *Manager) LiveMisread() error {
 		return nil
 	}
 	return misread(*live)
-}
-
-// checkCounts verifies a generation that has no snapshot beside it: every
-// category's bleve shards hold as many documents as its Meta counts (the
-// tables were checked when it opened).
-func checkCounts(g *Generation) error {
-	for cat, want := range g.Meta.Counts {
-		if g.TablesAnswer(cat) {
-			continue // no bleve shards: the tables answer its analysts
-		}
-		n, err := g.countDocuments(cat)
-		if err != nil {
-			return err
-		}
-		if int(n) != want {
-			return fmt.Errorf("%s: bleve holds %d documents, meta says %d", cat, n, want)
-		}
-	}
-	return nil
 }
 
 // ReserveIDs makes the next build take a number above after, so the

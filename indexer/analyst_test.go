@@ -30,29 +30,13 @@ func analystQuery(g *indexer.Generation, q string, cat snapshots.Category, limit
 	return res.Hits, nil
 }
 
-// openData builds snapshot into a fresh data directory and returns it with
-// its Manager still open, as a running server would hold it.
-func openData(t *testing.T, snapshot string) (string, *indexer.Manager) {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "data")
-	m, err := indexer.Open(indexer.Options{DataDir: dir, Logger: zerolog.New(io.Discard)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: snapshot, Trigger: "test"}); err != nil {
-		t.Fatal(err)
-	}
-	return dir, m
-}
-
 // TestOpenReadOnlyBesideManager opens the generation a Manager is serving
 // from a second handle, twice at once, and checks that the Manager keeps
 // serving and can still build afterwards: what gds query does beside a
 // running gds serve.
 func TestOpenReadOnlyBesideManager(t *testing.T) {
 	snap := indexertest.JitaAmarr(t)
-	dir, m := openData(t, snap)
+	dir, m := indexertest.ServedData(t, snap)
 	a, err := indexer.OpenReadOnly(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +104,7 @@ func zapMappings(t *testing.T, dir string) int {
 // A generation opens its bleve shards on the first analyst query that needs
 // them: building, checking and searching leave no segment file mapped.
 func TestBleveOpensOnFirstAnalystQuery(t *testing.T) {
-	dir, m := openData(t, indexertest.JitaAmarr(t))
+	dir, m := indexertest.ServedData(t, indexertest.JitaAmarr(t))
 	res, err := query.New(m).Search(context.Background(), query.Request{Text: "jita",
 		Categories: []snapshots.Category{snapshots.CategoryCharacter, snapshots.CategorySolarSystem}})
 	if err != nil || len(res.IDs[snapshots.CategorySolarSystem]) != 1 {
@@ -144,7 +128,7 @@ func TestBleveOpensOnFirstAnalystQuery(t *testing.T) {
 // A damaged bleve index fails the analysts' queries that need it with an
 // error naming the category; searches, which do not read bleve, go on.
 func TestDamagedBleveFailsOnlyAnalystQueries(t *testing.T) {
-	_, m := openData(t, indexertest.JitaAmarr(t))
+	_, m := indexertest.ServedData(t, indexertest.JitaAmarr(t))
 	g := m.Acquire()
 	defer g.Release()
 	if err := os.RemoveAll(filepath.Join(g.Dir(), string(snapshots.CategoryCharacter), "bleve-0")); err != nil {

@@ -259,7 +259,7 @@ func (m *Manager) completeBleve(j *job, ph *phase1, started time.Time) error {
 	m.setBleveState(BleveBuilding, nil)
 	err := b.runBleve(j.ctx, m.opts.beforeBleve)
 	if err == nil {
-		err = checkBleve(gen)
+		err = checkBleve(gen, "the tables")
 	}
 	meta := gen.Meta
 	meta.BlevePending = false
@@ -295,8 +295,11 @@ func (m *Manager) bleveComplete(gen *Generation, meta Meta) {
 	}
 }
 
-// checkBleve verifies every category's bleve shards hold its documents.
-func checkBleve(g *Generation) error {
+// checkBleve verifies that every category's bleve shards hold as many
+// documents as its Meta counts; counts says in errors where that number
+// comes from. A category without bleve shards (its tables answer its
+// analysts) is not checked.
+func checkBleve(g *Generation, counts string) error {
 	for cat, want := range g.Meta.Counts {
 		if g.TablesAnswer(cat) {
 			continue
@@ -306,7 +309,7 @@ func checkBleve(g *Generation) error {
 			return err
 		}
 		if int(n) != want {
-			return fmt.Errorf("%s: bleve holds %d documents, the tables %d", cat, n, want)
+			return fmt.Errorf("%s: bleve holds %d documents, %s %d", cat, n, counts, want)
 		}
 	}
 	return nil

@@ -14,7 +14,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"gds/indexer"
-	"gds/indexer/indexertest"
 	"gds/query"
 	"gds/query/analyst"
 	"gds/snapshots"
@@ -71,10 +70,10 @@ func TestSearchLiveBeforeBleve(t *testing.T) {
 	m, gate := openGated(t, data)
 	hold, entered := gate.hold, gate.entered
 	defer m.Close()
-	first := build(t, m, indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(1000, func(i int) string { return fmt.Sprintf("Old pilot %d", i) })}), false)
+	first := build(t, m, pilots(t, 1000, "Old pilot"), false)
 	gate.armed.Store(true)
 	done := make(chan indexer.BuildResult, 1)
-	second := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(1500, func(i int) string { return fmt.Sprintf("Fresh flyer %d", i) })})
+	second := pilots(t, 1500, "Fresh flyer")
 	go func() {
 		res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: second, Full: true, Trigger: "test"})
 		if err != nil {
@@ -145,7 +144,7 @@ func TestFailedBleveKeepsSearchAndRestartCompletes(t *testing.T) {
 	data := t.TempDir()
 	boom := errors.New("bleve phase failed on purpose")
 	m := openHooked(t, data, func(context.Context, uint64) error { return boom })
-	snap := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(800, func(i int) string { return fmt.Sprintf("Lone pilot %d", i) })})
+	snap := pilots(t, 800, "Lone pilot")
 	_, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: snap, Trigger: "test"})
 	if !errors.Is(err, boom) && (err == nil || err.Error() == "") {
 		t.Fatalf("build with a failing bleve phase = %v", err)
@@ -179,7 +178,7 @@ func TestFailedBleveKeepsSearchAndRestartCompletes(t *testing.T) {
 		t.Errorf("live after the restart = %+v", now)
 	}
 	// The next build of another snapshot patches the completed shards.
-	next := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(801, func(i int) string { return fmt.Sprintf("Lone pilot %d", i) })})
+	next := pilots(t, 801, "Lone pilot")
 	if r := build(t, again, next, false); !r.Incremental {
 		t.Errorf("the build after a completed bleve part was not incremental: %+v", r)
 	}
@@ -198,7 +197,7 @@ func TestShardsMergedToOneSegment(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := build(t, m, indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(1000, func(i int) string { return fmt.Sprintf("Seg pilot %d", i) })}), false)
+		res := build(t, m, pilots(t, 1000, "Seg pilot"), false)
 		// Unmerged, bleve's own tiers may merge small segments or not.
 		shard := filepath.Join(data, "generations", fmt.Sprintf("%06d", res.Generation), "character", "bleve-0")
 		zaps, _ := filepath.Glob(filepath.Join(shard, "store", "*.zap"))

@@ -42,7 +42,7 @@ func TestDottedCapitalIFoldsToPlainI(t *testing.T) {
 // very snapshot it was built from: its tables hold names folded otherwise.
 func TestOlderFoldIsRebuilt(t *testing.T) {
 	data := t.TempDir()
-	snap := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(20, func(i int) string { return fmt.Sprintf("İlkay %d", i) })})
+	snap := pilots(t, 20, "İlkay")
 	m := open(t, data)
 	first := build(t, m, snap, false)
 	if live := m.Live(); live.Fold != nametable.FoldVersion {

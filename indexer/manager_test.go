@@ -33,6 +33,12 @@ func characters(n int, name func(i int) string) []snapshots.Record {
 	return out
 }
 
+// pilots is a snapshot of n characters named "<prefix> 0" and on.
+func pilots(t *testing.T, n int, prefix string) string {
+	t.Helper()
+	return indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(n, func(i int) string { return fmt.Sprintf("%s %d", prefix, i) })})
+}
+
 func open(t *testing.T, data string) *indexer.Manager {
 	t.Helper()
 	return openWith(t, indexer.Options{DataDir: data})
@@ -118,8 +124,8 @@ func TestGenerationRecordsSnapshotAndCounts(t *testing.T) {
 // generations are deleted once released.
 func TestSwitchUnderConcurrentSearches(t *testing.T) {
 	data := t.TempDir()
-	snapA := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(300, func(i int) string { return fmt.Sprintf("Alpha %d", i) })})
-	snapB := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(300, func(i int) string { return fmt.Sprintf("Bravo %d", i) })})
+	snapA := pilots(t, 300, "Alpha")
+	snapB := pilots(t, 300, "Bravo")
 	m := open(t, data)
 	defer m.Close()
 	build(t, m, snapA, false)
@@ -176,13 +182,13 @@ func TestSwitchUnderConcurrentSearches(t *testing.T) {
 
 func TestFailedBuildKeepsLiveGeneration(t *testing.T) {
 	data := t.TempDir()
-	good := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(50, func(i int) string { return fmt.Sprintf("Good %d", i) })})
+	good := pilots(t, 50, "Good")
 	m := open(t, data)
 	defer m.Close()
 	res := build(t, m, good, false)
 
 	// A snapshot whose file does not match its manifest.
-	bad := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(50, func(i int) string { return fmt.Sprintf("Bad %d", i) })})
+	bad := pilots(t, 50, "Bad")
 	f, err := os.OpenFile(filepath.Join(bad, "characters.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +230,7 @@ func TestFailedBuildKeepsLiveGeneration(t *testing.T) {
 // the last good generation and removes the leftover.
 func TestRestartAfterKilledBuild(t *testing.T) {
 	data := t.TempDir()
-	snap := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(40, func(i int) string { return fmt.Sprintf("Kept %d", i) })})
+	snap := pilots(t, 40, "Kept")
 	m := open(t, data)
 	res := build(t, m, snap, false)
 	m.Close()
@@ -247,7 +253,7 @@ func TestRestartAfterKilledBuild(t *testing.T) {
 		t.Fatalf("restarted search: %v", got)
 	}
 	// The next build does not reuse the number of the killed one's files.
-	snap2 := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(41, func(i int) string { return fmt.Sprintf("Kept %d", i) })})
+	snap2 := pilots(t, 41, "Kept")
 	if r := build(t, m2, snap2, false); r.Generation <= res.Generation {
 		t.Fatalf("new generation %d not after %d", r.Generation, res.Generation)
 	}
@@ -342,7 +348,7 @@ func bleveIDs(t *testing.T, m *indexer.Manager, q string) []string {
 }
 
 func TestConcurrentTriggersBuildOnce(t *testing.T) {
-	snap := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(3000, func(i int) string { return fmt.Sprintf("Pilot %d", i) })})
+	snap := pilots(t, 3000, "Pilot")
 	m := open(t, t.TempDir())
 	defer m.Close()
 	id, coalesced := m.Start(indexer.BuildRequest{Snapshot: snap, Trigger: "admin"})
@@ -362,7 +368,7 @@ func TestConcurrentTriggersBuildOnce(t *testing.T) {
 }
 
 func TestSchedule(t *testing.T) {
-	snap := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(10, func(i int) string { return fmt.Sprintf("Pilot %d", i) })})
+	snap := pilots(t, 10, "Pilot")
 	m := open(t, t.TempDir())
 	defer m.Close()
 	if err := m.SetSchedule("not a schedule", snap); err == nil {
@@ -392,8 +398,8 @@ func TestSchedule(t *testing.T) {
 // in progress.
 func TestTwoProcessesOneDataDir(t *testing.T) {
 	data := t.TempDir()
-	snapA := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(30, func(i int) string { return fmt.Sprintf("Alpha %d", i) })})
-	snapB := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(30, func(i int) string { return fmt.Sprintf("Bravo %d", i) })})
+	snapA := pilots(t, 30, "Alpha")
+	snapB := pilots(t, 30, "Bravo")
 	server := open(t, data)
 	defer server.Close()
 	first := build(t, server, snapA, false)
@@ -441,8 +447,8 @@ func TestTwoProcessesOneDataDir(t *testing.T) {
 func TestCancelWhileShardsBuild(t *testing.T) {
 	data := t.TempDir()
 	m := open(t, data)
-	first := build(t, m, indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(20, func(i int) string { return fmt.Sprintf("Old %d", i) })}), false)
-	big := indexertest.Snapshot(t, indexertest.Records{snapshots.Characters: characters(40_000, func(i int) string { return fmt.Sprintf("New pilot %d", i) })})
+	first := build(t, m, pilots(t, 20, "Old"), false)
+	big := pilots(t, 40_000, "New pilot")
 	before := runtime.NumGoroutine()
 	done := make(chan error, 1)
 	go func() {

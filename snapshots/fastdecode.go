@@ -19,19 +19,45 @@ import (
 // accepts, encoding/json decodes to the same record; FuzzDecodeRoles the
 // same of decodeRoles.
 
-// fieldScanner walks the members of one flat JSON object.
+// fieldScanner walks the members of one flat JSON object: a decoder
+// loops while more reads a key (k), reads the key's value and ends the
+// member with read; flat then says whether the line had the flat shape.
 type fieldScanner struct {
-	b []byte
-	i int
+	b    []byte
+	i    int
+	k    []byte // the key of the member being read
+	seen uint32 // the bits of the keys met, to decline repeats
+	end  bool   // past the closing brace
+	flat bool   // the line has the flat shape so far
 }
 
-// object starts a scanner inside line, a JSON object; empty reports
-// "{}", and ok is false when line is not an object of the flat shape.
-func object(line []byte) (s fieldScanner, empty, ok bool) {
+// members starts a scanner over line, which must be a JSON object.
+func members(line []byte) fieldScanner {
 	if len(line) < 2 || line[0] != '{' {
-		return s, false, false
+		return fieldScanner{}
 	}
-	return fieldScanner{b: line, i: 1}, len(line) == 2, len(line) > 2 || line[1] == '}'
+	return fieldScanner{b: line, i: 1, end: len(line) == 2, flat: len(line) > 2 || line[1] == '}'}
+}
+
+// more reads the next member's key into k; it is false at the object's
+// end and once the line is not of the flat shape.
+func (s *fieldScanner) more() bool {
+	if s.end || !s.flat {
+		return false
+	}
+	s.k, s.flat = s.key()
+	return s.flat
+}
+
+// read ends a member whose value was read when ok, under its key's bit (0
+// for a key that may repeat; others are met once at most).
+func (s *fieldScanner) read(bit uint32, ok bool) {
+	if !ok || s.seen&bit != 0 {
+		s.flat = false
+		return
+	}
+	s.seen |= bit
+	s.end, s.flat = s.next()
 }
 
 // key reads `"key":` (or the opening brace before the first one) and
@@ -67,18 +93,6 @@ func (s *fieldScanner) next() (done, ok bool) {
 		return true, s.i == len(s.b)
 	}
 	return false, false
-}
-
-// field ends a field whose value was read when ok, under the key's bit (each
-// key once: seen holds the keys met). more is false at the object's end,
-// and ok then says whether the line had the flat shape.
-func (s *fieldScanner) field(seen *uint32, bit uint32, ok bool) (more, valid bool) {
-	if !ok || *seen&bit != 0 {
-		return false, false
-	}
-	*seen |= bit
-	done, ok := s.next()
-	return ok && !done, ok
 }
 
 // str reads a string. One without escapes (nearly all) is taken as it
@@ -202,55 +216,44 @@ const (
 // flat shape; false means c is unspecified and the line must be decoded
 // by encoding/json.
 func decodeCharacter(line []byte, c *Character) bool {
-	s, empty, ok := object(line)
-	if !ok || empty {
-		return ok
-	}
-	var seen uint32
-	for {
-		key, ok := s.key()
-		if !ok {
-			return false
-		}
-		var bit uint32
-		switch string(key) {
+	s := members(line)
+	for s.more() {
+		switch string(s.k) {
 		case "id":
-			bit, ok = chID, s.intTo(&c.ID)
+			s.read(chID, s.intTo(&c.ID))
 		case "name":
-			bit, ok = chName, s.strTo(&c.Name)
+			s.read(chName, s.strTo(&c.Name))
 		case "corporation_id":
-			bit, ok = chCorporation, s.intTo(&c.CorporationID)
+			s.read(chCorporation, s.intTo(&c.CorporationID))
 		case "alliance_id":
-			bit, ok = chAlliance, s.intTo(&c.AllianceID)
+			s.read(chAlliance, s.intTo(&c.AllianceID))
 		case "birthday":
-			bit, ok = chBirthday, s.timeTo(&c.Birthday)
+			s.read(chBirthday, s.timeTo(&c.Birthday))
 		case "gender":
-			bit, ok = chGender, s.strTo(&c.Gender)
+			s.read(chGender, s.strTo(&c.Gender))
 		case "race_id":
-			bit, ok = chRace, s.intTo(&c.RaceID)
+			s.read(chRace, s.intTo(&c.RaceID))
 		case "bloodline_id":
-			bit, ok = chBloodline, s.intTo(&c.BloodlineID)
+			s.read(chBloodline, s.intTo(&c.BloodlineID))
 		case "ancestry_id":
-			bit, ok = chAncestry, s.intTo(&c.AncestryID)
+			s.read(chAncestry, s.intTo(&c.AncestryID))
 		case "security_status":
-			bit, ok = chSecurity, s.floatTo(&c.SecurityStatus)
+			s.read(chSecurity, s.floatTo(&c.SecurityStatus))
 		case "description":
-			bit, ok = chDescription, s.strTo(&c.Description)
+			s.read(chDescription, s.strTo(&c.Description))
 		case "title":
-			bit, ok = chTitle, s.strTo(&c.Title)
+			s.read(chTitle, s.strTo(&c.Title))
 		case "faction_id":
-			bit, ok = chFaction, s.intTo(&c.FactionID)
+			s.read(chFaction, s.intTo(&c.FactionID))
 		default:
 			return false // names, or a key encoding/json must judge
 		}
-		if more, ok := s.field(&seen, bit, ok); !more {
-			return ok
-		}
 	}
+	return s.flat
 }
 
-// intTo, strTo, timeTo and floatTo read a value into *v, reporting
-// whether it could.
+// intTo, strTo, timeTo, floatTo and stringsTo read a value into *v,
+// reporting whether it could.
 func (s *fieldScanner) intTo(v *int64) (ok bool) {
 	*v, ok = s.int()
 	return ok
@@ -258,6 +261,11 @@ func (s *fieldScanner) intTo(v *int64) (ok bool) {
 
 func (s *fieldScanner) strTo(v *string) (ok bool) {
 	*v, ok = s.str()
+	return ok
+}
+
+func (s *fieldScanner) stringsTo(v *[]string) (ok bool) {
+	*v, ok = s.strings()
 	return ok
 }
 
@@ -301,34 +309,32 @@ func DecodeRecord(line []byte, rec Record) error {
 // be decoded whole (DecodeRecord). FuzzDecodeName checks it against
 // encoding/json.
 func DecodeName(line []byte) (string, bool) {
-	s, empty, ok := object(line)
-	if !ok || empty {
+	var name string
+	s := members(line)
+	for s.more() {
+		if string(s.k) == "name" {
+			s.read(1, s.strTo(&name))
+		} else {
+			s.read(0, s.skipOther("name", "names"))
+		}
+	}
+	if !s.flat || s.seen&1 == 0 {
 		return "", false
 	}
-	var name string
-	var seen uint32
-	for {
-		key, ok := s.key()
-		if !ok {
-			return "", false
-		}
-		bit := uint32(2)
-		switch {
-		case string(key) == "name":
-			bit = 1
-			name, ok = s.str()
-		case bytes.EqualFold(key, []byte("name")) || bytes.EqualFold(key, []byte("names")):
-			return "", false // what encoding/json matches to a field whatever its case
-		default:
-			// Other keys may repeat; they must be valid JSON strings (key
-			// stops at quotes and backslashes only).
-			ok = !slices.ContainsFunc(key, func(c byte) bool { return c < 0x20 }) && s.skipFlat()
-			seen &^= bit
-		}
-		if more, ok := s.field(&seen, bit, ok); !more {
-			return name, ok && seen&1 != 0
+	return name, true
+}
+
+// skipOther passes over the value of a key (k) a fast decoder does not
+// read. Such keys may repeat, and must be valid JSON strings (key stops at
+// quotes and backslashes only). It reports false for a key that matches
+// one of fields but for case, which encoding/json matches to the field.
+func (s *fieldScanner) skipOther(fields ...string) bool {
+	for _, f := range fields {
+		if bytes.EqualFold(s.k, []byte(f)) {
+			return false
 		}
 	}
+	return !slices.ContainsFunc(s.k, func(c byte) bool { return c < 0x20 }) && s.skipFlat()
 }
 
 // skipFlat passes over a value that is a string, a number, true, false or
@@ -376,32 +382,20 @@ func decodeFast(line []byte, rec Record) bool {
 // by records, into r (a zero CharacterRoles) when it has the flat shape
 // (each key once, roles a list of strings); false means r is unspecified.
 func decodeRoles(line []byte, r *CharacterRoles) bool {
-	s, empty, ok := object(line)
-	if !ok || empty {
-		return ok
-	}
-	var seen uint32
-	for {
-		key, ok := s.key()
-		if !ok {
-			return false
-		}
-		var bit uint32
-		switch string(key) {
+	s := members(line)
+	for s.more() {
+		switch string(s.k) {
 		case "character_id":
-			bit, ok = 1, s.intTo(&r.CharacterID)
+			s.read(1, s.intTo(&r.CharacterID))
 		case "corporation_id":
-			bit, ok = 2, s.intTo(&r.CorporationID)
+			s.read(2, s.intTo(&r.CorporationID))
 		case "roles":
-			bit = 4
-			r.Roles, ok = s.strings()
+			s.read(4, s.stringsTo(&r.Roles))
 		default:
 			return false
 		}
-		if more, ok := s.field(&seen, bit, ok); !more {
-			return ok
-		}
 	}
+	return s.flat
 }
 
 // strings reads a list of strings (not null: encoding/json judges that).
@@ -446,41 +440,23 @@ type Affiliation struct {
 // (DecodeRecord). FuzzDecodeAffiliation checks it against encoding/json.
 func DecodeAffiliation(line []byte) (Affiliation, bool) {
 	var a Affiliation
-	s, empty, ok := object(line)
-	if !ok || empty {
-		return a, false
-	}
-	var seen uint32
-	for {
-		key, ok := s.key()
-		if !ok {
-			return a, false
-		}
-		bit := uint32(2)
-		switch string(key) {
+	s := members(line)
+	for s.more() {
+		switch string(s.k) {
 		case "name":
-			bit = 1
-			a.Name, ok = s.str()
+			s.read(1, s.strTo(&a.Name))
 		case "corporation_id":
-			bit = 4
-			a.CorporationID, ok = s.int()
+			s.read(2, s.intTo(&a.CorporationID))
 		case "alliance_id":
-			bit = 8
-			a.AllianceID, ok = s.int()
+			s.read(4, s.intTo(&a.AllianceID))
 		case "faction_id":
-			bit = 16
-			a.FactionID, ok = s.int()
+			s.read(8, s.intTo(&a.FactionID))
 		default:
-			for _, k := range []string{"name", "names", "corporation_id", "alliance_id", "faction_id"} {
-				if bytes.EqualFold(key, []byte(k)) {
-					return a, false // what encoding/json matches to a field whatever its case
-				}
-			}
-			ok = !slices.ContainsFunc(key, func(c byte) bool { return c < 0x20 }) && s.skipFlat()
-			seen &^= bit
-		}
-		if more, ok := s.field(&seen, bit, ok); !more {
-			return a, ok && seen&1 != 0
+			s.read(0, s.skipOther("name", "names", "corporation_id", "alliance_id", "faction_id"))
 		}
 	}
+	if !s.flat || s.seen&1 == 0 {
+		return Affiliation{}, false
+	}
+	return a, true
 }

@@ -1,11 +1,14 @@
 // Package apitest holds the test doubles that the api packages' tests
-// share: a clock the test moves by hand and a buffer that a running
-// component writes to while the test reads it.
+// share: a clock the test moves by hand, a buffer that a running
+// component writes to while the test reads it, and free loopback
+// addresses.
 package apitest
 
 import (
 	"bytes"
+	"net"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -58,4 +61,18 @@ func (b *Buffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// FreeAddr picks a free loopback port for a program that cannot report
+// the one it bound (an S3 server, a proxy). gds itself binds 127.0.0.1:0
+// and logs its address: a port picked here and bound later can be taken
+// meanwhile.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }

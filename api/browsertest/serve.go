@@ -2,7 +2,6 @@ package browsertest
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -80,7 +79,7 @@ func Serve(t testing.TB, o ServeOptions) *Server {
 		o.Snapshot = filepath.Join(Root(t), "snapshots", "sample")
 	}
 	s := &Server{Data: t.TempDir()}
-	addr, admin := freeAddr(t), freeAddr(t)
+	addr, admin := apitest.FreeAddr(t), apitest.FreeAddr(t)
 	s.URL, s.AdminURL = "http://"+addr, "http://"+admin
 	args := append([]string{"serve", "--snapshot", o.Snapshot, "--data", s.Data, "--addr", addr, "--admin-addr", admin}, o.Args...)
 	cmd := exec.Command(Binary(t), args...)
@@ -127,16 +126,6 @@ func Serve(t testing.TB, o ServeOptions) *Server {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // String describes the server for test logs.

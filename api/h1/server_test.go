@@ -179,15 +179,8 @@ func serveStd(t testing.TB, h http.Handler) string {
 // server sends until it closes the connection.
 func exchange(t testing.TB, addr, raw string) string {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := send(t, addr, raw, 30*time.Second) // only a failure waits for it: every exchange ends with a close
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(30 * time.Second)) // only a failure waits for it: every exchange ends with a close
-	if _, err := io.WriteString(c, raw); err != nil {
-		t.Fatal(err)
-	}
 	c.(*net.TCPConn).CloseWrite() // the end of the requests: both servers then close
 	got, err := io.ReadAll(c)
 	if err != nil && !errors.Is(err, net.ErrClosed) && !strings.Contains(err.Error(), "reset") {
@@ -313,17 +306,26 @@ func TestOpenConnectionsAnsweredAsNetHTTP(t *testing.T) {
 // what came within a deadline that only a failure reaches).
 func exchangeOpen(t testing.TB, addr, raw string) string {
 	t.Helper()
+	c := send(t, addr, raw, 20*time.Second)
+	defer c.Close()
+	got, _ := io.ReadAll(c)
+	return string(got)
+}
+
+// send sends raw on a new connection to addr and returns it; its reads
+// and writes fail once deadline has passed.
+func send(t testing.TB, addr, raw string, deadline time.Duration) net.Conn {
+	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(20 * time.Second))
+	c.SetDeadline(time.Now().Add(deadline))
 	if _, err := io.WriteString(c, raw); err != nil {
+		c.Close()
 		t.Fatal(err)
 	}
-	got, _ := io.ReadAll(c)
-	return string(got)
+	return c
 }
 
 // A connection waiting for its next request is closed after IdleTimeout,

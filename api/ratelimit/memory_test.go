@@ -23,26 +23,34 @@ func fill(lim *Limiter, g *Group, n int) {
 	}
 }
 
+// bucketsHeap returns the heap bytes that the buckets of n distinct
+// clients take in a new limiter.
+func bucketsHeap(tb testing.TB, n int) uint64 {
+	tb.Helper()
+	c := newClock()
+	before := heapAfter()
+	lim, err := New(Config{Groups: map[string]Limit{"search": {1200, 5 * time.Minute}}, Now: c.Now})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fill(lim, lim.Group("search"), n)
+	after := heapAfter()
+	if lim.Len() != n {
+		tb.Fatalf("%d buckets, want %d", lim.Len(), n)
+	}
+	runtime.KeepAlive(lim)
+	return after - before
+}
+
 // BenchmarkMillionKeys reports the memory of 1,000,000 distinct clients'
 // buckets (heap bytes per bucket and in all), not a timing:
 // go test -run '^$' -bench MillionKeys -benchtime 1x ./api/ratelimit
 func BenchmarkMillionKeys(b *testing.B) {
 	const n = 1_000_000
 	for b.Loop() {
-		c := newClock()
-		before := heapAfter()
-		lim, err := New(Config{Groups: map[string]Limit{"search": {1200, 5 * time.Minute}}, Now: c.Now})
-		if err != nil {
-			b.Fatal(err)
-		}
-		fill(lim, lim.Group("search"), n)
-		after := heapAfter()
-		if lim.Len() != n {
-			b.Fatalf("%d buckets, want %d", lim.Len(), n)
-		}
-		b.ReportMetric(float64(after-before)/n, "B/key")
-		b.ReportMetric(float64(after-before)/(1<<20), "MiB")
-		runtime.KeepAlive(lim)
+		heap := bucketsHeap(b, n)
+		b.ReportMetric(float64(heap)/n, "B/key")
+		b.ReportMetric(float64(heap)/(1<<20), "MiB")
 	}
 }
 
@@ -54,20 +62,11 @@ func TestMemoryPerKey(t *testing.T) {
 		t.Skip("measures the heap")
 	}
 	const n = 200_000
-	c := newClock()
-	before := heapAfter()
-	lim, err := New(Config{Groups: map[string]Limit{"search": {1200, 5 * time.Minute}}, Now: c.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fill(lim, lim.Group("search"), n)
-	after := heapAfter()
-	perKey := float64(after-before) / n
+	perKey := float64(bucketsHeap(t, n)) / n
 	t.Logf("%d buckets: %.1f bytes each", n, perKey)
 	if perKey > 100 {
 		t.Errorf("%.1f bytes per bucket, want under 100", perKey)
 	}
-	runtime.KeepAlive(lim)
 }
 
 // BenchmarkAdmit is one request's cost in the limiter: admit and settle a

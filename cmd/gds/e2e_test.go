@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"gds/api/apitest"
 	"gds/snapshots"
 )
 
@@ -158,15 +158,6 @@ func TestEndToEnd(t *testing.T) {
 }
 
 // freeAddr picks a free loopback port for a program that cannot report the
-// one it bound (an S3 server, a proxy). gds itself binds 127.0.0.1:0 and
-// logs its address (see waitListening): a port picked here and bound
-// later can be taken meanwhile.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
+// one it bound; gds itself binds 127.0.0.1:0 and logs its address (see
+// waitListening).
+var freeAddr = apitest.FreeAddr

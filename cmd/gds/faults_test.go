@@ -23,6 +23,7 @@ import (
 
 	"gds/indexer/indexertest"
 	"gds/snapshots"
+	"gds/snapshots/disk/disktest"
 )
 
 // The fault tests run the real gds binary and break things under it: a
@@ -412,22 +413,9 @@ func copySnapshot(t *testing.T, src string) string {
 // rewriteManifest applies edit to the manifest of snapshot dir.
 func rewriteManifest(t *testing.T, dir string, edit func(files map[string]any)) {
 	t.Helper()
-	path := filepath.Join(dir, snapshots.ManifestName)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	edit(m["files"].(map[string]any))
-	if raw, err = json.Marshal(m); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	disktest.EditJSON(t, filepath.Join(dir, snapshots.ManifestName), func(m map[string]any) {
+		edit(m["files"].(map[string]any))
+	})
 }
 
 // resum records the SHA-256 of kind's file as it is now, so the damage

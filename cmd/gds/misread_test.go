@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"gds/indexer/nametable"
+	"gds/snapshots/disk/disktest"
 )
 
 // A generation whose names another gds version folded (say, before an
@@ -23,7 +24,7 @@ func TestServeRebuildsGenerationFoldedOtherwise(t *testing.T) {
 		t.Fatalf("first build: %v\n%s", err, out)
 	}
 	old := readCurrent(t, data)
-	editGenerationMeta(t, data, old, func(meta map[string]any) { meta["fold"] = 1 })
+	disktest.EditJSON(t, generationMetaPath(t, data, old), func(meta map[string]any) { meta["fold"] = 1 })
 
 	s := serveBinary(t, data, "--snapshot", sampleSnapshot)
 	defer s.stop(t)
@@ -62,20 +63,6 @@ func readGenerationMeta(t *testing.T, data, id string) map[string]any {
 		t.Fatal(err)
 	}
 	return meta
-}
-
-// editGenerationMeta rewrites the generation.json of generation id.
-func editGenerationMeta(t *testing.T, data, id string, edit func(map[string]any)) {
-	t.Helper()
-	meta := readGenerationMeta(t, data, id)
-	edit(meta)
-	raw, err := json.Marshal(meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(generationMetaPath(t, data, id), raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func generationMetaPath(t *testing.T, data, id string) string {

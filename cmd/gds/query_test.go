@@ -5,34 +5,16 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/rs/zerolog"
-
 	"gds/indexer"
+	"gds/indexer/indexertest"
 	"gds/query/analyst"
 )
-
-// openServedData builds snapshot into a data directory and keeps its
-// Manager open, as a running gds serve holds it.
-func openServedData(t *testing.T, snapshot string) (string, *indexer.Manager) {
-	t.Helper()
-	data := filepath.Join(t.TempDir(), "data")
-	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: snapshot, Trigger: "test"}); err != nil {
-		t.Fatal(err)
-	}
-	return data, m
-}
 
 func runCmd(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
@@ -46,7 +28,7 @@ func runCmd(t *testing.T, args ...string) (stdout, stderr string, err error) {
 // still answers, and still builds and switches generations.
 func TestQueryBesideServer(t *testing.T) {
 	snap := opsSnapshot(t)
-	data, m := openServedData(t, snap)
+	data, m := indexertest.ServedData(t, snap)
 
 	out, _, err := runCmd(t, "query", "--data", data, "--json", "words:jita")
 	if err != nil {
@@ -107,7 +89,7 @@ func TestQueryOtherProcess(t *testing.T) {
 	if os.Getenv("GDS_TEST_QUERY_CHILD") != "" {
 		return // the child's copy of this test does nothing
 	}
-	data, m := openServedData(t, opsSnapshot(t))
+	data, m := indexertest.ServedData(t, opsSnapshot(t))
 	cmd := exec.Command(os.Args[0], "-test.run=^TestQueryChildProcess$")
 	cmd.Env = append(os.Environ(), "GDS_TEST_QUERY_CHILD="+data)
 	out, err := cmd.CombinedOutput()
@@ -137,7 +119,7 @@ func TestQueryChildProcess(t *testing.T) {
 }
 
 func TestQueryRefuses(t *testing.T) {
-	data, _ := openServedData(t, opsSnapshot(t))
+	data, _ := indexertest.ServedData(t, opsSnapshot(t))
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -164,7 +146,7 @@ func TestQueryRefuses(t *testing.T) {
 // --fields, --facets and --sort print stored values, counts and order;
 // --format csv and jsonl stream every hit in a form that parses back.
 func TestQueryAnalystFlags(t *testing.T) {
-	data, _ := openServedData(t, opsSnapshot(t))
+	data, _ := indexertest.ServedData(t, opsSnapshot(t))
 	out, _, err := runCmd(t, "query", "--fields")
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +200,7 @@ func TestQueryAnalystFlags(t *testing.T) {
 // gds serve's operator port answers a JSON 504.
 func TestAnalystTimeoutFlag(t *testing.T) {
 	snap := opsSnapshot(t)
-	data, _ := openServedData(t, snap)
+	data, _ := indexertest.ServedData(t, snap)
 	_, _, err := runCmd(t, "query", "--data", data, "--analyst-timeout", "1ns", "--facets", "corporation_id", "*")
 	if err == nil || !strings.Contains(err.Error(), "ran longer than --analyst-timeout 1ns") {
 		t.Errorf("gds query past its time: %v", err)

@@ -492,6 +492,20 @@ func TestFollowUnreachable(t *testing.T) {
 
 // TestSnapshotFromBucket: the indexer builds from a snapshot in a bucket,
 // checking every file against its manifest.
+// openFetching opens a manager on a new data directory that downloads
+// the snapshots it is given by URL into the directory.
+func openFetching(t *testing.T) (*indexer.Manager, *fleet.SnapshotFetcher) {
+	t.Helper()
+	data := filepath.Join(t.TempDir(), "data")
+	fetch := &fleet.SnapshotFetcher{Dir: filepath.Join(data, "fleet", "snapshot")}
+	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: quiet, FetchSnapshot: fetch.Fetch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m, fetch
+}
+
 func TestSnapshotFromBucket(t *testing.T) {
 	snap := newNames(50).snapshot(t)
 	bucket := t.TempDir()
@@ -503,13 +517,7 @@ func TestSnapshotFromBucket(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(bucket, e.Name()), raw, 0o644)
 	}
-	data := filepath.Join(t.TempDir(), "data")
-	fetch := &fleet.SnapshotFetcher{Dir: filepath.Join(data, "fleet", "snapshot")}
-	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: quiet, FetchSnapshot: fetch.Fetch})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m, fetch := openFetching(t)
 	url := "file://" + bucket
 	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: url, Trigger: "test"}); err != nil {
 		t.Fatal(err)
@@ -542,14 +550,8 @@ func TestSnapshotFromBucket(t *testing.T) {
 	raw, _ := os.ReadFile(data1)
 	raw[len(raw)/2] ^= 0x55
 	os.WriteFile(data1, raw, 0o644)
-	data2 := filepath.Join(t.TempDir(), "data")
-	fetch2 := &fleet.SnapshotFetcher{Dir: filepath.Join(data2, "fleet", "snapshot")}
-	m2, err := indexer.Open(indexer.Options{DataDir: data2, Logger: quiet, FetchSnapshot: fetch2.Fetch})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m2.Close()
-	_, err = m2.Build(context.Background(), indexer.BuildRequest{Snapshot: url, Trigger: "test"})
+	m2, _ := openFetching(t)
+	_, err := m2.Build(context.Background(), indexer.BuildRequest{Snapshot: url, Trigger: "test"})
 	if m2.Live() != nil {
 		t.Fatal("a generation went live from a damaged snapshot")
 	}

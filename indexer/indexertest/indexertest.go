@@ -4,9 +4,7 @@ package indexertest
 
 import (
 	"context"
-	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -15,6 +13,7 @@ import (
 
 	"gds/indexer"
 	"gds/snapshots"
+	"gds/snapshots/disk/disktest"
 	"gds/snapshots/synth"
 )
 
@@ -69,7 +68,17 @@ func Generated(t testing.TB, cfg synth.Config) *snapshots.Snapshot {
 // and returns it with its generation live; it is closed when the test ends.
 func Manager(t testing.TB, snapshot string) *indexer.Manager {
 	t.Helper()
-	m, err := indexer.Open(indexer.Options{DataDir: filepath.Join(t.TempDir(), "data"), Logger: zerolog.New(io.Discard)})
+	_, m := ServedData(t, snapshot)
+	return m
+}
+
+// ServedData builds snapshot into a temporary data directory and returns
+// it with its Manager still open (closed when the test ends), as a running
+// gds serve holds it.
+func ServedData(t testing.TB, snapshot string) (string, *indexer.Manager) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "data")
+	m, err := indexer.Open(indexer.Options{DataDir: dir, Logger: zerolog.New(io.Discard)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +86,7 @@ func Manager(t testing.TB, snapshot string) *indexer.Manager {
 	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: snapshot, Trigger: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	return m
+	return dir, m
 }
 
 // JitaAmarr writes a small snapshot: two characters of one corporation
@@ -114,20 +123,5 @@ func Named(id int64, name string) snapshots.Entity { return snapshots.Entity{ID:
 // written it.
 func EditMeta(t testing.TB, dir string, edit func(meta map[string]any)) {
 	t.Helper()
-	path := filepath.Join(dir, indexer.MetaFile)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var meta map[string]any
-	if err := json.Unmarshal(raw, &meta); err != nil {
-		t.Fatal(err)
-	}
-	edit(meta)
-	if raw, err = json.Marshal(meta); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	disktest.EditJSON(t, filepath.Join(dir, indexer.MetaFile), edit)
 }

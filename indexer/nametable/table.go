@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strconv"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -62,14 +63,14 @@ type Table struct {
 	dupKeys []uint32
 	dupOffs []uint32 // pairs: offset, length into dupList
 	dupList []uint32
-	grams   postingLists
-	prefix  postingLists
+	grams   postingLists[uint32]
+	prefix  postingLists[uint32]
 	mask    *roaring.Bitmap
+	// accessLists holds, by character, the ordinals it may access.
+	accessLists postingLists[int64]
 
-	accessKeys []int64
-	accessOffs []uint64 // pairs: offset, length into mm
-	mm         []byte
-	loaded     *disk.Loaded // what holds mm
+	mm     []byte
+	loaded *disk.Loaded // what holds mm
 }
 
 // The file: the magic (8 bytes), the number of names (uint64), then
@@ -213,50 +214,66 @@ func (t *Table) Warm(texts [][]byte) byte {
 	return touch
 }
 
-// postingLists finds posting lists by trigram in the mapped file; a walk
-// reads them in place (see rlist): opening a table costs nothing per list.
-type postingLists struct {
-	keys []uint32 // sorted
+// postingLists finds lists of ordinals by key in the mapped file: by
+// trigram, by first trigram, by character (access lists). A walk reads
+// them in place (see rlist): opening a table costs nothing per list.
+type postingLists[K uint32 | int64] struct {
+	keys []K      // sorted
 	offs []uint64 // pairs: offset, length into blob
 	blob []byte
 }
 
 // newPostingLists checks every list (see check) for a table of n names,
-// once, so that walks need not.
-func newPostingLists(what string, keys []uint32, offs []uint64, blob []byte, n int) (postingLists, error) {
+// once, so that walks need not; keyText names a key in errors.
+func newPostingLists[K uint32 | int64](what string, keys []K, offs []uint64, blob []byte, n int, keyText func(K) string) (postingLists[K], error) {
 	if len(offs) != 2*len(keys) {
-		return postingLists{}, fmt.Errorf("%s list index is inconsistent", what)
+		return postingLists[K]{}, fmt.Errorf("%s list index is inconsistent", what)
 	}
 	for i := range keys {
 		if i > 0 && keys[i] <= keys[i-1] {
-			return postingLists{}, fmt.Errorf("%s lists out of order", what)
+			return postingLists[K]{}, fmt.Errorf("%s lists out of order", what)
 		}
 		off, l := offs[2*i], offs[2*i+1]
 		if off > uint64(len(blob)) || l > uint64(len(blob))-off {
-			return postingLists{}, fmt.Errorf("%s list %d out of range", what, i)
+			return postingLists[K]{}, fmt.Errorf("%s list %d out of range", what, i)
 		}
 		if err := check(blob[off:off+l], n); err != nil {
-			return postingLists{}, fmt.Errorf("%s list of %q: %w", what, gramText(keys[i]), err)
+			return postingLists[K]{}, fmt.Errorf("%s list of %s: %w", what, keyText(keys[i]), err)
 		}
 	}
-	return postingLists{keys: keys, offs: offs, blob: blob}, nil
+	return postingLists[K]{keys: keys, offs: offs, blob: blob}, nil
+}
+
+// bytes is the list of key as stored, or nil.
+func (p *postingLists[K]) bytes(key K) []byte {
+	i, ok := slices.BinarySearch(p.keys, key)
+	if !ok {
+		return nil
+	}
+	off, n := p.offs[2*i], p.offs[2*i+1]
+	return p.blob[off : off+n : off+n]
 }
 
 // gramText is the three bytes a trigram key packs.
 func gramText(g uint32) string { return string([]byte{byte(g >> 16), byte(g >> 8), byte(g)}) }
+
+// quotedGram names a trigram key in errors.
+func quotedGram(g uint32) string { return strconv.Quote(gramText(g)) }
+
+// characterText names an access list's key in errors.
+func characterText(c int64) string { return "character " + strconv.FormatInt(c, 10) }
 
 // Mask returns the ordinals of the base table an overlay replaces, or nil.
 func (t *Table) Mask() *roaring.Bitmap { return t.mask }
 
 // access returns the ordinals character may access, decoded, or nil.
 func (t *Table) access(character int64) *roaring.Bitmap {
-	i, ok := slices.BinarySearch(t.accessKeys, character)
-	if !ok {
+	raw := t.accessBytes(character)
+	if raw == nil {
 		return nil
 	}
-	off, n := t.accessOffs[2*i], t.accessOffs[2*i+1]
 	bm := roaring.New()
-	if _, err := bm.FromBuffer(t.mm[off : off+n]); err != nil {
+	if _, err := bm.FromBuffer(raw); err != nil {
 		return nil
 	}
 	return bm
@@ -400,12 +417,10 @@ func parseTable(mm []byte) (*Table, error) {
 		secs[i] = mm[off : off+l]
 	}
 	t := &Table{
-		n:          int(n),
-		names:      secs[secNames],
-		slots:      disk.FromBytes[uint32](secs[secSlots]),
-		accessKeys: disk.FromBytes[int64](secs[secAccessKeys]),
-		accessOffs: disk.FromBytes[uint64](secs[secAccessOffs]),
-		mm:         mm,
+		n:     int(n),
+		names: secs[secNames],
+		slots: disk.FromBytes[uint32](secs[secSlots]),
+		mm:    mm,
 	}
 	if n > 1<<32-2 {
 		return nil, errors.New("too many names")
@@ -427,31 +442,14 @@ func parseTable(mm []byte) (*Table, error) {
 		}
 	}
 	blob := secs[secBitmaps]
-	blobOff := uint64(len(mm) - len(blob))
-	if len(blob) == 0 {
-		blobOff = uint64(len(mm))
-	}
-	// Access offsets are stored relative to the blob; keep an absolute copy.
-	if len(t.accessOffs) != 2*len(t.accessKeys) {
-		return nil, errors.New("access list index is inconsistent")
-	}
-	abs := make([]uint64, len(t.accessOffs))
-	for i := 0; i < len(abs); i += 2 {
-		off, l := t.accessOffs[i], t.accessOffs[i+1]
-		if off > uint64(len(blob)) || l > uint64(len(blob))-off {
-			return nil, fmt.Errorf("access list %d out of range", i/2)
-		}
-		if err := check(blob[off:off+l], t.n); err != nil {
-			return nil, fmt.Errorf("access list of character %d: %w", t.accessKeys[i/2], err)
-		}
-		abs[i], abs[i+1] = off+blobOff, l
-	}
-	t.accessOffs = abs
 	var err error
-	if t.grams, err = newPostingLists("trigram", disk.FromBytes[uint32](secs[secGramKeys]), disk.FromBytes[uint64](secs[secGramOffs]), blob, t.n); err != nil {
+	if t.accessLists, err = newPostingLists("access", disk.FromBytes[int64](secs[secAccessKeys]), disk.FromBytes[uint64](secs[secAccessOffs]), blob, t.n, characterText); err != nil {
 		return nil, err
 	}
-	if t.prefix, err = newPostingLists("prefix", disk.FromBytes[uint32](secs[secPrefixKeys]), disk.FromBytes[uint64](secs[secPrefixOffs]), blob, t.n); err != nil {
+	if t.grams, err = newPostingLists("trigram", disk.FromBytes[uint32](secs[secGramKeys]), disk.FromBytes[uint64](secs[secGramOffs]), blob, t.n, quotedGram); err != nil {
+		return nil, err
+	}
+	if t.prefix, err = newPostingLists("prefix", disk.FromBytes[uint32](secs[secPrefixKeys]), disk.FromBytes[uint64](secs[secPrefixOffs]), blob, t.n, quotedGram); err != nil {
 		return nil, err
 	}
 	if m := secs[secMask]; len(m) > 0 {
@@ -525,23 +523,7 @@ func (t *Table) gramBytes(g uint32) []byte { return t.grams.bytes(g) }
 func (t *Table) prefixBytes(g uint32) []byte { return t.prefix.bytes(g) }
 
 // accessBytes is access as stored (see gramBytes), or nil.
-func (t *Table) accessBytes(character int64) []byte {
-	i, ok := slices.BinarySearch(t.accessKeys, character)
-	if !ok {
-		return nil
-	}
-	off, n := t.accessOffs[2*i], t.accessOffs[2*i+1]
-	return t.mm[off : off+n : off+n]
-}
-
-func (p *postingLists) bytes(g uint32) []byte {
-	i, ok := slices.BinarySearch(p.keys, g)
-	if !ok {
-		return nil
-	}
-	off, n := p.offs[2*i], p.offs[2*i+1]
-	return p.blob[off : off+n : off+n]
-}
+func (t *Table) accessBytes(character int64) []byte { return t.accessLists.bytes(character) }
 
 // Entries returns the table's names as Write takes them, in ordinal
 // order, leaving out the ordinals in skip (may be nil) and the IDs drop
@@ -549,7 +531,7 @@ func (p *postingLists) bytes(g uint32) []byte {
 // without the records.
 func (t *Table) Entries(skip *roaring.Bitmap, drop func(id int64) bool) []Entry {
 	access := make(map[uint32][]int64)
-	for _, c := range t.accessKeys {
+	for _, c := range t.accessLists.keys {
 		if bm := t.access(c); bm != nil {
 			it := bm.Iterator()
 			for it.HasNext() {

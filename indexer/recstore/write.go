@@ -170,15 +170,7 @@ func (sw *Writer) Close() error {
 		sw.f.Close()
 		return err
 	}
-	if err := sw.w.Flush(); err != nil {
-		sw.f.Close()
-		return err
-	}
-	if err := sw.f.Sync(); err != nil {
-		sw.f.Close()
-		return err
-	}
-	if err := sw.f.Close(); err != nil {
+	if err := disk.SyncClose(sw.f, sw.w); err != nil {
 		return err
 	}
 	bw := sw.bw

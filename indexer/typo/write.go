@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"unicode/utf8"
+
+	"gds/snapshots/disk"
 )
 
 // Write builds the typo index of a table's names and writes it to path
@@ -173,15 +175,7 @@ func writeFile(path string, n uint64, secs *[secCount][]byte) error {
 	for _, s := range secs {
 		put(s)
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := disk.SyncClose(f, w); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)

@@ -215,9 +215,8 @@ func fixedAnswer(an answer) http.Handler {
 
 // ceiling is a running ceiling process.
 type ceiling struct {
-	cmd    *exec.Cmd
-	addrs  map[string]string // scenario to address
-	exited chan struct{}
+	*process
+	addrs map[string]string // scenario to address
 }
 
 // startCeiling writes the answers to dir, starts the ceiling process on
@@ -241,17 +240,14 @@ func startCeiling(dir, name string, answers []ceilingAnswer) (*ceiling, error) {
 		return nil, err
 	}
 	defer logf.Close()
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	p, err := startProcess(cmd, logf)
+	if err != nil {
 		return nil, err
 	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(addrFile); err == nil {
-			c := &ceiling{cmd: cmd, exited: exited}
+			c := &ceiling{process: p}
 			if err := json.Unmarshal(b, &c.addrs); err != nil {
 				c.stop()
 				return nil, err
@@ -259,21 +255,11 @@ func startCeiling(dir, name string, answers []ceilingAnswer) (*ceiling, error) {
 			return c, nil
 		}
 		select {
-		case <-exited:
+		case <-p.exited:
 			return nil, fmt.Errorf("the ceiling process exited: %v (log %s)", cmd.ProcessState, logf.Name())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
 	cmd.Process.Kill()
 	return nil, fmt.Errorf("the ceiling process did not start within 2 minutes")
-}
-
-func (c *ceiling) stop() {
-	c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-c.exited:
-	case <-time.After(30 * time.Second):
-		c.cmd.Process.Kill()
-		<-c.exited
-	}
 }

@@ -17,7 +17,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -130,7 +129,7 @@ func freePort() (string, error) {
 
 // server is a running `gds serve`.
 type server struct {
-	cmd   *exec.Cmd
+	*process
 	addr  string
 	admin string // the operator port (/metrics)
 	log   string
@@ -150,15 +149,14 @@ func startServe(bin, snapshot, data string, extra []string, logPath string) (*se
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	p, err := startProcess(exec.Command(bin, args...), logf)
+	if err != nil {
 		return nil, err
 	}
-	s := &server{cmd: cmd, addr: addr, admin: admin, log: logPath}
+	s := &server{process: p, addr: addr, admin: admin, log: logPath}
 	// Ready when a search answers 200 (the generation is live).
 	deadline := time.Now().Add(10 * time.Minute)
+ready:
 	for time.Now().Before(deadline) {
 		resp, err := http.Get("http://" + addr + "/latest/search/?search=abc&categories=character")
 		if err == nil {
@@ -168,26 +166,15 @@ func startServe(bin, snapshot, data string, extra []string, logPath string) (*se
 				return s, nil
 			}
 		}
-		if cmd.ProcessState != nil {
-			break
+		select {
+		case <-s.exited:
+			break ready
+		case <-time.After(200 * time.Millisecond):
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
 	s.stop()
 	raw, _ := os.ReadFile(logPath)
 	return nil, fmt.Errorf("gds serve did not become ready:\n%s", tail(string(raw), 2000))
-}
-
-func (s *server) stop() {
-	s.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		s.cmd.Process.Kill()
-		<-done
-	}
 }
 
 func tail(s string, n int) string {

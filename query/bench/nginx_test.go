@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -38,9 +37,8 @@ func nginxBinary() (string, error) {
 
 // nginxServer is a running nginx.
 type nginxServer struct {
-	cmd    *exec.Cmd
-	addrs  map[string]string // scenario to address
-	exited chan struct{}
+	*process
+	addrs map[string]string // scenario to address
 }
 
 // nginxQuote quotes s for nginx's configuration: a single-quoted string
@@ -136,13 +134,11 @@ func startNginx(dir string, answers []ceilingAnswer) (*nginxServer, error) {
 	}
 	defer logf.Close()
 	cmd := exec.Command(bin, "-p", dir, "-e", filepath.Join(dir, "nginx-error.log"), "-c", conf)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	p, err := startProcess(cmd, logf)
+	if err != nil {
 		return nil, err
 	}
-	n := &nginxServer{cmd: cmd, addrs: addrs, exited: make(chan struct{})}
-	go func() { cmd.Wait(); close(n.exited) }()
+	n := &nginxServer{process: p, addrs: addrs}
 	deadline := time.Now().Add(time.Minute)
 	for _, addr := range addrs {
 		for {
@@ -164,15 +160,4 @@ func startNginx(dir string, answers []ceilingAnswer) (*nginxServer, error) {
 		}
 	}
 	return n, nil
-}
-
-// stop ends nginx (fast shutdown) and waits for it.
-func (n *nginxServer) stop() {
-	n.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-n.exited:
-	case <-time.After(30 * time.Second):
-		n.cmd.Process.Kill()
-		<-n.exited
-	}
 }

@@ -85,6 +85,19 @@ func WriteFileSync(name string, data []byte, perm os.FileMode) error {
 		f.Close()
 		return err
 	}
+	return SyncClose(f, nil)
+}
+
+// SyncClose flushes w (a buffered writer in front of f, or nil), syncs f
+// and closes it, which makes what was written durable; f is closed
+// whatever fails.
+func SyncClose(f *os.File, w interface{ Flush() error }) error {
+	if w != nil {
+		if err := w.Flush(); err != nil {
+			f.Close()
+			return err
+		}
+	}
 	if err := f.Sync(); err != nil {
 		f.Close()
 		return err
@@ -119,15 +132,7 @@ func CopyFile(src, dst string, perm os.FileMode) error {
 		out.Close()
 		return err
 	}
-	if err := w.Flush(); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return SyncClose(out, w)
 }
 
 // Permissions of everything gds keeps in a data directory: access lists,

@@ -350,6 +350,25 @@ func lineOf(t *testing.T, dir, rel, s string) int {
 	return strings.Count(string(raw[:i]), "\n") + 1
 }
 
+// replacing breaks a fixture by replacing old with new in rel; the
+// error must name the line new starts on.
+func replacing(rel, old, new string) func(t *testing.T, dir string) int {
+	return func(t *testing.T, dir string) int {
+		edit(t, dir, rel, old, new)
+		return lineOf(t, dir, rel, new)
+	}
+}
+
+// removing breaks a fixture by removing the file rel.
+func removing(rel string) func(t *testing.T, dir string) int {
+	return func(t *testing.T, dir string) int {
+		if err := os.Remove(filepath.Join(dir, rel)); err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	}
+}
+
 func TestImportErrorsNameFileAndLine(t *testing.T) {
 	jitaFile := "universe/eve/TheForge/Kimotoro/Jita/solarsystem.yaml"
 	tests := []struct {
@@ -361,20 +380,14 @@ func TestImportErrorsNameFileAndLine(t *testing.T) {
 		reason  string
 	}{
 		{
-			name: "type group is not a number",
-			breakIt: func(t *testing.T, dir string) int {
-				edit(t, dir, fileTypes, "  groupID: 18\n", "  groupID: abc\n")
-				return lineOf(t, dir, fileTypes, "  groupID: abc")
-			},
-			file: "fsd/types.yaml", reason: "cannot unmarshal !!str `abc` into int64",
+			name:    "type group is not a number",
+			breakIt: replacing(fileTypes, "  groupID: 18\n", "  groupID: abc\n"),
+			file:    "fsd/types.yaml", reason: "cannot unmarshal !!str `abc` into int64",
 		},
 		{
-			name: "agent level is not a number",
-			breakIt: func(t *testing.T, dir string) int {
-				edit(t, dir, fileAgents, "  level: 1\n", "  level: one\n")
-				return lineOf(t, dir, fileAgents, "  level: one")
-			},
-			file: "fsd/agents.yaml", reason: "cannot unmarshal !!str `one` into int",
+			name:    "agent level is not a number",
+			breakIt: replacing(fileAgents, "  level: 1\n", "  level: one\n"),
+			file:    "fsd/agents.yaml", reason: "cannot unmarshal !!str `one` into int",
 		},
 		{
 			name: "agent entry is not valid YAML",
@@ -409,48 +422,29 @@ func TestImportErrorsNameFileAndLine(t *testing.T) {
 			file: "fsd/typeDogma.yaml", reason: "dogma for type 99999999, which fsd/types.yaml does not have",
 		},
 		{
-			name: "station position is text",
-			breakIt: func(t *testing.T, dir string) int {
-				edit(t, dir, fileStations, "  x: ", "  x: far ")
-				return lineOf(t, dir, fileStations, "  x: far")
-			},
-			file: "bsd/staStations.yaml", reason: "into float64",
+			name:    "station position is text",
+			breakIt: replacing(fileStations, "  x: ", "  x: far "),
+			file:    "bsd/staStations.yaml", reason: "into float64",
 		},
 		{
-			name: "solar system security is text",
-			breakIt: func(t *testing.T, dir string) int {
-				edit(t, dir, jitaFile, "security: 0.945913116665", "security: high")
-				return lineOf(t, dir, jitaFile, "security: high")
-			},
-			file: jitaFile, reason: "into float64",
+			name:    "solar system security is text",
+			breakIt: replacing(jitaFile, "security: 0.945913116665", "security: high"),
+			file:    jitaFile, reason: "into float64",
 		},
 		{
-			name: "group category is not a number",
-			breakIt: func(t *testing.T, dir string) int {
-				edit(t, dir, fileGroups, "  categoryID: 6\n", "  categoryID: ship\n")
-				return lineOf(t, dir, fileGroups, "  categoryID: ship")
-			},
-			file: "fsd/groups.yaml", reason: "cannot unmarshal !!str `ship` into int64",
+			name:    "group category is not a number",
+			breakIt: replacing(fileGroups, "  categoryID: 6\n", "  categoryID: ship\n"),
+			file:    "fsd/groups.yaml", reason: "cannot unmarshal !!str `ship` into int64",
 		},
 		{
-			name: "missing groups file",
-			breakIt: func(t *testing.T, dir string) int {
-				if err := os.Remove(filepath.Join(dir, fileGroups)); err != nil {
-					t.Fatal(err)
-				}
-				return 0
-			},
-			file: "fsd/groups.yaml", reason: "no such file",
+			name:    "missing groups file",
+			breakIt: removing(fileGroups),
+			file:    "fsd/groups.yaml", reason: "no such file",
 		},
 		{
-			name: "missing factions file",
-			breakIt: func(t *testing.T, dir string) int {
-				if err := os.Remove(filepath.Join(dir, fileFactions)); err != nil {
-					t.Fatal(err)
-				}
-				return 0
-			},
-			file: "fsd/factions.yaml", reason: "no such file",
+			name:    "missing factions file",
+			breakIt: removing(fileFactions),
+			file:    "fsd/factions.yaml", reason: "no such file",
 		},
 	}
 	for _, tt := range tests {

@@ -146,29 +146,26 @@ func truncate(s string, n int) string {
 // decodeEntry decodes the value of a map entry (key line included in
 // ch.Text) into v.
 func decodeEntry(name string, ch chunk, v any) error {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(ch.Text, &doc); err != nil {
-		return yamlError(name, ch.Line, err)
-	}
-	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode || len(doc.Content[0].Content) != 2 {
-		return fmt.Errorf("%s line %d: entry is not a single key: value", name, ch.Line)
-	}
-	if err := doc.Content[0].Content[1].Decode(v); err != nil {
-		return yamlError(name, ch.Line, err)
-	}
-	return nil
+	return decodeOne(name, ch, v, yaml.MappingNode, 2, "entry is not a single key: value")
 }
 
 // decodeItem decodes one list item (its "- " line included) into v.
 func decodeItem(name string, ch chunk, v any) error {
+	return decodeOne(name, ch, v, yaml.SequenceNode, 1, "entry is not a single list item")
+}
+
+// decodeOne decodes ch, a document of one node of kind with n children
+// (a key and its value, or one item), and decodes the last child into v;
+// shape says what a chunk of any other shape is not.
+func decodeOne(name string, ch chunk, v any, kind yaml.Kind, n int, shape string) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(ch.Text, &doc); err != nil {
 		return yamlError(name, ch.Line, err)
 	}
-	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.SequenceNode || len(doc.Content[0].Content) != 1 {
-		return fmt.Errorf("%s line %d: entry is not a single list item", name, ch.Line)
+	if len(doc.Content) != 1 || doc.Content[0].Kind != kind || len(doc.Content[0].Content) != n {
+		return fmt.Errorf("%s line %d: %s", name, ch.Line, shape)
 	}
-	if err := doc.Content[0].Content[0].Decode(v); err != nil {
+	if err := doc.Content[0].Content[n-1].Decode(v); err != nil {
 		return yamlError(name, ch.Line, err)
 	}
 	return nil
