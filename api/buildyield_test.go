@@ -36,7 +36,7 @@ func isClosed(ch <-chan struct{}) bool {
 // The gate is busy while every slot is taken or a search waits, and
 // closes the channel it handed out when that ends.
 func TestGateBusy(t *testing.T) {
-	g := newGate(2, time.Hour)
+	g := newGate(2, time.Hour, time.Hour)
 	ctx := context.Background()
 	if g.busy.Load() || g.idleWait() != nil {
 		t.Fatal("an empty gate is busy")
@@ -68,7 +68,7 @@ func TestGateBusy(t *testing.T) {
 
 	// A search that gives up waiting leaves the gate busy while the slot
 	// stays taken.
-	short := newGate(1, time.Millisecond)
+	short := newGate(1, time.Millisecond, time.Millisecond)
 	_ = short.acquire(ctx)
 	if err := short.acquire(ctx); err != errGateFull {
 		t.Fatalf("got %v, want errGateFull", err)
@@ -99,7 +99,7 @@ func waitPauses(t *testing.T, y *BuildYield, n uint64) {
 func TestBuildYieldWaitsForASlot(t *testing.T) {
 	y := NewBuildYield(time.Hour)
 	y.Pace(context.Background()) // no gate yet: nothing to give way to
-	g := newGate(1, time.Hour)
+	g := newGate(1, time.Hour, time.Hour)
 	y.attach(g)
 	y.Pace(context.Background())
 	if p, _ := y.Stats(); p != 0 {
@@ -131,7 +131,7 @@ func TestBuildYieldWaitsForASlot(t *testing.T) {
 // again passes before the next one.
 func TestBuildYieldBound(t *testing.T) {
 	const bound = 50 * time.Millisecond
-	g := newGate(1, time.Hour)
+	g := newGate(1, time.Hour, time.Hour)
 	_ = g.acquire(context.Background())
 	defer g.leave()
 	y := NewBuildYield(bound)
@@ -173,7 +173,7 @@ func TestBuildYieldBuildsTheSameGeneration(t *testing.T) {
 	want := indexertest.Manager(t, snap).Acquire()
 	defer want.Release()
 
-	g := newGate(1, time.Hour)
+	g := newGate(1, time.Hour, time.Hour)
 	_ = g.acquire(context.Background()) // every slot taken
 	y := NewBuildYield(time.Hour)
 	y.attach(g)

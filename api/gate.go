@@ -17,11 +17,21 @@ import (
 // time-slice: a long one shares its core with every short one that
 // arrives meanwhile and all finish late, where in a queue each waits for
 // those ahead of it and then runs at full speed (at 10M names and 16
-// connections the p99 went from 46 ms with 4 slots a core to a few). A
-// search that finds no slot within the queue wait is answered 503: a long
-// queue would only make every answer late.
+// connections the p99 went from 46 ms with 4 slots a core to a few).
+//
+// How long a search may wait depends on the queue, as in CoDel and
+// "Fail at Scale" (Maurer, ACM Queue 2015): a queue that emptied within
+// the last standingAfter is a burst, which drains by itself, and a new
+// search waits for a slot up to the burst wait; a queue that has not
+// emptied for longer is standing (more searches arrive than the cores
+// answer), and a new search waits only up to the queue wait. A search
+// that finds no slot in its time is answered 503: a standing queue would
+// only make every answer late, while a burst answered a little late
+// beats a 503 and a retry.
 type gate struct {
-	wait time.Duration
+	wait     time.Duration // under a standing queue
+	burst    time.Duration // in a burst
+	standing time.Duration // standingAfter (shorter in tests)
 
 	mu    sync.Mutex
 	free  int       // slots not taken
@@ -32,6 +42,9 @@ type gate struct {
 	// other.
 	busy atomic.Bool
 	idle chan struct{}
+	// queuedSince is when the queue last went from empty to not empty
+	// (under mu; zero while it is empty).
+	queuedSince time.Time
 }
 
 // waiter is a search in the queue; ready receives its slot.
@@ -39,25 +52,42 @@ type waiter struct{ ready chan struct{} }
 
 var waiters = sync.Pool{New: func() any { return &waiter{ready: make(chan struct{}, 1)} }}
 
-// defaultQueueWait is how long a search waits for a slot by default.
-const defaultQueueWait = 50 * time.Millisecond
+// Defaults of the waits: a search under a standing queue waits up to
+// defaultQueueWait for a slot, one in a burst up to defaultBurstWait.
+const (
+	defaultQueueWait = 50 * time.Millisecond
+	defaultBurstWait = 500 * time.Millisecond
+)
+
+// standingAfter is how long a queue stays not empty before it counts as
+// standing: CoDel's interval, many times a search's usual time.
+const standingAfter = 100 * time.Millisecond
 
 // errGateFull is a search that found no slot within the queue wait.
 var errGateFull = errors.New("too many searches at once")
 
-func newGate(n int, wait time.Duration) *gate {
+// newGate returns a gate of n slots (0: GOMAXPROCS). A zero wait or
+// burst is its default; a negative wait means no wait at all (nor in a
+// burst); a burst shorter than the wait is the wait.
+func newGate(n int, wait, burst time.Duration) *gate {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
 	if wait == 0 {
 		wait = defaultQueueWait
 	}
-	return &gate{free: n, wait: max(wait, 0)}
+	if burst == 0 {
+		burst = defaultBurstWait
+	}
+	if wait < 0 {
+		wait, burst = 0, 0
+	}
+	return &gate{free: n, wait: wait, burst: max(burst, wait), standing: standingAfter}
 }
 
-// acquire takes a slot, waiting in line up to the queue wait, and returns
-// errGateFull, or ctx's error, when none frees in time. Release the slot
-// with leave.
+// acquire takes a slot, waiting in line up to the burst or queue wait,
+// and returns errGateFull, or ctx's error, when none frees in time.
+// Release the slot with leave.
 func (g *gate) acquire(ctx context.Context) error {
 	g.mu.Lock()
 	if g.free > 0 && len(g.queue) == 0 {
@@ -66,16 +96,23 @@ func (g *gate) acquire(ctx context.Context) error {
 		g.mu.Unlock()
 		return nil
 	}
-	if g.wait <= 0 {
+	if g.burst <= 0 {
 		g.mu.Unlock()
 		return errGateFull
+	}
+	now := time.Now()
+	wait := g.burst
+	if len(g.queue) == 0 {
+		g.queuedSince = now
+	} else if now.Sub(g.queuedSince) > g.standing {
+		wait = g.wait
 	}
 	w := waiters.Get().(*waiter)
 	g.queue = append(g.queue, w)
 	g.noteLocked()
 	g.mu.Unlock()
 
-	t := time.NewTimer(g.wait)
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	err := errGateFull
 	select {

@@ -22,7 +22,7 @@ func waitQueued(t *testing.T, g *gate, n int) {
 // Searches beyond the slots get them in the order they arrived, each as
 // one is left.
 func TestGateIsFirstComeFirstServed(t *testing.T) {
-	g := newGate(1, time.Hour)
+	g := newGate(1, time.Hour, time.Hour)
 	if err := g.acquire(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +52,14 @@ func TestGateIsFirstComeFirstServed(t *testing.T) {
 // A search that waits past the queue wait, or whose client goes away,
 // leaves the queue without a slot; the slots stay counted right.
 func TestGateGivesUpInTime(t *testing.T) {
-	g := newGate(1, 20*time.Millisecond)
+	g := newGate(1, 20*time.Millisecond, 20*time.Millisecond)
 	if err := g.acquire(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.acquire(context.Background()); !errors.Is(err, errGateFull) {
 		t.Fatalf("past the queue wait: %v, want errGateFull", err)
 	}
-	long := newGate(1, time.Hour)
+	long := newGate(1, time.Hour, time.Hour)
 	if err := long.acquire(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -80,17 +80,70 @@ func TestGateGivesUpInTime(t *testing.T) {
 			t.Fatalf("the freed slot: %v", err)
 		}
 	}
-	noWait := newGate(1, -1)
+	noWait := newGate(1, -1, -1)
 	noWait.acquire(context.Background())
 	if err := noWait.acquire(context.Background()); !errors.Is(err, errGateFull) || noWait.queued() != 0 {
 		t.Fatalf("no queue wait: %v with %d queued, want errGateFull at once", err, noWait.queued())
 	}
 }
 
+// A search that queues in a burst (the queue emptied a moment ago) waits
+// up to the burst wait; once the queue has stood longer than the
+// standing time, a new search waits only the queue wait, while the one
+// queued in the burst keeps its place and gets the next slot.
+func TestGateShortensWaitsUnderAStandingQueue(t *testing.T) {
+	const wait = 20 * time.Millisecond
+	g := newGate(1, wait, time.Hour)
+	g.standing = 5 * time.Millisecond
+	if err := g.acquire(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	burst := make(chan error, 1)
+	go func() { burst <- g.acquire(context.Background()) }()
+	waitQueued(t, g, 1)
+	g.mu.Lock()
+	since := g.queuedSince
+	g.mu.Unlock()
+	for time.Since(since) <= max(g.standing, 2*wait) { // the queue stands, and the burst's search is past the queue wait
+		time.Sleep(time.Millisecond)
+	}
+	start := time.Now()
+	if err := g.acquire(context.Background()); !errors.Is(err, errGateFull) {
+		t.Fatalf("under a standing queue: %v, want errGateFull", err)
+	}
+	if took := time.Since(start); took < wait {
+		t.Fatalf("refused after %v, before the queue wait %v", took, wait)
+	}
+	select {
+	case err := <-burst:
+		t.Fatalf("the search queued in the burst ended (%v) before a slot freed", err)
+	default:
+	}
+	g.leave()
+	if err := <-burst; err != nil {
+		t.Fatalf("the search queued in the burst: %v, want the freed slot", err)
+	}
+	// The queue is empty again: the next search to queue is a burst's.
+	next := make(chan error, 1)
+	go func() { next <- g.acquire(context.Background()) }()
+	waitQueued(t, g, 1)
+	g.mu.Lock()
+	since = g.queuedSince
+	g.mu.Unlock()
+	for time.Since(since) <= 2*wait {
+		time.Sleep(time.Millisecond)
+	}
+	g.leave()
+	if err := <-next; err != nil {
+		t.Fatalf("a search queued in a new burst: %v, want the freed slot", err)
+	}
+	g.leave()
+}
+
 // Many searches racing for few slots, some giving up: none is lost and
 // none runs beyond the cap.
 func TestGateUnderContention(t *testing.T) {
-	g := newGate(2, 2*time.Millisecond)
+	g := newGate(2, 2*time.Millisecond, 2*time.Millisecond)
 	var running, peak, served, shed int64
 	var mu = make(chan struct{}, 1)
 	done := make(chan struct{})

@@ -391,6 +391,7 @@ func publicDeps(cfg serveConfig, mgr *indexer.Manager, tokens *auth.Verifier, me
 		Limits: api.Limits{
 			MaxConcurrentSearches: cfg.MaxConcurrentSearches,
 			SearchQueueWait:       cfg.SearchQueueWait,
+			SearchBurstWait:       cfg.SearchBurstWait,
 			ErrorLimit:            cfg.ErrorLimit,
 			CacheBytes:            cfg.CacheBytes,
 			RateLimits:            cfg.RateLimits.spec.Groups,

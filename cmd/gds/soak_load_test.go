@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -55,6 +57,10 @@ type soakCounts struct {
 	flood, flood400, flood420, floodOther            int
 	analystOK, analystBusy, analystTimeout, analystX int
 	latency                                          []float32 // ms, normal public requests
+	// causes counts public 5xx by status and error message; at holds
+	// the seconds into the run each one was answered.
+	causes map[string]int
+	at     []float64
 }
 
 func newSoakLoad(t *testing.T, cfg soakConfig, public, replica, admin string, names []string, ids []int64, character int64, token string) *soakLoad {
@@ -213,7 +219,7 @@ func (l *soakLoad) normal(rng *rand.Rand, replicas bool) {
 	}
 	req.Header.Set("X-Forwarded-For", fmt.Sprintf("198.18.%d.%d", rng.IntN(4), rng.IntN(256)))
 	start := time.Now()
-	status, err := l.do(req)
+	status, msg, err := l.doRead(req)
 	ms := float32(time.Since(start).Microseconds()) / 1000
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -226,7 +232,13 @@ func (l *soakLoad) normal(rng *rand.Rand, replicas bool) {
 		return
 	case status >= 500:
 		c.normal5xx++
-		l.failLocked(req, strconv.Itoa(status))
+		cause := strconv.Itoa(status) + " " + msg
+		l.failLocked(req, cause)
+		if c.causes == nil {
+			c.causes = map[string]int{}
+		}
+		c.causes[cause]++
+		c.at = append(c.at, math.Round(time.Since(l.started).Seconds()*10)/10)
 	case status == 420:
 		c.normal420++
 		l.failLocked(req, "420 to a client that made no error")
@@ -326,13 +338,28 @@ func (l *soakLoad) analyst(i int) {
 }
 
 func (l *soakLoad) do(req *http.Request) (int, error) {
+	status, _, err := l.doRead(req)
+	return status, err
+}
+
+// doRead is do that also returns a 5xx answer's error message.
+func (l *soakLoad) doRead(req *http.Request) (status int, msg string, err error) {
 	resp, err := l.client.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	_, err = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode, err
+	defer resp.Body.Close()
+	if resp.StatusCode >= 500 {
+		var body struct {
+			Error string `json:"error"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&body)
+		msg = body.Error
+	}
+	if _, cerr := io.Copy(io.Discard, resp.Body); err == nil {
+		err = cerr
+	}
+	return resp.StatusCode, msg, err
 }
 
 func (l *soakLoad) failLocked(req *http.Request, msg string) {
@@ -367,6 +394,7 @@ func (l *soakLoad) reindex(primary *soakServer, snapshot string, gen uint64) uin
 			return
 		}
 		resp.Body.Close()
+		asked := time.Since(l.started).Seconds()
 		deadline := time.Now().Add(20 * time.Minute)
 		for time.Now().Before(deadline) {
 			st := primary.status(l.t)
@@ -375,6 +403,7 @@ func (l *soakLoad) reindex(primary *soakServer, snapshot string, gen uint64) uin
 				return
 			}
 			if st.Live != nil && st.Live.ID >= gen && st.Fleet.Publish != nil && st.Fleet.Publish.Published >= gen {
+				l.t.Logf("reindex to generation %d: asked at %.1f s, live and published by %.1f s", gen, asked, time.Since(l.started).Seconds())
 				return
 			}
 			time.Sleep(time.Second)
@@ -414,13 +443,33 @@ type soakWindow struct {
 	Generation        uint64  `json:"generation"`
 	ReplicaGeneration uint64  `json:"replica_generation"`
 	Shed              int64   `json:"shed"`
+	// Causes counts the window's public 5xx by status and message; At is
+	// when each was answered, in seconds into the run.
+	Causes map[string]int `json:"public_5xx_causes,omitempty"`
+	At     []float64      `json:"public_5xx_at,omitempty"`
 }
 
 func (w soakWindow) String() string {
 	return fmt.Sprintf("window %d (%4.1f min): %d requests (%.0f/s) p50 %.2f ms p99 %.2f ms; 5xx %d lost %d 4xx %d 420 %d; "+
 		"flood %d (420 %d); analysts ok %d 503 %d 504 %d; RSS %.1f MiB (max %.1f), replica %.1f MiB; generation %d, replica %d; shed %d",
 		w.N, w.EndMinutes, w.Requests, w.PerSecond, w.P50, w.P99, w.Public5xx, w.Lost, w.Public4xx, w.Public420, w.Flood, w.Flood420,
-		w.AnalystOK, w.AnalystBusy, w.AnalystTimeout, w.RSSMiB, w.RSSMaxMiB, w.ReplicaRSSMiB, w.Generation, w.ReplicaGeneration, w.Shed)
+		w.AnalystOK, w.AnalystBusy, w.AnalystTimeout, w.RSSMiB, w.RSSMaxMiB, w.ReplicaRSSMiB, w.Generation, w.ReplicaGeneration, w.Shed) +
+		w.causes()
+}
+
+// causes lists the window's 5xx by cause and when they came, if any.
+func (w soakWindow) causes() string {
+	if len(w.Causes) == 0 {
+		return ""
+	}
+	keys := slices.Sorted(maps.Keys(w.Causes))
+	var b strings.Builder
+	b.WriteString("; 5xx by cause:")
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %dx %q", w.Causes[k], k)
+	}
+	fmt.Fprintf(&b, " at %v s", w.At)
+	return b.String()
 }
 
 // window ends the window under way and returns its report.
@@ -436,7 +485,8 @@ func (l *soakLoad) window(n int, rss, rssMax, replicaRSS float64, gen uint64, pr
 		Public420: c.normal420, Lost: c.lost, Flood: c.flood, Flood420: c.flood420, FloodOther: c.floodOther,
 		AnalystOK: c.analystOK, AnalystBusy: c.analystBusy, AnalystTimeout: c.analystTimeout, AnalystOther: c.analystX,
 		RSSMiB: rss / (1 << 20), RSSMaxMiB: rssMax / (1 << 20), ReplicaRSSMiB: replicaRSS / (1 << 20),
-		Generation: primary.generation(l.t), ReplicaGeneration: replica.generation(l.t), Shed: l.shed.Swap(0)}
+		Generation: primary.generation(l.t), ReplicaGeneration: replica.generation(l.t), Shed: l.shed.Swap(0),
+		Causes: c.causes, At: c.at}
 	if len(lat) > 0 {
 		w.P50, w.P99 = float64(lat[len(lat)/2]), float64(lat[len(lat)*99/100])
 	}
