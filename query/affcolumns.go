@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"runtime"
 
 	"gds/indexer/affcol"
 	"gds/indexer/recstore"
@@ -40,6 +41,25 @@ func (k columned) find(key int64) (int, bool) {
 		return 0, false
 	}
 	return k.s.Find(key)
+}
+
+// positions returns the store positions of keys (-1 for a key of no
+// record) with their rows warmed in the column: a batch's cache misses
+// overlap instead of coming one after another (recstore.FindAll,
+// affcol.Column.Warm).
+func (k columned) positions(keys []int64) []int {
+	pos := make([]int, len(keys))
+	if k.s == nil {
+		for j := range pos {
+			pos[j] = -1
+		}
+		return pos
+	}
+	k.s.FindAll(keys, pos)
+	if k.c != nil {
+		runtime.KeepAlive(k.c.Warm(pos))
+	}
+	return pos
 }
 
 // affColumns are the columns an affiliation reads.
@@ -83,9 +103,8 @@ func (a affColumns) affiliationsFrom(ids []int64, out []Affiliation) (missing in
 func localCharactersFrom(k columned, ids []int64, out []LocalCharacter) error {
 	text := make([]byte, 0, len(ids)*nameBytes)
 	ends := make([]uint32, len(ids))
-	for j, id := range ids {
-		p, ok := k.find(id)
-		if ok {
+	for j, p := range k.positions(ids) {
+		if id := ids[j]; p >= 0 {
 			corp, alliance, faction := k.c.IDs(p)
 			name, _, err := k.c.Text(p)
 			if err != nil {
@@ -121,9 +140,12 @@ func (k columned) groups(kind snapshots.Kind, n int, id func(int) int64) (groupR
 	g := groupRows{names: make([]string, n), tickers: make([]string, n), alliances: make([]int64, n)}
 	text := make([]byte, 0, n*(nameBytes+tickerBytes))
 	ends := make([]uint32, 2*n)
-	for j := range n {
-		id := id(j)
-		if p, ok := k.find(id); ok {
+	keys := make([]int64, n)
+	for j := range keys {
+		keys[j] = id(j)
+	}
+	for j, p := range k.positions(keys) {
+		if id := keys[j]; p >= 0 {
 			name, ticker, err := k.c.Text(p)
 			if err != nil {
 				return g, fmt.Errorf("local: %w", recordErr(kind, id, true, err))

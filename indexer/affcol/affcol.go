@@ -128,6 +128,36 @@ func (c *Column) str(k, i int) ([]byte, error) {
 	return c.text[k][lo:hi], nil
 }
 
+// Warm reads each of rows' IDs, text offsets and first text bytes (rows
+// below zero or past the end passed over), in passes of reads
+// independent of each other, so that their cache misses overlap and the
+// reads of the rows that follow find them cached: a thousand rows of
+// millions, read one after another, would wait for each miss in turn.
+// It returns a byte of what it read, for the caller to keep alive.
+func (c *Column) Warm(rows []int) byte {
+	var touch byte
+	for k := range c.ids {
+		touch += c.ids[k].warm(rows)
+	}
+	for k, offs := range c.offs {
+		if offs == nil {
+			continue
+		}
+		for _, i := range rows {
+			if uint(i) < uint(c.n) {
+				touch += byte(offs[i])
+			}
+		}
+		text := c.text[k]
+		for _, i := range rows {
+			if uint(i) < uint(c.n) && int(offs[i]) < len(text) {
+				touch += text[offs[i]]
+			}
+		}
+	}
+	return touch
+}
+
 // Row returns row i whole, its strings copied.
 func (c *Column) Row(i int) (Row, error) {
 	var r Row

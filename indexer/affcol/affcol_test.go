@@ -52,6 +52,7 @@ func TestRoundTrip(t *testing.T) {
 				if c.Len() != len(rows) || c.Fields() != fields {
 					t.Fatalf("len %d fields %b, want %d %b", c.Len(), c.Fields(), len(rows), fields)
 				}
+				c.Warm(warmRows(c.Len())) // rows out of range are passed over
 				for i, want := range rows {
 					got, err := c.Row(i)
 					if err != nil {
@@ -152,11 +153,21 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
+		c.Warm(warmRows(c.Len()))
 		for i := range c.Len() {
 			c.IDs(i)
 			c.Text(i)
 		}
 	})
+}
+
+// warmRows is every row of a column of n, backwards, and rows outside it.
+func warmRows(n int) []int {
+	rows := []int{-1, n, n + 1, -1 << 40}
+	for i := n - 1; i >= 0; i-- {
+		rows = append(rows, i)
+	}
+	return rows
 }
 
 // BenchmarkWriter adds and writes a column of 1,000,000 characters' rows

@@ -42,6 +42,31 @@ func (c *idColumn) at(i int) int64 {
 	return 0
 }
 
+// warm reads rows' values (see Column.Warm).
+func (c *idColumn) warm(rows []int) byte {
+	var touch byte
+	n := len(c.codes) + len(c.u32) + len(c.i64)
+	if c.width == 2 {
+		n = len(c.codes) / 2
+	}
+	for _, i := range rows {
+		if uint(i) >= uint(n) {
+			continue
+		}
+		switch c.width {
+		case 1:
+			touch += c.codes[i]
+		case 2:
+			touch += c.codes[2*i]
+		case 4:
+			touch += byte(c.u32[i])
+		case 8:
+			touch += byte(c.i64[i])
+		}
+	}
+	return touch
+}
+
 // parseIDColumn reads a column of n rows coded by word, taking its bytes
 // with take.
 func parseIDColumn(word uint64, n uint64, take func(uint64) ([]byte, error)) (idColumn, error) {

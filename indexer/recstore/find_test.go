@@ -26,6 +26,9 @@ func TestFindSampled(t *testing.T) {
 			for _, x := range keys32 {
 				probe = append(probe, int(x)-1, int(x), int(x)+1)
 			}
+			checkFindAll(t, keys32, s32, probe, func(p int) uint32 { return uint32(p) })
+			checkFindAll(t, keys, s64, probe, func(p int) int64 { return int64(p)<<20 + int64(p&1) })
+			checkFindAll(t, keys, nil, probe, func(p int) int64 { return int64(p) << 20 })
 			for _, p := range probe {
 				i, ok := findSampled(keys32, s32, uint32(p))
 				wi, wok := slices.BinarySearch(keys32, uint32(p))
@@ -40,6 +43,23 @@ func TestFindSampled(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// checkFindAll checks that findAllSampled finds every probe where a
+// binary search does, and -1 where that finds none.
+func checkFindAll[T uint32 | int64](t *testing.T, keys, sample []T, probe []int, key func(int) T) {
+	t.Helper()
+	pos := make([]int, len(probe))
+	findAllSampled(keys, sample, len(probe), func(j int) (T, bool) { return key(probe[j]), probe[j] != 3 }, pos)
+	for j, p := range probe {
+		want := -1
+		if i, ok := slices.BinarySearch(keys, key(p)); ok && p != 3 {
+			want = i
+		}
+		if pos[j] != want {
+			t.Fatalf("%d keys (sampled %v): key %d found at %d, want %d", len(keys), sample != nil, key(p), pos[j], want)
 		}
 	}
 }
