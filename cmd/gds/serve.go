@@ -65,28 +65,10 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	yield := newBuildYield(cfg.BuildYield, metrics)
-	buildChild, err := newBuildChild(cfg, log)
+	mgr, err := openIndexer(cfg, log, fr, metrics, yield)
 	if err != nil {
 		fr.stop()
-		return fmt.Errorf("serve: %w", err)
-	}
-	mgr, err := indexer.Open(indexer.Options{
-		DataDir:            cfg.Data,
-		Logger:             log.With().Str("component", "indexer").Logger(),
-		OnBuild:            fr.onBuild(metrics.ObserveBuild),
-		BatchSize:          cfg.BleveBatch,
-		BleveCharacters:    cfg.BleveCharacters,
-		AnalystIdle:        cfg.AnalystIdle,
-		TablesInMemory:     cfg.TablesInMemory,
-		StoresInMemory:     cfg.StoresInMemory == holdAlways,
-		StoresInMemoryAuto: cfg.StoresInMemory == holdAuto,
-		FetchSnapshot:      fetchSnapshot(cfg.Data),
-		Pacer:              yield,
-		BuildChild:         buildChild,
-	})
-	if err != nil {
-		fr.stop()
-		return fmt.Errorf("serve: opening data directory %s: %w", cfg.Data, err)
+		return err
 	}
 	defer mgr.Close()
 	metrics.WatchLive(mgr)
@@ -121,17 +103,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	public := publicHandler(publicDeps(cfg, mgr, tokens, metrics, yield, publicLog))
 	// publicUp is set before "listening" is logged: an operator (or a
 	// test) who sees that line finds /readyz answering 200.
-	// The public port's answers of a few kilobytes leave in one write
-	// (httplog.CoalesceWrites); the operator port streams exports and
-	// profiles, and keeps net/http's writes as they are.
-	netHTTP := onJSONErrors(newHTTPServer(public, cfg.HTTP, publicLog), public.Rejected, httplog.CoalesceWrites)
-	var publicSrv server = netHTTP
-	if cfg.HTTP.Fast {
-		fast := newFastServer(public, cfg.HTTP, publicLog, netHTTP)
-		metrics.WatchConnections(fast.Connections)
-		publicSrv = fast
-	}
-	if err := srv.listen("public", cfg.Addr, publicSrv, func() { publicUp.Store(true) }); err != nil {
+	if err := srv.listen("public", cfg.Addr, publicServer(cfg, public, metrics, publicLog), func() { publicUp.Store(true) }); err != nil {
 		return err
 	}
 
@@ -142,6 +114,48 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	case err := <-srv.failed:
 		return fmt.Errorf("serve: %w", err)
 	}
+}
+
+// openIndexer opens the data directory with the flags' indexer options;
+// each build it makes is published through fr and observed in metrics.
+func openIndexer(cfg serveConfig, log zerolog.Logger, fr *fleetRun, metrics *admin.Metrics, yield *api.BuildYield) (*indexer.Manager, error) {
+	buildChild, err := newBuildChild(cfg, log)
+	if err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	mgr, err := indexer.Open(indexer.Options{
+		DataDir:            cfg.Data,
+		Logger:             log.With().Str("component", "indexer").Logger(),
+		OnBuild:            fr.onBuild(metrics.ObserveBuild),
+		BatchSize:          cfg.BleveBatch,
+		BleveCharacters:    cfg.BleveCharacters,
+		AnalystIdle:        cfg.AnalystIdle,
+		TablesInMemory:     cfg.TablesInMemory,
+		StoresInMemory:     cfg.StoresInMemory == holdAlways,
+		StoresInMemoryAuto: cfg.StoresInMemory == holdAuto,
+		FetchSnapshot:      fetchSnapshot(cfg.Data),
+		Pacer:              yield,
+		BuildChild:         buildChild,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("serve: opening data directory %s: %w", cfg.Data, err)
+	}
+	return mgr, nil
+}
+
+// publicServer is the public port's server: net/http, or the fast HTTP/1
+// path (--fast-http) handing what it does not speak to net/http. The
+// public port's answers of a few kilobytes leave in one write
+// (httplog.CoalesceWrites); the operator port streams exports and
+// profiles, and keeps net/http's writes as they are.
+func publicServer(cfg serveConfig, public *api.Handler, metrics *admin.Metrics, log zerolog.Logger) server {
+	netHTTP := onJSONErrors(newHTTPServer(public, cfg.HTTP, log), public.Rejected, httplog.CoalesceWrites)
+	if !cfg.HTTP.Fast {
+		return netHTTP
+	}
+	fast := newFastServer(public, cfg.HTTP, log, netHTTP)
+	metrics.WatchConnections(fast.Connections)
+	return fast
 }
 
 // newBuildYield is --build-yield: the pacer that makes index builds give
