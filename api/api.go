@@ -99,16 +99,16 @@ type Limits struct {
 	// MaxConcurrentSearches is how many searches run at once (default one
 	// per core, GOMAXPROCS); the rest wait in line, first come first
 	// served, up to SearchBurstWait while the queue empties now and then
-	// and up to SearchQueueWait once it stands (not empty for 100 ms),
-	// then get 503 with Retry-After.
+	// and up to SearchQueueWait once it stands (not empty for longer than
+	// SearchBurstWait), then get 503 with Retry-After.
 	MaxConcurrentSearches int
 	// SearchQueueWait is how long a search beyond MaxConcurrentSearches
 	// waits for a slot under a standing queue before the 503. Default
 	// 50 ms; negative: no wait, not even in a burst.
 	SearchQueueWait time.Duration
 	// SearchBurstWait is how long a search waits for a slot in a burst
-	// (the queue emptied within the last 100 ms). Default 500 ms; never
-	// less than SearchQueueWait.
+	// (the queue emptied within the last SearchBurstWait). Default
+	// 500 ms; never less than SearchQueueWait.
 	SearchBurstWait time.Duration
 	// RateLimits overrides the default budgets of rate-limit groups by
 	// group name (gds serve --rate-limit GROUP=N/WINDOW).

@@ -19,19 +19,20 @@ import (
 // those ahead of it and then runs at full speed (at 10M names and 16
 // connections the p99 went from 46 ms with 4 slots a core to a few).
 //
-// How long a search may wait depends on the queue, as in CoDel and
+// How long a search may wait depends on the queue, after CoDel and
 // "Fail at Scale" (Maurer, ACM Queue 2015): a queue that emptied within
-// the last standingAfter is a burst, which drains by itself, and a new
-// search waits for a slot up to the burst wait; a queue that has not
-// emptied for longer is standing (more searches arrive than the cores
-// answer), and a new search waits only up to the queue wait. A search
-// that finds no slot in its time is answered 503: a standing queue would
-// only make every answer late, while a burst answered a little late
-// beats a 503 and a retry.
+// the last burst wait is a burst (a moment of slow searches, a pause of
+// the process), which drains by itself, and a new search waits for a
+// slot up to the burst wait; a queue that has not emptied for longer is
+// standing (more searches arrive than the cores answer), and a new
+// search waits only up to the queue wait. A search that finds no slot in
+// its time is answered 503: a standing queue would only make every
+// answer late, while a burst answered a little late beats a 503 and a
+// retry.
 type gate struct {
 	wait     time.Duration // under a standing queue
 	burst    time.Duration // in a burst
-	standing time.Duration // standingAfter (shorter in tests)
+	standing time.Duration // how long a queue is a burst: the burst wait
 
 	mu    sync.Mutex
 	free  int       // slots not taken
@@ -59,10 +60,6 @@ const (
 	defaultBurstWait = 500 * time.Millisecond
 )
 
-// standingAfter is how long a queue stays not empty before it counts as
-// standing: CoDel's interval, many times a search's usual time.
-const standingAfter = 100 * time.Millisecond
-
 // errGateFull is a search that found no slot within the queue wait.
 var errGateFull = errors.New("too many searches at once")
 
@@ -82,7 +79,8 @@ func newGate(n int, wait, burst time.Duration) *gate {
 	if wait < 0 {
 		wait, burst = 0, 0
 	}
-	return &gate{free: n, wait: wait, burst: max(burst, wait), standing: standingAfter}
+	burst = max(burst, wait)
+	return &gate{free: n, wait: wait, burst: burst, standing: burst}
 }
 
 // acquire takes a slot, waiting in line up to the burst or queue wait,

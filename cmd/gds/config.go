@@ -123,8 +123,8 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.IntVar(&c.MaxConcurrentSearches, "max-concurrent-searches", 0, "searches run at once; more wait up to --search-burst-wait (--search-queue-wait once the queue stands), then get 503 (0: one per CPU, or per GOMAXPROCS when set)")
 	fs.IntVar(&c.SpareProcs, "spare-procs", 0, "Go scheduler threads (GOMAXPROCS) beyond the search slots, to read requests while every slot searches "+
 		"(0: 1; negative: none; a GOMAXPROCS variable wins)")
-	fs.DurationVar(&c.SearchQueueWait, "search-queue-wait", 0, "how long a search waits for a free slot before 503 once searches queue for over 100ms on end (0: 50ms; negative: no wait, not even in a burst)")
-	fs.DurationVar(&c.SearchBurstWait, "search-burst-wait", 0, "how long a search waits for a free slot before 503 when the queue emptied within the last 100ms (0: 500ms; never less than --search-queue-wait)")
+	fs.DurationVar(&c.SearchQueueWait, "search-queue-wait", 0, "how long a search waits for a free slot before 503 once searches have queued for longer than --search-burst-wait on end (0: 50ms; negative: no wait, not even in a burst)")
+	fs.DurationVar(&c.SearchBurstWait, "search-burst-wait", 0, "how long a search waits for a free slot before 503 when the queue emptied within the last --search-burst-wait (0: 500ms; never less than --search-queue-wait)")
 	fs.DurationVar(&c.BuildYield, "build-yield", api.DefaultBuildYield, "longest pause of an index build running in the server while every search slot is taken "+
 		"or searches wait; after a pause builds run as long again unpaused, so they keep at least half the time (0 or negative: builds never pause)")
 	fs.BoolVar(&c.BuildProcess, "build-process", false, "build new generations (--schedule, POST /admin/reindex) in a child process, gds index at the lowest CPU priority (nice 19): "+
