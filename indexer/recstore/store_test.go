@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"gds/snapshots/disk"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -240,6 +241,17 @@ func checkStore(t *testing.T, s *Store, keys []int64, want map[int64][]byte) {
 		t.Fatalf("store holds %d records, want %d", s.Len(), len(keys))
 	}
 	got := readAll(t, s)
+	probes := []int64{math.MinInt64, -1, 0, math.MaxInt64}
+	for _, k := range keys {
+		probes = append(probes, k-1, k, k+1)
+	}
+	pos := make([]int, len(probes))
+	s.FindAll(probes, pos)
+	for j, k := range probes {
+		if i, ok := s.Find(k); ok != (pos[j] >= 0) || ok && i != pos[j] {
+			t.Fatalf("FindAll places key %d at %d; Find at %d, %v", k, pos[j], i, ok)
+		}
+	}
 	for i, k := range keys {
 		if s.Key(i) != k {
 			t.Fatalf("key %d = %d, want %d", i, s.Key(i), k)
