@@ -90,7 +90,7 @@ func parseIndexDelta(b []byte) (*indexDelta, error) {
 	}
 	d.packed = flags&flagPacked != 0
 	size := uint64(len(b))
-	if h > d.baseN || m > size || d.n != d.baseN-h+m || d.n > math.MaxUint32 ||
+	if h > d.baseN || h > size || m > size || d.n != d.baseN-h+m || d.n > math.MaxUint32 ||
 		d.blocks >= maxBlocks || d.baseBlocks > d.blocks {
 		return nil, fmt.Errorf("index delta header is damaged")
 	}
