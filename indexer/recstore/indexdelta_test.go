@@ -34,6 +34,17 @@ func writeDelta(t testing.TB, prev *Store, prevDir, dir string, keys []int64, ne
 	return sw
 }
 
+// writeMap writes the records of m as a full store in dir.
+func writeMap(t testing.TB, dir string, m map[int64][]byte) {
+	t.Helper()
+	keys := sortedKeys(m)
+	recs := make([][]byte, len(keys))
+	for i, k := range keys {
+		recs[i] = m[k]
+	}
+	writeStore(t, dir, keys, recs)
+}
+
 // fileSize is the size of dir/name.
 func fileSize(t *testing.T, dir, name string) int64 {
 	t.Helper()
@@ -59,12 +70,7 @@ func TestIndexDeltaReadsAsWhole(t *testing.T) {
 		want[k] = record(rng, k)
 	}
 	prevDir := t.TempDir()
-	keys := sortedKeys(want)
-	recs := make([][]byte, len(keys))
-	for i, k := range keys {
-		recs[i] = want[k]
-	}
-	writeStore(t, prevDir, keys, recs)
+	writeMap(t, prevDir, want)
 	prev, err := Open(prevDir, "things", false)
 	if err != nil {
 		t.Fatal(err)
@@ -93,11 +99,7 @@ func TestIndexDeltaReadsAsWhole(t *testing.T) {
 			t.Fatal(err)
 		}
 		whole := t.TempDir()
-		recs := make([][]byte, len(keys))
-		for i, k := range keys {
-			recs[i] = next[k]
-		}
-		writeStore(t, whole, keys, recs)
+		writeMap(t, whole, next)
 		if d, w := fileSize(t, dir, "things"+idxDelta), fileSize(t, whole, "things"+idxWhole); step == 0 && d*5 > w {
 			t.Errorf("step %d: index delta %d bytes, the whole index %d", step, d, w)
 		}
@@ -172,12 +174,7 @@ func TestIndexDeltaAfterAWholeIndexDelta(t *testing.T) {
 		want[int64(1000+2*i)] = record(rng, int64(1000+2*i))
 	}
 	dir0 := t.TempDir()
-	keys := sortedKeys(want)
-	recs := make([][]byte, len(keys))
-	for i, k := range keys {
-		recs[i] = want[k]
-	}
-	writeStore(t, dir0, keys, recs)
+	writeMap(t, dir0, want)
 	s0, err := Open(dir0, "things", false)
 	if err != nil {
 		t.Fatal(err)
