@@ -2,12 +2,15 @@ package indexer
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
 	"gds/indexer/affcol"
 	"gds/indexer/pace"
+	"gds/indexer/recstore"
 	"gds/snapshots"
+	"gds/snapshots/disk"
 )
 
 // Every kind whose records an affiliation or a local reads has an
@@ -16,7 +19,9 @@ import (
 // its row; a line a patched build skips (byte-identical to the previous
 // generation's record) carries the previous column's row at the previous
 // store position it was matched to (or, without a previous column, its
-// line is decoded). A corporation's faction lives in the corporations'
+// line is decoded). When the store keeps its base's index and writes an
+// index delta, the column keeps its base (hard-linked) and writes a delta
+// of the rows of the index delta's records only (affcol.DeltaSuffix). A corporation's faction lives in the corporations'
 // column alone, so a corporation that changes faction rewrites no
 // character's row. A kind reused whole hard-links its column with its
 // store (or, from a generation written without columns, has its column
@@ -58,6 +63,12 @@ type affBuild struct {
 	kind snapshots.Kind
 	w    *affcol.Writer
 	prev *affcol.Column // the previous generation's, when it has one
+	// A column written as a delta beside the previous base (split): the
+	// store's writer, which writes an index delta, the previous store and
+	// its directory.
+	sw      *recstore.Writer
+	store   *recstore.Store
+	prevDir string
 }
 
 // newAffBuild starts kind's column (nil: kind has none) of n rows.
@@ -73,6 +84,25 @@ func (b *builder) newAffBuild(kind snapshots.Kind, n int) *affBuild {
 	return a
 }
 
+// split makes the column a delta beside the previous generation's base
+// column when kind's store keeps its base's index (sw writes an index
+// delta) and that column's rows are the base index's: a column with a
+// delta, or one over a store without an index delta. Otherwise the column
+// is written whole.
+func (a *affBuild) split(sw *recstore.Writer, prev *recstore.Store, prevDir string) {
+	if a == nil || a.prev == nil || sw == nil {
+		return
+	}
+	if _, ok := sw.IndexDelta(); !ok {
+		return
+	}
+	if _, _, ok := prev.IndexDelta(); ok && !a.prev.Delta() {
+		return
+	}
+	a.w = affcol.NewWriter(a.prev.Fields(), 0)
+	a.sw, a.store, a.prevDir = sw, prev, prevDir
+}
+
 // add appends a decoded record's row.
 func (a *affBuild) add(rec snapshots.Record) error {
 	if a == nil {
@@ -86,6 +116,11 @@ func (a *affBuild) add(rec snapshots.Record) error {
 func (a *affBuild) keep(pi int, raw []byte) error {
 	if a == nil {
 		return nil
+	}
+	if a.sw != nil {
+		if _, delta := a.store.Split(pi); !delta {
+			return nil // the store keeps it in its base, and the base column its row
+		}
 	}
 	if a.prev != nil {
 		return a.w.Keep(a.prev, pi)
@@ -103,10 +138,26 @@ func (a *affBuild) write(dir string, records int) error {
 	if a == nil {
 		return nil
 	}
+	if a.sw != nil {
+		return a.writeDelta(dir)
+	}
 	if a.w.Len() != records {
 		return errors.New("affiliation column: " + string(a.kind) + ": rows and records differ")
 	}
 	return a.w.Write(filepath.Join(dir, string(a.kind)+affcol.Suffix))
+}
+
+// writeDelta writes a split column's delta, checking it has a row per
+// record of the store's index delta, and links the base column beside it.
+func (a *affBuild) writeDelta(dir string) error {
+	if records, _ := a.sw.IndexDelta(); a.w.Len() != records {
+		return errors.New("affiliation column: " + string(a.kind) + ": delta rows and records differ")
+	}
+	base := string(a.kind) + affcol.Suffix
+	if err := disk.LinkOrCopy(filepath.Join(a.prevDir, base), filepath.Join(dir, base), disk.PrivateFile); err != nil {
+		return err
+	}
+	return a.w.Write(filepath.Join(dir, string(a.kind)+affcol.DeltaSuffix))
 }
 
 // columnFromStore writes kind's column from the previous generation's
@@ -149,6 +200,15 @@ func (g *Generation) openAffiliations() error {
 			continue
 		}
 		path := filepath.Join(g.dir, recordsDir, string(kind)+affcol.Suffix)
+		if base, delta, ok := s.IndexDelta(); ok {
+			dpath := filepath.Join(g.dir, recordsDir, string(kind)+affcol.DeltaSuffix)
+			if _, err := os.Stat(dpath); err == nil {
+				if err := g.openSplitColumn(kind, s, path, dpath, base, delta); err != nil {
+					return err
+				}
+				continue
+			}
+		}
 		c, release, err := affcol.Open(path, false, s.Len())
 		if errors.Is(err, os.ErrNotExist) {
 			continue
@@ -159,6 +219,27 @@ func (g *Generation) openAffiliations() error {
 		g.affs[kind] = c
 		g.affRelease = append(g.affRelease, release)
 	}
+	return nil
+}
+
+// openSplitColumn opens kind's column kept as a base (of the store's base
+// index, base rows) and a delta (of its index delta, delta rows).
+func (g *Generation) openSplitColumn(kind snapshots.Kind, s *recstore.Store, path, dpath string, base, delta int) error {
+	bc, release, err := affcol.Open(path, false, base)
+	if err != nil {
+		return err
+	}
+	g.affRelease = append(g.affRelease, release)
+	dc, release, err := affcol.Open(dpath, false, delta)
+	if err != nil {
+		return err
+	}
+	g.affRelease = append(g.affRelease, release)
+	c, err := affcol.WithDelta(bc, dc, s)
+	if err != nil {
+		return fmt.Errorf("%s: %w", kind, err)
+	}
+	g.affs[kind] = c
 	return nil
 }
 

@@ -228,3 +228,85 @@ func removeColumns(t *testing.T, dir string) {
 		}
 	}
 }
+
+// recordFile is the live generation's file records/<name>; nil when it
+// has none.
+func recordFile(t *testing.T, m *indexer.Manager, name string) os.FileInfo {
+	t.Helper()
+	g := m.Acquire()
+	defer g.Release()
+	fi, err := os.Stat(filepath.Join(g.Dir(), "records", name))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
+}
+
+// TestIncrementalKeepsIndexAndColumnBases: an incremental build keeps the
+// characters' record index and affiliation column of the full build
+// (hard-linked, so a fleet's publisher uploads neither again) and writes
+// their deltas beside them, small; the chain of builds after it keeps
+// the same bases while lookups and columns answer as the records say, and
+// once the store's delta passes its limit the store, its index and its
+// column are written whole again, and the next build starts deltas over
+// the new base.
+func TestIncrementalKeepsIndexAndColumnBases(t *testing.T) {
+	w := newAffWorld(4000)
+	m := indexertest.Manager(t, w.snapshot(t))
+	index, column := recordFile(t, m, "characters.idx"), recordFile(t, m, "characters"+affcol.Suffix)
+	folded, split, after := false, 0, 0
+	for round := range 8 {
+		for i := range 100 { // 2.5%: patched, not rebuilt
+			w.setCharacter(int64(2112000001+w.rng.IntN(4000)), fmt.Sprintf("Round %d pilot %d", round, i))
+		}
+		delete(w.chars, int64(2112000001+w.rng.IntN(4000)))
+		w.setCharacter(int64(2112100000+round), "Newcomer")
+		res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: w.snapshot(t), Trigger: "test"})
+		if err != nil || !res.Incremental {
+			t.Fatalf("round %d: %+v, %v", round, res, err)
+		}
+		checkColumns(t, m)
+		g := m.Acquire()
+		s, c := g.Store(snapshots.Characters), g.Affiliations(snapshots.Characters)
+		_, deltaRecords, ok := s.IndexDelta()
+		g.Release()
+		if !ok {
+			// written whole: the new base of the next rounds
+			if recordFile(t, m, "characters.idx-delta") != nil || recordFile(t, m, "characters"+affcol.DeltaSuffix) != nil || c.Delta() {
+				t.Fatalf("round %d: a store written whole beside deltas", round)
+			}
+			folded = split > 0
+			index, column = recordFile(t, m, "characters.idx"), recordFile(t, m, "characters"+affcol.Suffix)
+			continue
+		}
+		split++
+		if folded {
+			after++
+		}
+		t.Logf("round %d: index delta of %d records", round, deltaRecords)
+		if !c.Delta() || deltaRecords == 0 {
+			t.Fatalf("round %d: the column is no delta (%v) beside an index delta of %d records", round, c.Delta(), deltaRecords)
+		}
+		if base := recordFile(t, m, "characters.idx-base"); base == nil || !os.SameFile(base, index) {
+			t.Fatalf("round %d: the characters' index base is not the full build's index", round)
+		}
+		if base := recordFile(t, m, "characters"+affcol.Suffix); !os.SameFile(base, column) {
+			t.Fatalf("round %d: the characters' column base is not the full build's column", round)
+		}
+		if recordFile(t, m, "characters.idx") != nil {
+			t.Fatalf("round %d: an index written whole beside the index delta", round)
+		}
+		if d, b := recordFile(t, m, "characters.idx-delta").Size(), index.Size(); d*2 > b {
+			t.Fatalf("round %d: index delta of %d bytes beside a base of %d", round, d, b)
+		}
+		if d, b := recordFile(t, m, "characters"+affcol.DeltaSuffix).Size(), column.Size(); d*2 > b {
+			t.Fatalf("round %d: column delta of %d bytes beside a base of %d", round, d, b)
+		}
+	}
+	if !folded || split < 2 || after == 0 {
+		t.Errorf("the chain wrote %d index deltas, folded them (%v) and wrote %d after; want all three", split, folded, after)
+	}
+}

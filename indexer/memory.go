@@ -71,7 +71,9 @@ func storesFit(dir string) (bool, int64) {
 	}
 	var size int64
 	for _, e := range entries {
-		if ext := filepath.Ext(e.Name()); ext != ".data" && ext != ".delta" && ext != ".idx" {
+		switch filepath.Ext(e.Name()) {
+		case ".data", ".delta", ".idx", ".idx-base", ".idx-delta":
+		default:
 			continue
 		}
 		if info, err := e.Info(); err == nil {

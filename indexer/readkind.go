@@ -50,6 +50,9 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		sw.Reserve(int(total))
 	}
 	aff := b.newAffBuild(kind, int(total))
+	if prev != nil {
+		aff.split(sw, prev, filepath.Join(b.prev.Dir(), recordsDir))
+	}
 	if searchable {
 		rd.collect(cat, int(total))
 	}

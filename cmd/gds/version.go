@@ -84,6 +84,7 @@ func formats() []admin.Format {
 		f("name table", nametable.FormatVersions),
 		f("name folding", nametable.FoldVersions),
 		f("record store", recstore.FormatVersions),
+		f("record index delta", recstore.DeltaFormatVersions),
 		f("value columns", valuecol.FormatVersions),
 		f("affiliation columns", affcol.FormatVersions),
 		f("analysts' fields", indexer.FieldsVersions),

@@ -34,6 +34,9 @@
 // # Versions
 //
 //	GDSAFF01  2026-11-27  the layout above
+//	          2026-11-29  (same magic) a base and a delta beside a store's
+//	                      index delta: <kind>.aff of the base index's
+//	                      records, <kind>.aff-delta of the delta's
 package affcol
 
 import (
@@ -53,6 +56,20 @@ func FormatVersions() (writes string, reads []string) { return magic, []string{m
 
 // Suffix is the column file's name after its kind's (records/<kind>.aff).
 const Suffix = ".aff"
+
+// DeltaSuffix is the name, after its kind's, of a column's delta: beside
+// a store read through a base index and an index delta (indexer/recstore),
+// the rows of the delta's records in its order, while <kind>.aff holds
+// those of the base index's records. Both are GDSAFF01 files.
+const DeltaSuffix = ".aff-delta"
+
+// Positions places a store's position in a column kept as a base and a
+// delta: row j of the base, or (delta) of the delta. recstore.Store
+// implements it.
+type Positions interface {
+	Len() int
+	Split(i int) (j int, delta bool)
+}
 
 // Fields says which columns a file holds.
 type Fields uint64
@@ -87,6 +104,37 @@ type Column struct {
 	ids    [3]idColumn
 	offs   [2][]uint32
 	text   [2][]byte
+	split  *split // a base and a delta read as one (WithDelta)
+}
+
+// split is a column kept as a base and a delta, by a store's positions.
+type split struct {
+	base, delta *Column
+	pos         Positions
+}
+
+// WithDelta reads base and delta, columns of the same fields, as one
+// column by pos's positions.
+func WithDelta(base, delta *Column, pos Positions) (*Column, error) {
+	if base.fields != delta.fields {
+		return nil, fmt.Errorf("affiliation column: delta of fields %#x beside a base of %#x", delta.fields, base.fields)
+	}
+	return &Column{n: pos.Len(), fields: base.fields, split: &split{base: base, delta: delta, pos: pos}}, nil
+}
+
+// Delta reports whether the column is a base and a delta.
+func (c *Column) Delta() bool { return c.split != nil }
+
+// at is the column and row that hold row i.
+func (c *Column) at(i int) (*Column, int) {
+	if c.split == nil {
+		return c, i
+	}
+	j, delta := c.split.pos.Split(i)
+	if delta {
+		return c.split.delta, j
+	}
+	return c.split.base, j
 }
 
 // ErrDamaged is a row whose text offsets are out of order or outside the
@@ -104,11 +152,13 @@ func (c *Column) id(k, i int) int64 { return c.ids[k].at(i) }
 
 // IDs returns row i's corporation, alliance and faction.
 func (c *Column) IDs(i int) (corporation, alliance, faction int64) {
+	c, i = c.at(i)
 	return c.id(0, i), c.id(1, i), c.id(2, i)
 }
 
 // Text returns row i's name and ticker, aliasing the file.
 func (c *Column) Text(i int) (name, ticker []byte, err error) {
+	c, i = c.at(i)
 	if name, err = c.str(0, i); err != nil {
 		return nil, nil, err
 	}

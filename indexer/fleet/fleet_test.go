@@ -224,8 +224,12 @@ func TestPublishFollow(t *testing.T) {
 	g2 := f.indexer.Acquire()
 	defer g2.Release()
 	fresh := map[string]bool{}
+	freshPaths := map[string]bool{}
 	var freshBytes int64
 	for path, sum := range files2 {
+		if !distinct(files1)[sum] {
+			freshPaths[path] = true
+		}
 		if !distinct(files1)[sum] && !fresh[sum] {
 			fresh[sum] = true
 			info, err := os.Stat(filepath.Join(g2.Dir(), path))
@@ -233,6 +237,18 @@ func TestPublishFollow(t *testing.T) {
 				t.Fatal(err)
 			}
 			freshBytes += info.Size()
+		}
+	}
+	// The characters' record index and affiliation column keep their
+	// bases: what is new is their deltas, not the files rewritten whole.
+	for _, name := range []string{"characters.idx", "characters.idx-base", "characters.aff"} {
+		if freshPaths["records/"+name] {
+			t.Errorf("the incremental generation has records/%s rewritten", name)
+		}
+	}
+	for _, name := range []string{"characters.idx-delta", "characters.aff-delta", "characters.delta"} {
+		if !freshPaths["records/"+name] {
+			t.Errorf("the incremental generation has no new records/%s", name)
 		}
 	}
 	pub2 := publish(t, f.pub, f.indexer)

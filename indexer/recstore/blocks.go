@@ -95,6 +95,7 @@ type blockReader struct {
 	starts     []uint32 // per block, its first record's position (flag 4)
 	offs       []uint64 // where each block starts; nil with offs32
 	offs32     []uint32
+	tail       []uint64 // with an index delta: where each delta block ends
 	blocks     uint32
 	baseBlocks uint32
 	largest    uint64 // the largest block, uncompressed
@@ -111,6 +112,9 @@ type blockBufs struct{ frame, out, line []byte }
 
 // off is where block k starts (k == blocks: where the last one ends).
 func (b *blockReader) off(k uint32) uint64 {
+	if k > b.baseBlocks && b.tail != nil {
+		return b.tail[k-b.baseBlocks-1]
+	}
 	if b.offs32 != nil {
 		return uint64(b.offs32[k])
 	}
@@ -326,9 +330,6 @@ func (s *Store) parseBlocks(idx []byte, n int, v4 bool) error {
 	}
 	if end := br.off(br.baseBlocks); end != s.baseSize {
 		return fmt.Errorf("base ends at %d, index says %d", end, s.baseSize)
-	}
-	if err := br.newDecoder(); err != nil {
-		return err
 	}
 	s.blk = br
 	return nil

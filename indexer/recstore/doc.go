@@ -13,7 +13,12 @@
 //	                 incremental build rewrites it, with the base's dictionary)
 //	<kind>.idx       the index: counts, the dictionary, per record its key,
 //	                 where it is and its xxhash64, per block where it starts,
-//	                 the shapes of packed records (layout: blocks.go)
+//	                 the shapes of packed records (layout: blocks.go); a
+//	                 store written whole has it
+//	<kind>.idx-base  beside a delta: the index of the base, hard-linked
+//	<kind>.idx-delta the records the base index does not hold as they are
+//	                 now: which of its records are hidden, the keys,
+//	                 locations and hashes of the delta's (indexdelta.go)
 //	<kind>.by-<group> sorted (group key, position) int64 pairs
 //
 // A record (a JSON line, in key order) is packed (indexer/recpack): its
@@ -47,4 +52,7 @@
 //	                      a 128 KiB dictionary; records packed (flag 8) in
 //	                      512-byte blocks. Stores of lines, entropy-coded or
 //	                      with the larger dictionary, are read alike.
+//	GDSSTD01  2026-11-29  the index delta beside a base index (the base's
+//	                      GDSSTO04 index, unchanged); a store with a delta
+//	                      and its index whole is read alike
 package recstore

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
@@ -45,6 +46,14 @@ type Store struct {
 	// A GDSSTO03 or GDSSTO04 store: zstd blocks.
 	blk *blockReader
 
+	// A store with an index delta (indexdelta.go): its base index's own
+	// reading (records by base position), the delta, and the positions of
+	// the delta's records; the hashes are merged at their first use.
+	under    *Store
+	idxd     *indexDelta
+	dpos     []uint32
+	hashOnce sync.Once
+
 	groups map[string][]int64 // name → sorted (group key, position) pairs
 	maps   [][]byte
 	held   []*disk.Loaded // what a store opened in memory holds
@@ -80,7 +89,12 @@ func (s *Store) Key(i int) int64 {
 }
 
 // Hash returns the hash of the record at position i.
-func (s *Store) Hash(i int) uint64 { return s.hashes[i] }
+func (s *Store) Hash(i int) uint64 {
+	if s.idxd != nil {
+		s.hashOnce.Do(s.mergeHashes)
+	}
+	return s.hashes[i]
+}
 
 // HashOf hashes raw the way this store's hashes were made, so a build can
 // compare a line with the record it replaces.
@@ -393,7 +407,15 @@ func Open(dir, kind string, inMemory bool, groups ...string) (*Store, error) {
 			return l.Bytes, nil
 		}
 	}
-	idx, err := mapFile(".idx")
+	idxd, err := mapFile(idxDelta)
+	if err != nil && !os.IsNotExist(err) {
+		return fail(err)
+	}
+	idxName := idxWhole
+	if idxd != nil {
+		idxName = idxBase
+	}
+	idx, err := mapFile(idxName)
 	if err != nil {
 		return fail(err)
 	}
@@ -405,7 +427,12 @@ func Open(dir, kind string, inMemory bool, groups ...string) (*Store, error) {
 	if err != nil && !os.IsNotExist(err) {
 		return fail(err)
 	}
-	if err := s.parse(idx, data, delta); err != nil {
+	if idxd != nil {
+		err = s.parseSplit(idx, idxd, data, delta)
+	} else {
+		err = s.parse(idx, data, delta)
+	}
+	if err != nil {
 		return fail(err)
 	}
 	if inMemory {
@@ -481,6 +508,21 @@ func (s *Store) holdInMemory() {
 
 // parse reads an index file over its data files; every slice aliases them.
 func (s *Store) parse(idx, data, delta []byte) error {
+	if err := s.parseIndex(idx); err != nil {
+		return err
+	}
+	if uint64(len(data)) != s.baseSize {
+		return fmt.Errorf("data file is %d bytes, index says %d", len(data), s.baseSize)
+	}
+	s.base, s.delta = data, delta
+	if s.blk != nil {
+		return s.blk.newDecoder()
+	}
+	return nil
+}
+
+// parseIndex reads an index file; every slice aliases it.
+func (s *Store) parseIndex(idx []byte) error {
 	if len(idx) < 16 {
 		return fmt.Errorf("bad index file")
 	}
@@ -503,14 +545,7 @@ func (s *Store) parse(idx, data, delta []byte) error {
 	default:
 		return fmt.Errorf("bad index file")
 	}
-	if err != nil {
-		return err
-	}
-	if uint64(len(data)) != s.baseSize {
-		return fmt.Errorf("data file is %d bytes, index says %d", len(data), s.baseSize)
-	}
-	s.base, s.delta = data, delta
-	return nil
+	return err
 }
 
 func (s *Store) parseV2(idx []byte, n int) error {

@@ -175,6 +175,9 @@ func TestStoreRecordsReadBackAcrossDeltas(t *testing.T) {
 				if prev.DeltaShare() == 0 {
 					t.Fatalf("step %d wrote no delta", step)
 				}
+				if _, _, ok := prev.IndexDelta(); !ok {
+					t.Fatalf("step %d wrote its index whole, not an index delta", step)
+				}
 				if packed := prev.blk.shapes != nil; packed == wide || packed && prev.blk.shapes.Len() < 2 {
 					t.Fatalf("step %d: packed %v, shapes %v", step, packed, prev.blk.shapes)
 				}
@@ -442,6 +445,7 @@ func FuzzStoreParse(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	sw.split = false // the index whole, as before index deltas
 	for i := range keys {
 		if i%3 == 0 {
 			err = sw.Add(keys[i], record(rng, keys[i]))

@@ -25,6 +25,10 @@ type Writer struct {
 	hashes    []uint64
 	baseSize  uint64 // of a delta writer's shared base; 0 for a full writer
 	delta     bool
+	// split: a delta writer that keeps the base's index and writes an
+	// index delta (indexdelta.go); deltaN counts the records it holds.
+	split     bool
+	deltaN    int
 	prev      *Store // the previous store, when records are kept from it
 	prevGroup map[string][]int64
 	groups    map[string][]int64
@@ -33,8 +37,10 @@ type Writer struct {
 // NewWriter starts a store written whole. prev, when set, is the
 // previous generation's store, which keep takes unchanged records from.
 func NewWriter(dir, kind string, prev *Store) (*Writer, error) {
-	if err := os.Remove(filepath.Join(dir, kind+".delta")); err != nil && !os.IsNotExist(err) {
-		return nil, err
+	for _, stale := range []string{".delta", idxBase, idxDelta} {
+		if err := os.Remove(filepath.Join(dir, kind+stale)); err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
 	}
 	f, err := disk.CreateFresh(filepath.Join(dir, kind+".data"), disk.PrivateFile)
 	if err != nil {
@@ -48,20 +54,29 @@ func NewWriter(dir, kind string, prev *Store) (*Writer, error) {
 
 // NewDeltaWriter starts a store that shares prev's base file (linked
 // into dir) and writes the rest to a delta file. prev must be compressed.
+// The base's index is linked too, and an index delta written beside it,
+// unless prev's index names delta blocks (IndexDelta).
 func NewDeltaWriter(dir, kind string, prev *Store, prevDir string) (*Writer, error) {
-	base := filepath.Join(dir, kind+".data")
-	if err := os.Remove(base); err != nil && !os.IsNotExist(err) {
-		return nil, err
+	links := [][2]string{{".data", ".data"}}
+	_, baseIdx := prev.baseIndex()
+	if baseIdx != "" {
+		links = append(links, [2]string{baseIdx, idxBase})
 	}
-	if err := disk.LinkOrCopy(filepath.Join(prevDir, kind+".data"), base, disk.PrivateFile); err != nil {
-		return nil, err
+	for _, l := range links {
+		to := filepath.Join(dir, kind+l[1])
+		if err := os.Remove(to); err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+		if err := disk.LinkOrCopy(filepath.Join(prevDir, kind+l[0]), to, disk.PrivateFile); err != nil {
+			return nil, err
+		}
 	}
 	f, err := disk.CreateFresh(filepath.Join(dir, kind+".delta"), disk.PrivateFile)
 	if err != nil {
 		return nil, err
 	}
 	sw := &Writer{dir: dir, kind: kind, f: f, w: disk.NewChunkWriter(f, disk.HugeChunk), groups: map[string][]int64{},
-		baseSize: prev.baseSize, delta: true}
+		baseSize: prev.baseSize, delta: true, split: baseIdx != ""}
 	pb := prev.blk
 	offs := make([]uint64, pb.baseBlocks+1)
 	for k := range offs {
@@ -120,8 +135,16 @@ func (sw *Writer) addHashed(key int64, raw []byte, hash uint64) error {
 	sw.keys = append(sw.keys, key)
 	sw.locs = append(sw.locs, loc)
 	sw.hashes = append(sw.hashes, hash)
+	if sw.delta {
+		sw.deltaN++
+	}
 	return nil
 }
+
+// IndexDelta reports whether the writer writes an index delta beside the
+// base's index, and how many records it holds so far: those added, and
+// those kept from the previous delta.
+func (sw *Writer) IndexDelta() (records int, ok bool) { return sw.deltaN, sw.split }
 
 // Keep carries the previous store's record at position pi over unchanged;
 // raw is its line (the same bytes). A delta writer leaves a record of the
@@ -134,7 +157,7 @@ func (sw *Writer) Keep(pi int, raw []byte) error {
 	case !sw.delta:
 		err = sw.Add(p.Key(pi), raw) // hashed anew: p may use the old hash
 	case p.inDelta(pi):
-		err = sw.addHashed(p.Key(pi), raw, p.hashes[pi])
+		err = sw.addHashed(p.Key(pi), raw, p.Hash(pi))
 	default:
 		sw.keys = append(sw.keys, p.Key(pi))
 		loc, ok := p.blk.loc(pi)
@@ -142,7 +165,7 @@ func (sw *Writer) Keep(pi int, raw []byte) error {
 			return ErrDamagedRecord
 		}
 		sw.locs = append(sw.locs, loc)
-		sw.hashes = append(sw.hashes, p.hashes[pi])
+		sw.hashes = append(sw.hashes, p.Hash(pi))
 	}
 	if err != nil {
 		return err
@@ -173,14 +196,7 @@ func (sw *Writer) Close() error {
 	if err := disk.SyncClose(sw.f, sw.w); err != nil {
 		return err
 	}
-	bw := sw.bw
-	base, baseBlocks := sw.baseSize, uint64(len(bw.offs)-1)
-	if sw.delta {
-		baseBlocks = uint64(sw.prev.blk.baseBlocks)
-	} else {
-		base = bw.end
-	}
-	if err := disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+".idx"), sw.index(base, baseBlocks), disk.PrivateFile); err != nil {
+	if err := sw.writeIndex(); err != nil {
 		return err
 	}
 	for name, pairs := range sw.groups {
@@ -190,6 +206,29 @@ func (sw *Writer) Close() error {
 		}
 	}
 	return nil
+}
+
+// writeIndex writes the index whole, or a split writer's index delta.
+func (sw *Writer) writeIndex() error {
+	if sw.split {
+		fi, err := os.Stat(filepath.Join(sw.dir, sw.kind+idxBase))
+		if err != nil {
+			return err
+		}
+		idx, err := sw.indexDelta(fi.Size())
+		if err != nil {
+			return err
+		}
+		return disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+idxDelta), idx, disk.PrivateFile)
+	}
+	bw := sw.bw
+	base, baseBlocks := sw.baseSize, uint64(len(bw.offs)-1)
+	if sw.delta {
+		baseBlocks = uint64(sw.prev.blk.baseBlocks)
+	} else {
+		base = bw.end
+	}
+	return disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+idxWhole), sw.index(base, baseBlocks), disk.PrivateFile)
 }
 
 // index is the GDSSTO04 index file (layout in blocks.go), or a
