@@ -171,6 +171,18 @@ func newTableColumns(cat snapshots.Category, capacity int) *tableColumns {
 	return c
 }
 
+// fit gives back the room of columns far from full (a field few records
+// have, as characters' alliance), held otherwise until the table is
+// written: such a column is copied to its length, which briefly holds
+// both.
+func (c *tableColumns) fit() {
+	for k, col := range c.cols {
+		if len(col.Entries) < cap(col.Entries)*3/4 {
+			c.cols[k].Entries = slices.Clone(col.Entries)
+		}
+	}
+}
+
 // addRecord records the values of rec, the entry at position pos.
 func (c *tableColumns) addRecord(pos int, rec snapshots.Record) {
 	if len(c.fields) == 0 {

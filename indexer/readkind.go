@@ -111,6 +111,9 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		return rd, err
 	}
 	advance(math.MaxInt64)
+	if rd.cols != nil {
+		rd.cols.fit()
+	}
 	if prev != nil && pi < prev.Len() && prev.Key(pi) == math.MaxInt64 {
 		rd.ch.deletes = append(rd.ch.deletes, math.MaxInt64)
 	}
