@@ -143,7 +143,7 @@ func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)
 // document makes d's bleve document.
 func (ds *documents) document(d docInfo) *bleveDoc {
 	doc := &bleveDoc{id: strconv.FormatInt(d.id, 10)}
-	doc.fields = make([]bleveField, 0, 3+len(d.names)+len(d.access)+len(d.attrs))
+	doc.fields = make([]bleveField, 0, 3+len(d.names())+len(d.access())+len(d.attrs()))
 	if folded, ok := foldASCII(d.name); ok {
 		doc.addTerm(FieldName, nameOptions, nil, folded)
 		freqs, n := asciiWords(folded)
@@ -153,15 +153,15 @@ func (ds *documents) document(d docInfo) *bleveDoc {
 		doc.addAnalysed(bdoc.NewTextFieldCustom(FieldName, nil, []byte(d.name), nameOptions, ds.exact))
 		doc.addAnalysed(bdoc.NewTextFieldCustom(FieldWords, nil, []byte(d.name), nameOptions, ds.words))
 	}
-	for lang, n := range d.names {
+	for lang, n := range d.names() {
 		if lang != "en" {
 			doc.addAnalysed(bdoc.NewTextFieldCustom(LocalizedField(lang), nil, []byte(n), nameOptions, ds.exact))
 		}
 	}
-	for i, c := range d.access {
+	for i, c := range d.access() {
 		doc.addTerm(FieldAccess, index.IndexField, []uint64{uint64(i)}, strconv.FormatInt(c, 10))
 	}
-	ds.addAttributes(doc, d.attrs)
+	ds.addAttributes(doc, d.attrs())
 	doc.AddIDField()
 	return doc
 }

@@ -68,17 +68,17 @@ func reference(t *testing.T, ds *documents, d docInfo) *bdoc.Document {
 	}
 	doc.AddField(bdoc.NewTextFieldCustom(FieldName, nil, []byte(d.name), opts(FieldName), ds.exact))
 	doc.AddField(bdoc.NewTextFieldCustom(FieldWords, nil, []byte(d.name), opts(FieldWords), ds.words))
-	for _, lang := range slices.Sorted(maps.Keys(d.names)) {
+	for _, lang := range slices.Sorted(maps.Keys(d.names())) {
 		if lang != "en" {
-			doc.AddField(bdoc.NewTextFieldCustom(LocalizedField(lang), nil, []byte(d.names[lang]), opts(LocalizedField(lang)), ds.exact))
+			doc.AddField(bdoc.NewTextFieldCustom(LocalizedField(lang), nil, []byte(d.names()[lang]), opts(LocalizedField(lang)), ds.exact))
 		}
 	}
 	kw := keywordAnalyzer()
-	for i, c := range d.access {
+	for i, c := range d.access() {
 		doc.AddField(bdoc.NewTextFieldCustom(FieldAccess, []uint64{uint64(i)}, []byte(strconv.FormatInt(c, 10)), index.IndexField, kw))
 	}
 	// The attributes as the mapping itself maps them from plain values.
-	data := attributeData(d.attrs)
+	data := attributeData(d.attrs())
 	mapped := bdoc.NewDocument(doc.ID())
 	if err := testMapping().MapDocument(mapped, data); err != nil {
 		t.Fatal(err)
@@ -191,13 +191,13 @@ func TestDocumentMatchesAnalyzers(t *testing.T) {
 	for i, name := range names {
 		checkDocument(t, ds, docInfo{id: int64(90000000 + i), name: name})
 	}
-	checkDocument(t, ds, docInfo{id: 34, name: "Tritanium", names: snapshots.Localized{"en": "Tritanium", "de": "Tritanium DE", "ja": "トリタニウム", "ru": "Тританиум"}})
-	checkDocument(t, ds, docInfo{id: 1035466617946, name: "Jita - Keepstar", access: []int64{90000001, 90000002, 90000001}})
+	checkDocument(t, ds, newDoc(34, "Tritanium", docMore{names: snapshots.Localized{"en": "Tritanium", "de": "Tritanium DE", "ja": "トリタニウム", "ru": "Тританиум"}}))
+	checkDocument(t, ds, newDoc(1035466617946, "Jita - Keepstar", docMore{access: []int64{90000001, 90000002, 90000001}}))
 	// Every attribute field, from real records.
 	u := testUniverse()
 	for _, rec := range attributeRecords() {
-		d := docInfo{id: rec.Key(), name: rec.DisplayName(), attrs: attributes(rec, u)}
-		if len(d.attrs) == 0 {
+		d := newDoc(rec.Key(), rec.DisplayName(), docMore{attrs: attributes(rec, u)})
+		if len(d.attrs()) == 0 {
 			t.Errorf("%s: no attributes", d.name)
 		}
 		checkDocument(t, ds, d)

@@ -167,12 +167,12 @@ func tableEntries(docs []docInfo) (base []nametable.Entry, overlays map[string][
 	base = make([]nametable.Entry, len(docs))
 	overlays = map[string][]nametable.Entry{}
 	for i, d := range docs {
-		base[i] = nametable.Entry{ID: d.id, Folded: nametable.Fold(d.name), Access: d.access}
-		for lang, n := range d.names {
+		base[i] = nametable.Entry{ID: d.id, Folded: nametable.Fold(d.name), Access: d.access()}
+		for lang, n := range d.names() {
 			if lang == "en" || n == d.name {
 				continue
 			}
-			overlays[lang] = append(overlays[lang], nametable.Entry{ID: d.id, Folded: nametable.Fold(n), Access: d.access})
+			overlays[lang] = append(overlays[lang], nametable.Entry{ID: d.id, Folded: nametable.Fold(n), Access: d.access()})
 		}
 	}
 	return base, overlays
@@ -189,7 +189,7 @@ func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *sh
 	ok := prev != nil && len(prev.Overlays) == 0 && len(b.prev.Meta.Languages[cat]) == 0 && (shards == 0 || b.canPatch(cat, shards, n, rd.ch)) &&
 		prev.BaseColumns != nil && (prev.Delta == nil || prev.DeltaColumns != nil) // the kept entries' values come from there
 	for _, d := range rd.docs {
-		for lang, name := range d.names {
+		for lang, name := range d.names() {
 			if lang != "en" && name != d.name {
 				ok = false // a localized name: overlays are built from every record
 			}
@@ -283,7 +283,7 @@ func patchTables(ctx context.Context, prev *CategoryTables, prevDir, cdir string
 		entries = prev.Delta.Entries(nil, isChanged)
 	}
 	for _, d := range upserts {
-		entries = append(entries, nametable.Entry{ID: d.id, Folded: nametable.Fold(d.name), Access: d.access})
+		entries = append(entries, nametable.Entry{ID: d.id, Folded: nametable.Fold(d.name), Access: d.access()})
 	}
 	if got := base.Len() - int(mask.GetCardinality()) + len(entries); got != want {
 		return -1, fmt.Errorf("patched tables would hold %d names, the snapshot has %d", got, want)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -172,6 +171,18 @@ func newTableColumns(cat snapshots.Category, capacity int) *tableColumns {
 	return c
 }
 
+// fit gives back the room of columns far from full (a field few records
+// have, as characters' alliance), held otherwise until the table is
+// written: such a column is copied to its length, which briefly holds
+// both.
+func (c *tableColumns) fit() {
+	for k, col := range c.cols {
+		if len(col.Entries) < cap(col.Entries)*3/4 {
+			c.cols[k].Entries = slices.Clone(col.Entries)
+		}
+	}
+}
+
 // addRecord records the values of rec, the entry at position pos.
 func (c *tableColumns) addRecord(pos int, rec snapshots.Record) {
 	if len(c.fields) == 0 {
@@ -280,6 +291,10 @@ func keptPositions(t *nametable.Table, skip *roaring.Bitmap, drop func(id int64)
 // by name length in runes, then ID; the same order computed here turns
 // each column entry's position into its ordinal, and is checked against
 // the order Write left.
+//
+// The columns are written first and their entries let go of (cols is
+// spent after it), so that a large table's columns are not held beside
+// the posting lists nametable.Write builds.
 func writeTable(ctx context.Context, path string, entries []nametable.Entry, mask *roaring.Bitmap, cols *tableColumns) error {
 	if cols == nil {
 		return nametable.Write(ctx, path, entries, mask)
@@ -289,27 +304,19 @@ func writeTable(ctx context.Context, path string, entries []nametable.Entry, mas
 	for i, e := range entries {
 		ids[i] = e.ID
 	}
-	var (
-		wg     sync.WaitGroup
-		colErr error
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for _, c := range cols.cols {
-			for j := range c.Entries {
-				c.Entries[j].Ord = ord[c.Entries[j].Ord]
-			}
+	for _, c := range cols.cols {
+		for j := range c.Entries {
+			c.Entries[j].Ord = ord[c.Entries[j].Ord]
 		}
-		colErr = valuecol.Write(ColumnsPath(path), len(entries), cols.cols)
-	}()
-	err := nametable.Write(ctx, path, entries, mask)
-	wg.Wait()
-	if err != nil {
+	}
+	if err := valuecol.Write(ColumnsPath(path), len(entries), cols.cols); err != nil {
 		return err
 	}
-	if colErr != nil {
-		return colErr
+	for k := range cols.cols {
+		cols.cols[k].Entries = nil
+	}
+	if err := nametable.Write(ctx, path, entries, mask); err != nil {
+		return err
 	}
 	for i, id := range ids {
 		if entries[ord[i]].ID != id {

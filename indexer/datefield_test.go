@@ -71,7 +71,7 @@ func TestDateRangeTermsFindEveryInstant(t *testing.T) {
 		if i%3 == 0 {
 			b = base.Add(time.Duration(rng.IntN(7200)) * time.Second)
 		}
-		d := docInfo{id: int64(90000000 + i), name: "Kari " + strconv.Itoa(i), attrs: []attr{{field: attrBirthday, num: float64(b.Unix())}}}
+		d := newDoc(int64(90000000+i), "Kari "+strconv.Itoa(i), docMore{attrs: []attr{{field: attrBirthday, num: float64(b.Unix())}}})
 		docs = append(docs, d)
 		births[strconv.FormatInt(d.id, 10)] = b
 	}

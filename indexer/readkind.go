@@ -114,6 +114,9 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		return rd, err
 	}
 	advance(math.MaxInt64)
+	if rd.cols != nil {
+		rd.cols.fit()
+	}
 	if prev != nil && pi < prev.Len() && prev.Key(pi) == math.MaxInt64 {
 		rd.ch.deletes = append(rd.ch.deletes, math.MaxInt64)
 	}
@@ -212,19 +215,19 @@ func baseName(n snapshots.Named) string {
 // with attrs (the tables do not need them).
 func (b *builder) docOf(key int64, rec snapshots.Record, attrs bool) docInfo {
 	named := rec.(snapshots.Named)
-	d := docInfo{id: key, name: baseName(named), names: named.LocalizedNames()}
+	more := docMore{names: named.LocalizedNames()}
 	switch r := rec.(type) {
 	case *snapshots.Structure:
-		d.access = r.Access
+		more.access = r.Access
 	case *snapshots.Corporation:
-		d.ticker = r.Ticker
+		more.ticker = r.Ticker
 	case *snapshots.Alliance:
-		d.ticker = r.Ticker
+		more.ticker = r.Ticker
 	}
 	if attrs {
-		d.attrs = attributes(rec, b.universe)
+		more.attrs = attributes(rec, b.universe)
 	}
-	return d
+	return newDoc(key, baseName(named), more)
 }
 
 // mayPatch reports whether the documents read in the first phase may

@@ -46,11 +46,11 @@ func writeTypos(ctx context.Context, table string, entries []nametable.Entry, ti
 func tickersOf(docs []docInfo) map[int64]string {
 	var m map[int64]string
 	for _, d := range docs {
-		if d.ticker != "" {
+		if d.ticker() != "" {
 			if m == nil {
 				m = map[int64]string{}
 			}
-			m[d.id] = d.ticker
+			m[d.id] = d.ticker()
 		}
 	}
 	return m
