@@ -185,6 +185,19 @@ func (c *Column) str(k, i int) ([]byte, error) {
 // millions, read one after another, would wait for each miss in turn.
 // It returns a byte of what it read, for the caller to keep alive.
 func (c *Column) Warm(rows []int) byte {
+	if c.split != nil {
+		var base, delta []int
+		for _, i := range rows {
+			if uint(i) < uint(c.n) {
+				if j, inDelta := c.split.pos.Split(i); inDelta {
+					delta = append(delta, j)
+				} else {
+					base = append(base, j)
+				}
+			}
+		}
+		return c.split.base.Warm(base) + c.split.delta.Warm(delta)
+	}
 	var touch byte
 	for k := range c.ids {
 		touch += c.ids[k].warm(rows)

@@ -80,6 +80,7 @@ func TestDeltaReadsAsWhole(t *testing.T) {
 	if !c.Delta() || c.Len() != whole.Len() || c.Fields() != fields {
 		t.Fatalf("delta %v, %d rows of fields %#x; written whole %d of %#x", c.Delta(), c.Len(), c.Fields(), whole.Len(), whole.Fields())
 	}
+	c.Warm(warmRows(c.Len())) // by the base's and the delta's rows; outside ones passed over
 	w := NewWriter(fields, c.Len())
 	for i := range c.Len() {
 		got, err := c.Row(i)
