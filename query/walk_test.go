@@ -10,18 +10,13 @@ import (
 	"testing"
 
 	"gds/indexer/nametable"
+	"gds/snapshots/synth"
 )
 
 // syllables returns a maker of random words of least to least+more-1
 // syllables drawn from syl by rng.
 func syllables(rng *rand.Rand, least, more int, syl ...string) func() string {
-	return func() string {
-		var b strings.Builder
-		for i, n := 0, least+rng.IntN(more); i < n; i++ {
-			b.WriteString(syl[rng.IntN(len(syl))])
-		}
-		return b.String()
-	}
+	return func() string { return synth.Syllables(rng, least+rng.IntN(more), syl...) }
 }
 
 // TestContainsManyBlocks checks contains against brute force on a table of
@@ -102,11 +97,7 @@ func TestMergeIDs(t *testing.T) {
 	names := map[int64]string{}
 	var ea, eb []nametable.Entry
 	for i := 0; i < 4000; i++ {
-		var b strings.Builder
-		for k, n := 0, 2+rng.IntN(5); k < n; k++ {
-			b.WriteString(syl[rng.IntN(len(syl))])
-		}
-		name := strings.TrimSpace(b.String())
+		name := strings.TrimSpace(synth.Syllables(rng, 2+rng.IntN(5), syl...))
 		if len(name) < 3 {
 			continue
 		}
