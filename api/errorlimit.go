@@ -84,7 +84,8 @@ func (el *errorLimiter) handle(c *gin.Context) {
 			el.limit, el.window, reset))
 		return
 	}
-	w := &limitWriter{ResponseWriter: c.Writer, el: el, addr: addr, now: now, remain: remain, reset: reset}
+	w := &limitWriter{el: el, addr: addr, now: now, remain: remain, reset: reset}
+	w.commitWriter = commitWriter{c.Writer, w}
 	c.Writer = w
 	c.Next()
 	w.commit() // a response without a body has not committed yet
@@ -97,7 +98,7 @@ func (el *errorLimiter) handle(c *gin.Context) {
 // settles the request's rate-limit ticket, when serveLimited hands it one,
 // so a rate-limited request needs no writer of its own.
 type limitWriter struct {
-	gin.ResponseWriter
+	commitWriter
 	el            *errorLimiter
 	addr          netip.Addr // the client, as clientip resolved it
 	now           time.Time  // when the request came in (read once for both limiters)
@@ -132,16 +133,24 @@ func limitWriterOf(w gin.ResponseWriter) *limitWriter {
 	return lw
 }
 
-func (w *limitWriter) WriteHeaderNow() { w.commit(); w.ResponseWriter.WriteHeaderNow() }
-func (w *limitWriter) Flush()          { w.commit(); w.ResponseWriter.Flush() }
+// commitWriter calls its owner's commit before each call that can commit
+// the status line, so that the owner sets its headers when the final
+// status is known (limitWriter, rateWriter).
+type commitWriter struct {
+	gin.ResponseWriter
+	owner interface{ commit() }
+}
 
-func (w *limitWriter) Write(b []byte) (int, error) {
-	w.commit()
+func (w commitWriter) WriteHeaderNow() { w.owner.commit(); w.ResponseWriter.WriteHeaderNow() }
+func (w commitWriter) Flush()          { w.owner.commit(); w.ResponseWriter.Flush() }
+
+func (w commitWriter) Write(b []byte) (int, error) {
+	w.owner.commit()
 	return w.ResponseWriter.Write(b)
 }
 
-func (w *limitWriter) WriteString(s string) (int, error) {
-	w.commit()
+func (w commitWriter) WriteString(s string) (int, error) {
+	w.owner.commit()
 	return w.ResponseWriter.WriteString(s)
 }
 

@@ -2,7 +2,6 @@ package api
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
@@ -134,9 +133,7 @@ func bearer(token string) []string { return []string{"Authorization", "Bearer " 
 func (ts *testServer) reindex(records indexertest.Records) {
 	ts.t.Helper()
 	snap := indexertest.Snapshot(ts.t, records)
-	if _, err := ts.manager.Build(context.Background(), indexer.BuildRequest{Snapshot: snap, Trigger: "test"}); err != nil {
-		ts.t.Fatal(err)
-	}
+	indexertest.Build(ts.t, ts.manager, indexer.BuildRequest{Snapshot: snap, Trigger: "test"})
 }
 
 // decodeJSON decodes rec's body into v, failing the test when it is not

@@ -220,7 +220,7 @@ func (s *server) serveLimited(c *gin.Context, rg *rateGroup, r *Route, h gin.Han
 		return
 	}
 	w := rateWriters.Get().(*rateWriter)
-	*w = rateWriter{ResponseWriter: c.Writer, rg: rg, ticket: t}
+	*w = rateWriter{commitWriter: commitWriter{c.Writer, w}, rg: rg, ticket: t}
 	c.Writer = w
 	defer func() {
 		if !w.committed {
@@ -242,7 +242,7 @@ var rateWriters = sync.Pool{New: func() any { return new(rateWriter) }}
 // headers just before the status line is committed, when the final status
 // is known (as limitWriter does for the error limit).
 type rateWriter struct {
-	gin.ResponseWriter
+	commitWriter
 	rg        *rateGroup
 	ticket    ratelimit.Ticket
 	committed bool
@@ -265,17 +265,4 @@ func setRateHeaders(h http.Header, rg *rateGroup, t *ratelimit.Ticket, status in
 	used, remaining := rg.g.Settle(t, status)
 	h[HeaderRateLimitRemaining] = rg.remaining(remaining)
 	h[HeaderRateLimitUsed] = headerInt(used)
-}
-
-func (w *rateWriter) WriteHeaderNow() { w.commit(); w.ResponseWriter.WriteHeaderNow() }
-func (w *rateWriter) Flush()          { w.commit(); w.ResponseWriter.Flush() }
-
-func (w *rateWriter) Write(b []byte) (int, error) {
-	w.commit()
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *rateWriter) WriteString(s string) (int, error) {
-	w.commit()
-	return w.ResponseWriter.WriteString(s)
 }

@@ -158,9 +158,7 @@ func TestAffiliationColumns(t *testing.T) {
 
 	w.corps[98000003].FactionID = 500002
 	before := columnFile(t, m)
-	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: w.snapshot(t), Trigger: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.Build(t, m, indexer.BuildRequest{Snapshot: w.snapshot(t), Trigger: "test"})
 	checkColumns(t, m)
 	if !os.SameFile(before, columnFile(t, m)) {
 		t.Error("the characters' column of an unchanged file was not hard-linked")
@@ -174,9 +172,7 @@ func TestAffiliationColumns(t *testing.T) {
 	}
 	g.Release()
 
-	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: w.snapshot(t), Full: true, Trigger: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.Build(t, m, indexer.BuildRequest{Snapshot: w.snapshot(t), Full: true, Trigger: "test"})
 	checkColumns(t, m)
 }
 
@@ -190,9 +186,7 @@ func TestAffiliationColumnsOlderGeneration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: w.snapshot(t), Trigger: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.Build(t, m, indexer.BuildRequest{Snapshot: w.snapshot(t), Trigger: "test"})
 	g := m.Acquire()
 	dir := g.Dir()
 	g.Release()
@@ -208,9 +202,7 @@ func TestAffiliationColumnsOlderGeneration(t *testing.T) {
 	}
 	g.Release()
 	w.setCharacter(2112000007, "Moved On")
-	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: w.snapshot(t), Trigger: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.Build(t, m, indexer.BuildRequest{Snapshot: w.snapshot(t), Trigger: "test"})
 	checkColumns(t, m)
 }
 

@@ -156,9 +156,7 @@ func TestBleveClosesWhenAnalystsIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: indexertest.JitaAmarr(t), Trigger: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.Build(t, m, indexer.BuildRequest{Snapshot: indexertest.JitaAmarr(t), Trigger: "test"})
 	g := m.Acquire()
 	defer g.Release()
 	query := func() {

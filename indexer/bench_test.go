@@ -1,7 +1,6 @@
 package indexer_test
 
 import (
-	"context"
 	"io"
 	"path/filepath"
 	"testing"
@@ -31,9 +30,7 @@ func BenchmarkBuild(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: dir, Trigger: "bench"}); err != nil {
-			b.Fatal(err)
-		}
+		indexertest.Build(b, m, indexer.BuildRequest{Snapshot: dir, Trigger: "bench"})
 		m.Close()
 	}
 	b.ReportMetric(20_000*float64(n)/b.Elapsed().Seconds(), "characters/s")

@@ -1,8 +1,6 @@
 package indexer
 
 import (
-	"gds/snapshots"
-
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -11,19 +9,16 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"gds/snapshots"
+	"gds/snapshots/synth"
 )
 
 // shardDocs makes n documents with generated two- and three-word names.
 func shardDocs(n int) []docInfo {
 	rng := rand.New(rand.NewPCG(1, 2))
 	syl := []string{"ka", "ri", "jun", "an", "el", "tha", "mo", "ve", "sa", "or", "ni", "qu"}
-	word := func() string {
-		w := ""
-		for range 2 + rng.IntN(3) {
-			w += syl[rng.IntN(len(syl))]
-		}
-		return w
-	}
+	word := func() string { return synth.Syllables(rng, 2+rng.IntN(3), syl...) }
 	docs := make([]docInfo, n)
 	for i := range docs {
 		name := word() + " " + word()

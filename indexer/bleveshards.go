@@ -114,7 +114,7 @@ func (b *builder) runBleve(ctx context.Context, hook func(context.Context, uint6
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	b.ctx, b.cancel = ctx, cancel
-	b.bleveErr = nil
+	b.bleveErr = firstErr{}
 	b.shardSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 	if hook != nil {
 		if err := hook(ctx, b.meta.ID); err != nil {
@@ -135,8 +135,8 @@ func (b *builder) runBleve(ctx context.Context, hook func(context.Context, uint6
 		}
 	}
 	b.bleve.Wait()
-	if b.bleveErr != nil {
-		return b.bleveErr
+	if err := b.bleveErr.get(); err != nil {
+		return err
 	}
 	return ctx.Err()
 }
@@ -233,11 +233,7 @@ func (b *builder) indexPart(cdir string, s int, part []docInfo, indexed func(int
 
 // bleveFailed records the first error of a background bleve build.
 func (b *builder) bleveFailed(err error) {
-	b.bleveMu.Lock()
-	defer b.bleveMu.Unlock()
-	if b.bleveErr == nil {
-		b.bleveErr = err
-	}
+	b.bleveErr.set(err)
 	if b.cancel != nil {
 		b.cancel()
 	}

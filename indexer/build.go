@@ -60,8 +60,7 @@ type builder struct {
 	// universe maps systems to regions for the documents' derived fields.
 	universe *universe
 	bleve    sync.WaitGroup
-	bleveMu  sync.Mutex
-	bleveErr error
+	bleveErr firstErr // the first failure of a background bleve shard
 	// cancel stops the whole build: a failed shard (a full disk) ends
 	// it rather than letting the other kinds be read and written first.
 	cancel context.CancelFunc
@@ -179,8 +178,8 @@ func (b *builder) run() error {
 	}
 	b.bleve.Wait()
 	// A shard's failure cancelled the reading: its error is the cause.
-	if b.bleveErr != nil && (err == nil || errors.Is(err, context.Canceled)) {
-		return b.bleveErr
+	if berr := b.bleveErr.get(); berr != nil && (err == nil || errors.Is(err, context.Canceled)) {
+		return berr
 	}
 	return err
 }

@@ -188,9 +188,7 @@ func TestBuildChildBleveFailure(t *testing.T) {
 	}
 
 	child.opts = healthy
-	if _, err := server.Build(context.Background(), indexer.BuildRequest{Snapshot: snap, Trigger: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.Build(t, server, indexer.BuildRequest{Snapshot: snap, Trigger: "test"})
 	if p := server.Parts(); p.Search != second || p.Analysts != second || p.Bleve != indexer.BleveLive {
 		t.Fatalf("parts %+v after the child completed generation %d", p, second)
 	}

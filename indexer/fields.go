@@ -163,22 +163,23 @@ func derivesFromUniverse(cat snapshots.Category) bool {
 	return false
 }
 
-// readUniverse reads the universe kinds of snap (a few thousand records).
+// readUniverse reads the universe kinds of snap (a few thousand records):
+// each constellation's region and each system's constellation.
 func readUniverse(snap *snapshots.Snapshot) (*universe, error) {
 	u := &universe{constellation: map[int64]int64{}, region: map[int64]int64{}}
-	if snap.Has(snapshots.Constellations) {
-		if err := snap.Each(snapshots.Constellations, func(rec snapshots.Record, _ snapshots.Line) error {
-			c := rec.(*snapshots.Constellation)
-			u.region[c.ID] = c.RegionID
-			return nil
-		}); err != nil {
-			return nil, err
+	for _, k := range []struct {
+		kind   snapshots.Kind
+		parent func(snapshots.Record) int64
+		into   map[int64]int64
+	}{
+		{snapshots.Constellations, func(r snapshots.Record) int64 { return r.(*snapshots.Constellation).RegionID }, u.region},
+		{snapshots.SolarSystems, func(r snapshots.Record) int64 { return r.(*snapshots.SolarSystem).ConstellationID }, u.constellation},
+	} {
+		if !snap.Has(k.kind) {
+			continue
 		}
-	}
-	if snap.Has(snapshots.SolarSystems) {
-		if err := snap.Each(snapshots.SolarSystems, func(rec snapshots.Record, _ snapshots.Line) error {
-			s := rec.(*snapshots.SolarSystem)
-			u.constellation[s.ID] = s.ConstellationID
+		if err := snap.Each(k.kind, func(rec snapshots.Record, _ snapshots.Line) error {
+			k.into[rec.Key()] = k.parent(rec)
 			return nil
 		}); err != nil {
 			return nil, err

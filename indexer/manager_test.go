@@ -58,11 +58,7 @@ func openWith(t *testing.T, opts indexer.Options) *indexer.Manager {
 
 func build(t *testing.T, m *indexer.Manager, snap string, full bool) indexer.BuildResult {
 	t.Helper()
-	res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: snap, Full: full, Trigger: "test"})
-	if err != nil {
-		t.Fatalf("build %s: %v", snap, err)
-	}
-	return res
+	return indexertest.Build(t, m, indexer.BuildRequest{Snapshot: snap, Full: full, Trigger: "test"})
 }
 
 func searchAll(t *testing.T, m *indexer.Manager, texts []string) map[string][]int64 {
@@ -355,10 +351,7 @@ func TestConcurrentTriggersBuildOnce(t *testing.T) {
 	if coalesced {
 		t.Fatal("first trigger coalesced")
 	}
-	res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: snap, Trigger: "cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := indexertest.Build(t, m, indexer.BuildRequest{Snapshot: snap, Trigger: "cli"})
 	if !res.Coalesced || res.ID != id {
 		t.Fatalf("second trigger: %+v, want coalesced into %s", res, id)
 	}

@@ -17,24 +17,26 @@ import (
 // shard at once.
 const persistCallback = "gds-build"
 
-// persistErrs maps a shard's scorch directory to its *persistErr.
+// persistErrs maps a shard's scorch directory to its *firstErr.
 var persistErrs sync.Map
 
 func init() {
 	scorch.RegistryAsyncErrorCallbacks[persistCallback] = func(err error, path string) {
 		if pe, ok := persistErrs.Load(filepath.Clean(path)); ok {
-			pe.(*persistErr).set(err)
+			pe.(*firstErr).set(err)
 		}
 	}
 }
 
-// persistErr is the first background write error of one shard.
-type persistErr struct {
+// firstErr keeps the first error that concurrent work reports: the first
+// background write error of one shard, the first failure of a build's
+// background bleve shards.
+type firstErr struct {
 	mu  sync.Mutex
 	err error
 }
 
-func (p *persistErr) set(err error) {
+func (p *firstErr) set(err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.err == nil {
@@ -42,7 +44,7 @@ func (p *persistErr) set(err error) {
 	}
 }
 
-func (p *persistErr) get() error {
+func (p *firstErr) get() error {
 	if p == nil {
 		return nil
 	}
@@ -54,10 +56,10 @@ func (p *persistErr) get() error {
 // watchPersist starts collecting the background write errors of the shard
 // in dir (bleve keeps its segments in dir/store); stop it when the shard
 // is closed.
-func watchPersist(dir string, cfg map[string]interface{}) (pe *persistErr, stop func()) {
+func watchPersist(dir string, cfg map[string]interface{}) (pe *firstErr, stop func()) {
 	cfg["asyncErrorCallbackName"] = persistCallback
 	key := filepath.Clean(filepath.Join(dir, "store"))
-	pe = &persistErr{}
+	pe = &firstErr{}
 	persistErrs.Store(key, pe)
 	return pe, func() { persistErrs.Delete(key) }
 }
@@ -66,7 +68,7 @@ func watchPersist(dir string, cfg map[string]interface{}) (pe *persistErr, stop 
 // unsafe_batch a batch returns before it is persisted, and closing the
 // index does not persist what is still in memory. A background write
 // error ends the wait with that error.
-func waitPersisted(ctx context.Context, idx bleve.Index, pe *persistErr) error {
+func waitPersisted(ctx context.Context, idx bleve.Index, pe *firstErr) error {
 	for {
 		if err := pe.get(); err != nil {
 			return err

@@ -1,9 +1,7 @@
 package query
 
 import (
-	"context"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 
 	"gds/indexer/nametable"
@@ -42,15 +40,7 @@ func BenchmarkWalkBlocks(b *testing.B) {
 		}
 		entries[i] = nametable.Entry{ID: int64(i + 1), Folded: name}
 	}
-	path := filepath.Join(b.TempDir(), "t.tbl")
-	if err := nametable.Write(context.Background(), path, entries, nil); err != nil {
-		b.Fatal(err)
-	}
-	t, err := nametable.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer t.Close()
+	t := tableOf(b, entries)
 	for _, c := range []struct{ name, text string }{
 		{"rare3words", "kiri kirjuun s"}, // all trigrams common, few names
 		{"rare2words", "kirjuun sato"},   // two common words, no name

@@ -10,18 +10,28 @@ import (
 	"testing"
 
 	"gds/indexer/nametable"
+	"gds/snapshots/synth"
 )
 
 // syllables returns a maker of random words of least to least+more-1
 // syllables drawn from syl by rng.
 func syllables(rng *rand.Rand, least, more int, syl ...string) func() string {
-	return func() string {
-		var b strings.Builder
-		for i, n := 0, least+rng.IntN(more); i < n; i++ {
-			b.WriteString(syl[rng.IntN(len(syl))])
-		}
-		return b.String()
+	return func() string { return synth.Syllables(rng, least+rng.IntN(more), syl...) }
+}
+
+// tableOf writes entries into a name table and maps it until tb ends.
+func tableOf(tb testing.TB, entries []nametable.Entry) *nametable.Table {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "t.tbl")
+	if err := nametable.Write(context.Background(), path, entries, nil); err != nil {
+		tb.Fatal(err)
 	}
+	tbl, err := nametable.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { tbl.Close() })
+	return tbl
 }
 
 // TestContainsManyBlocks checks contains against brute force on a table of
@@ -51,15 +61,7 @@ func TestContainsManyBlocks(t *testing.T) {
 		names[i] = name
 		entries[i] = nametable.Entry{ID: int64(1_000_000 + i), Folded: name}
 	}
-	path := filepath.Join(t.TempDir(), "t.tbl")
-	if err := nametable.Write(context.Background(), path, entries, nil); err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := nametable.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Close()
+	tbl := tableOf(t, entries)
 
 	texts := []string{"pil", "pilot 0", "ot 1999", "kari", "ri ki", "jun sa", "o'ka", "-ri", "ssé", "kaka kaka", "a k", "zzz", "ilot 12345"}
 	// Long texts have more trigrams than a walk intersects.
@@ -102,11 +104,7 @@ func TestMergeIDs(t *testing.T) {
 	names := map[int64]string{}
 	var ea, eb []nametable.Entry
 	for i := 0; i < 4000; i++ {
-		var b strings.Builder
-		for k, n := 0, 2+rng.IntN(5); k < n; k++ {
-			b.WriteString(syl[rng.IntN(len(syl))])
-		}
-		name := strings.TrimSpace(b.String())
+		name := strings.TrimSpace(synth.Syllables(rng, 2+rng.IntN(5), syl...))
 		if len(name) < 3 {
 			continue
 		}
@@ -121,20 +119,7 @@ func TestMergeIDs(t *testing.T) {
 			ea = append(ea, nametable.Entry{ID: id, Folded: name})
 		}
 	}
-	dir := t.TempDir()
-	open := func(name string, entries []nametable.Entry) *nametable.Table {
-		path := filepath.Join(dir, name)
-		if err := nametable.Write(context.Background(), path, entries, nil); err != nil {
-			t.Fatal(err)
-		}
-		tbl, err := nametable.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { tbl.Close() })
-		return tbl
-	}
-	ta, tb := open("a.tbl", ea), open("b.tbl", eb)
+	ta, tb := tableOf(t, ea), tableOf(t, eb)
 	for _, text := range []string{"kar", "ri ki", "jun", "saka", "σka", "éto", "kaka"} {
 		all := bruteRanked(names, text)
 		for _, limit := range []int{MaxResults, 20} {

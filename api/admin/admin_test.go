@@ -2,7 +2,6 @@ package admin_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -109,9 +108,7 @@ func TestProbes(t *testing.T) {
 	if r.status != 503 || e.Error == "" {
 		t.Errorf("/readyz before a generation = %d %s, want 503 with an error", r.status, r.body)
 	}
-	if _, err := mgr.Build(context.Background(), indexer.BuildRequest{Snapshot: snapshot(t, 0), Trigger: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.Build(t, mgr, indexer.BuildRequest{Snapshot: snapshot(t, 0), Trigger: "test"})
 	r = do(t, h, "GET", "/readyz", "")
 	var ready struct{ Generation uint64 }
 	r.decode(t, &ready)
@@ -133,9 +130,7 @@ func TestStatusAndMetrics(t *testing.T) {
 	mgr := openManager(t, metrics)
 	metrics.WatchLive(mgr)
 	snap := snapshot(t, 0)
-	if _, err := mgr.Build(context.Background(), indexer.BuildRequest{Snapshot: snap, Trigger: "start"}); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.Build(t, mgr, indexer.BuildRequest{Snapshot: snap, Trigger: "start"})
 	if err := mgr.SetSchedule("@every 1h", snap); err != nil {
 		t.Fatal(err)
 	}
@@ -278,9 +273,7 @@ func TestQuery(t *testing.T) {
 	if r := do(t, h, "GET", "/admin/query?q=name:jita", ""); r.status != 503 {
 		t.Errorf("query before a generation = %d, want 503", r.status)
 	}
-	if _, err := mgr.Build(context.Background(), indexer.BuildRequest{Snapshot: snapshot(t, 0), Trigger: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.Build(t, mgr, indexer.BuildRequest{Snapshot: snapshot(t, 0), Trigger: "test"})
 	var res analyst.Result
 	r := do(t, h, "GET", "/admin/query?q=words:jita", "")
 	r.decode(t, &res)

@@ -1,7 +1,6 @@
 package admin_test
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +13,7 @@ import (
 
 	"gds/api/admin"
 	"gds/indexer"
+	"gds/indexer/indexertest"
 	"gds/query/analyst"
 )
 
@@ -39,9 +39,7 @@ func (w *blockingWriter) Write(b []byte) (int, error) {
 func TestAnalystBounds(t *testing.T) {
 	metrics := admin.NewMetrics()
 	mgr := openManager(t, metrics)
-	if _, err := mgr.Build(context.Background(), indexer.BuildRequest{Snapshot: snapshot(t, 20_000), Trigger: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.Build(t, mgr, indexer.BuildRequest{Snapshot: snapshot(t, 20_000), Trigger: "test"})
 	opts := admin.Options{Indexer: mgr, Analysts: analyst.New(mgr), Metrics: metrics, Logger: zerolog.New(io.Discard)}
 
 	opts.AnalystTimeout = time.Nanosecond // over before the engine starts

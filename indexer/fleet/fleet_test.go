@@ -62,15 +62,6 @@ func openManager(t *testing.T, data string) *indexer.Manager {
 	return m
 }
 
-func build(t *testing.T, m *indexer.Manager, snap string) indexer.BuildResult {
-	t.Helper()
-	res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: snap, Trigger: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
 func publish(t *testing.T, p *fleet.Publisher, m *indexer.Manager) fleet.PublishResult {
 	t.Helper()
 	g := m.Acquire()
@@ -131,7 +122,7 @@ func newFixture(t *testing.T, keep int) *fixture {
 	f := &fixture{bucketDir: filepath.Join(t.TempDir(), "bucket"), data: newNames(300)}
 	f.url = "file://" + f.bucketDir + "?create_dir=1"
 	f.indexer = openManager(t, filepath.Join(t.TempDir(), "indexer"))
-	build(t, f.indexer, f.data.snapshot(t))
+	indexertest.Build(t, f.indexer, indexer.BuildRequest{Snapshot: f.data.snapshot(t), Trigger: "test"})
 	var err error
 	if f.pub, err = fleet.NewPublisher(context.Background(), f.url, keep, quiet); err != nil {
 		t.Fatal(err)
@@ -161,7 +152,7 @@ func (f *fixture) newReplica(t *testing.T, data string) (*indexer.Manager, *flee
 func (f *fixture) rename(t *testing.T, id int64, name string) indexer.BuildResult {
 	t.Helper()
 	f.data.chars[id] = name
-	return build(t, f.indexer, f.data.snapshot(t))
+	return indexertest.Build(t, f.indexer, indexer.BuildRequest{Snapshot: f.data.snapshot(t), Trigger: "test"})
 }
 
 func objectsIn(t *testing.T, bucketDir string) map[string]bool {
@@ -535,9 +526,7 @@ func TestSnapshotFromBucket(t *testing.T) {
 	}
 	m, fetch := openFetching(t)
 	url := "file://" + bucket
-	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: url, Trigger: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	indexertest.Build(t, m, indexer.BuildRequest{Snapshot: url, Trigger: "test"})
 	if live := m.Live(); live.Snapshot != url || live.Counts[snapshots.CategoryCharacter] != 50 {
 		t.Fatalf("built from the bucket: %+v", live)
 	}

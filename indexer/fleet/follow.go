@@ -410,13 +410,9 @@ func (f *Follower) fetch(ctx context.Context, dir string, fl File, local string)
 	n, err := io.Copy(io.MultiWriter(cw, h), io.LimitReader(r, fl.Size+1))
 	r.Close()
 	if err == nil {
-		err = cw.Flush()
-	}
-	if err == nil {
-		err = out.Sync()
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
+		err = disk.SyncClose(out, cw)
+	} else {
+		out.Close()
 	}
 	if err != nil {
 		return n, 0, wrapKey(objectKey(fl.SHA256), err)

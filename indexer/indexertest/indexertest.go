@@ -83,10 +83,19 @@ func ServedData(t testing.TB, snapshot string) (string, *indexer.Manager) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	if _, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: snapshot, Trigger: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	Build(t, m, indexer.BuildRequest{Snapshot: snapshot, Trigger: "test"})
 	return dir, m
+}
+
+// Build runs req on m and returns its result, failing t when the build
+// fails.
+func Build(t testing.TB, m *indexer.Manager, req indexer.BuildRequest) indexer.BuildResult {
+	t.Helper()
+	res, err := m.Build(context.Background(), req)
+	if err != nil {
+		t.Fatalf("build %s: %v", req.Snapshot, err)
+	}
+	return res
 }
 
 // JitaAmarr writes a small snapshot: two characters of one corporation

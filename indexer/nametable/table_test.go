@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"gds/indexer/nametable"
+	"gds/snapshots/synth"
 )
 
 // Exact finds every ordinal of a name, however many names are equal, in
@@ -57,10 +58,7 @@ func TestLoadAnswersAsOpen(t *testing.T) {
 	syl := []string{"ka", "ri", "jun", "an", "el", "tha", "mo", "ve", "sa", "ør"}
 	var entries []nametable.Entry
 	for i := range 20_000 {
-		name := ""
-		for range 2 + rng.IntN(5) {
-			name += syl[rng.IntN(len(syl))]
-		}
+		name := synth.Syllables(rng, 2+rng.IntN(5), syl...)
 		entries = append(entries, nametable.Entry{ID: int64(90000000 + i), Folded: name + " " + syl[rng.IntN(len(syl))]})
 	}
 	path := writeTable(t, entries)

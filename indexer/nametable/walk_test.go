@@ -10,6 +10,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"gds/indexer/nametable"
+	"gds/snapshots/synth"
 )
 
 // A walk returns exactly the names its filter lets through: those the
@@ -96,15 +97,12 @@ func TestContainsLimitMatchesUnlimited(t *testing.T) {
 	syl := []string{"ka", "ri", "ar", "i ", "sa", "to", "mi", "ra", "an", "el", "-", "é"}
 	var entries []nametable.Entry
 	for i := range 150_000 {
-		var b strings.Builder
-		for range 2 + rng.IntN(4+i%9) {
-			b.WriteString(syl[rng.IntN(len(syl))])
-		}
+		name := synth.Syllables(rng, 2+rng.IntN(4+i%9), syl...)
 		var access []int64
 		if rng.IntN(2) == 0 {
 			access = []int64{1}
 		}
-		entries = append(entries, nametable.Entry{ID: int64(5_000_000 + i), Folded: nametable.Fold(b.String()), Access: access})
+		entries = append(entries, nametable.Entry{ID: int64(5_000_000 + i), Folded: nametable.Fold(name), Access: access})
 	}
 	tbl := openTable(t, writeTable(t, entries))
 	hide := roaring.New()

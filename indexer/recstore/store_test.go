@@ -370,15 +370,7 @@ func TestStoreReadsV3(t *testing.T) {
 	if string(idx[:8]) != storeMagicV3 {
 		t.Fatalf("wrote %q", idx[:8])
 	}
-	s, err := Open(dir, "things", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if s.Compressed() {
-		t.Fatal("a GDSSTO03 store reads as current: an incremental build would add bare frames to it")
-	}
-	checkStore(t, s, keys, want)
+	checkEarlierStore(t, dir, keys, want, "a GDSSTO03 store reads as current: an incremental build would add bare frames to it")
 }
 
 // A generation written before record stores were compressed (GDSSTO02:
@@ -400,15 +392,24 @@ func TestStoreReadsRawLineFormat(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	checkEarlierStore(t, dir, []int64{5, 9}, map[int64][]byte{5: []byte(lines[0]), 9: []byte(lines[1])},
+		"a GDSSTO02 store reads as compressed: an incremental build would add blocks to raw lines")
+}
+
+// checkEarlierStore opens the store "things" an earlier format wrote in
+// dir: it must not read as the current format (failing with why) and
+// must hold want under keys.
+func checkEarlierStore(t *testing.T, dir string, keys []int64, want map[int64][]byte, why string) {
+	t.Helper()
 	s, err := Open(dir, "things", false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	if s.Compressed() {
-		t.Fatal("a GDSSTO02 store reads as compressed: an incremental build would add blocks to raw lines")
+		t.Fatal(why)
 	}
-	checkStore(t, s, []int64{5, 9}, map[int64][]byte{5: []byte(lines[0]), 9: []byte(lines[1])})
+	checkStore(t, s, keys, want)
 }
 
 // FuzzStoreParse opens index and data bytes as a store and reads every

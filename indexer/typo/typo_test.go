@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"gds/snapshots/synth"
 )
 
 // names is a table's folded names in ordinal order.
@@ -21,13 +23,7 @@ func testNames(n int, seed uint64) names {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	first := []string{"ann", "boris", "catherine", "dmitri", "elena", "fjord", "gustav", "hilde", "ivo", "jasper", "kaori", "lumi"}
 	syl := []string{"ka", "ro", "vel", "tan", "mir", "os", "eth", "ul", "bra", "dun", "isk", "ar"}
-	word := func() string {
-		w := ""
-		for range 2 + rng.IntN(3) {
-			w += syl[rng.IntN(len(syl))]
-		}
-		return w
-	}
+	word := func() string { return synth.Syllables(rng, 2+rng.IntN(3), syl...) }
 	out := make(names, 0, n)
 	for len(out) < n {
 		f := first[rng.IntN(len(first))]

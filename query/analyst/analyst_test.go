@@ -222,10 +222,7 @@ func TestAnalystFieldsAfterIncrementalBuild(t *testing.T) {
 		{"armor_reinforce", 20000020, true, 1, 0},   // one structure changed: patched
 		{"armor_reinforce", 20000021, false, 1, 40}, // the system moved: its structures re-derived
 	} {
-		res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: indexertest.Snapshot(t, recs(step.state, step.constellation)), Trigger: "test"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := indexertest.Build(t, m, indexer.BuildRequest{Snapshot: indexertest.Snapshot(t, recs(step.state, step.constellation)), Trigger: "test"})
 		if i > 0 && res.Incremental != step.incremental {
 			t.Errorf("build %d: incremental %v, want %v", i, res.Incremental, step.incremental)
 		}

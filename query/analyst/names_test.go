@@ -96,10 +96,7 @@ func TestNameQueriesMatchBleve(t *testing.T) {
 	const n = 400 // all hits fit in one answer (MaxLimit)
 	for gen := range 2 {
 		recs := nameRecords(n, gen)
-		res, err := m.Build(context.Background(), indexer.BuildRequest{Snapshot: indexertest.Snapshot(t, recs), Trigger: "test"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := indexertest.Build(t, m, indexer.BuildRequest{Snapshot: indexertest.Snapshot(t, recs), Trigger: "test"})
 		if gen == 1 && !res.Incremental {
 			t.Fatalf("second build not incremental: the delta tables go untested")
 		}

@@ -21,6 +21,16 @@ type nameGen struct {
 
 func newNameGen(rng *rand.Rand) *nameGen { return &nameGen{rng: rng} }
 
+// Syllables joins n syllables drawn from syl by rng: made-up words in
+// bulk, for the tests and benchmarks of name tables and indexes.
+func Syllables(rng *rand.Rand, n int, syl ...string) string {
+	var b strings.Builder
+	for range n {
+		b.WriteString(syl[rng.IntN(len(syl))])
+	}
+	return b.String()
+}
+
 func (g *nameGen) pick(list []string) string { return list[g.rng.IntN(len(list))] }
 
 // character returns a pilot name in the style of culture c.

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -543,5 +545,29 @@ func BenchmarkGenerate(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(cfg.Characters), "ns/character")
 		})
+	}
+}
+
+// Syllables joins exactly n of the given syllables, the same ones for the
+// same random stream.
+func TestSyllables(t *testing.T) {
+	syl := []string{"ka", "ri", "jun", "ø"}
+	for n := range 6 {
+		a := Syllables(rand.New(rand.NewPCG(3, uint64(n))), n, syl...)
+		b := Syllables(rand.New(rand.NewPCG(3, uint64(n))), n, syl...)
+		if a != b {
+			t.Errorf("n=%d: %q then %q from the same stream", n, a, b)
+		}
+		rest, count := a, 0
+		for rest != "" {
+			i := slices.IndexFunc(syl, func(s string) bool { return strings.HasPrefix(rest, s) })
+			if i < 0 {
+				t.Fatalf("n=%d: %q is not made of %q", n, a, syl)
+			}
+			rest, count = rest[len(syl[i]):], count+1
+		}
+		if count != n {
+			t.Errorf("n=%d: %q holds %d syllables", n, a, count)
+		}
 	}
 }
