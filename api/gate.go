@@ -32,7 +32,7 @@ import (
 type gate struct {
 	wait     time.Duration // under a standing queue
 	burst    time.Duration // in a burst
-	standing time.Duration // how long a queue is a burst: the burst wait
+	standing time.Duration // how long a queue is a burst: the burst wait (shorter in tests)
 
 	mu    sync.Mutex
 	free  int       // slots not taken
@@ -44,7 +44,7 @@ type gate struct {
 	busy atomic.Bool
 	idle chan struct{}
 	// queuedSince is when the queue last went from empty to not empty
-	// (under mu; zero while it is empty).
+	// (under mu; read only while the queue is not empty).
 	queuedSince time.Time
 }
 

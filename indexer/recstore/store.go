@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"unsafe"
@@ -254,8 +255,8 @@ func findAllSampled[T uint32 | int64](keys, sample []T, n int, key func(int) (T,
 		}
 		return
 	}
-	// Pass 1: each key's stretch (sampleEvery keys from pos[j]), or its
-	// place when the sample holds the key itself (-2 - i), or -1.
+	// Pass 1: each key's stretch of the key column (sampleEvery keys
+	// from pos[j]), found in the sample; -1 for a key before them all.
 	for j := range n {
 		k, ok := key(j)
 		pos[j] = -1
@@ -263,11 +264,11 @@ func findAllSampled[T uint32 | int64](keys, sample []T, n int, key func(int) (T,
 			continue
 		}
 		i, found := slices.BinarySearch(sample, k)
-		switch {
-		case found:
-			pos[j] = -2 - i*sampleEvery
-		case i > 0:
-			pos[j] = (i - 1) * sampleEvery
+		if !found {
+			i--
+		}
+		if i >= 0 {
+			pos[j] = i * sampleEvery
 		}
 	}
 	// Pass 2: the stretches' cache lines, read independently.
@@ -280,13 +281,10 @@ func findAllSampled[T uint32 | int64](keys, sample []T, n int, key func(int) (T,
 			}
 		}
 	}
-	keep(touch)
+	runtime.KeepAlive(touch) // the reads are the point
 	// Pass 3: the searches within the stretches.
 	for j, lo := range pos[:n] {
-		switch {
-		case lo <= -2:
-			pos[j] = -2 - lo
-		case lo >= 0:
+		if lo >= 0 {
 			k, _ := key(j)
 			i, found := slices.BinarySearch(keys[lo:min(lo+sampleEvery, len(keys))], k)
 			pos[j] = -1
@@ -296,11 +294,6 @@ func findAllSampled[T uint32 | int64](keys, sample []T, n int, key func(int) (T,
 		}
 	}
 }
-
-// keep keeps the compiler from dropping the reads that made v.
-//
-//go:noinline
-func keep[T uint32 | int64](v T) { _ = v }
 
 // Get calls fn with the record with key (see Read); ok is false when there
 // is none.
