@@ -14,13 +14,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"gds/internal/loopback"
 )
 
 func main() {
@@ -110,11 +111,11 @@ func run(o options) (int, error) {
 // startServer runs gds serve on free loopback ports and waits until it
 // answers; stop ends it.
 func startServer(bin, snapshot, data string) (string, func(), error) {
-	addr, err := freeAddr()
+	addr, err := loopback.FreeAddr()
 	if err != nil {
 		return "", nil, err
 	}
-	admin, err := freeAddr()
+	admin, err := loopback.FreeAddr()
 	if err != nil {
 		return "", nil, err
 	}
@@ -157,16 +158,6 @@ func startServer(bin, snapshot, data string) (string, func(), error) {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-}
-
-// freeAddr is a loopback address with a port free a moment ago.
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }
 
 // mint returns a token of gds token for character with scopes, once.
