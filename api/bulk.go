@@ -47,8 +47,8 @@ type idName struct {
 // universeIDs resolves names to IDs: exact, ignoring case, only keys with
 // matches.
 func (s *server) universeIDs(c *gin.Context) {
-	lang, ok := parseLanguage(c)
-	if !ok || !parseDatasource(c) {
+	lang, ok := parseLocalized(c)
+	if !ok {
 		return
 	}
 	names, err := parseNameList(c.Request.Body, maxBulkNames, maxNameLength)
@@ -84,8 +84,8 @@ func (s *server) universeNames(c *gin.Context) {
 		writeBodyError(c, err)
 		return
 	}
-	lang, ok := parseLanguage(c)
-	if !ok || !parseDatasource(c) {
+	lang, ok := parseLocalized(c)
+	if !ok {
 		return
 	}
 	s.read(c, func(r Reader) {

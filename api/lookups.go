@@ -119,8 +119,8 @@ func (s *server) lookupHandler(l lookup) gin.HandlerFunc {
 		if !ok {
 			return
 		}
-		lang, ok := parseLanguage(c)
-		if !ok || !parseDatasource(c) {
+		lang, ok := parseLocalized(c)
+		if !ok {
 			return
 		}
 		s.read(c, func(r Reader) {
@@ -380,8 +380,8 @@ func renderFaction(r *snapshots.Faction, lang string) factionResponse {
 
 // factions answers every faction, as ESI's list route does.
 func (s *server) factions(c *gin.Context) {
-	lang, ok := parseLanguage(c)
-	if !ok || !parseDatasource(c) {
+	lang, ok := parseLocalized(c)
+	if !ok {
 		return
 	}
 	s.read(c, func(r Reader) {

@@ -123,6 +123,13 @@ func parseBool(c *gin.Context, name string, def bool) (bool, bool) {
 	return false, false
 }
 
+// parseLocalized reads a localized read's language (parseLanguage), then
+// its datasource: the first one refused is the 400 the client gets.
+func parseLocalized(c *gin.Context) (string, bool) {
+	lang, ok := parseLanguage(c)
+	return lang, ok && parseDatasource(c)
+}
+
 // parseLanguage returns the language a response is in, as a snapshot
 // language code ("en", "de", ...): the language query parameter when given
 // (an unknown value is a 400), else the most preferred supported language

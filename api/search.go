@@ -104,10 +104,8 @@ func parseSearchRequest(c *gin.Context, allowed []snapshots.Category) (query.Req
 	if req.Strict, ok = parseBool(c, "strict", false); !ok {
 		return req, false
 	}
-	if req.Language, ok = parseLanguage(c); !ok {
-		return req, false
-	}
-	return req, parseDatasource(c)
+	req.Language, ok = parseLocalized(c)
+	return req, ok
 }
 
 // searchHook, when set (by tests), runs when a search has taken its slot.
