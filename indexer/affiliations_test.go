@@ -75,7 +75,8 @@ func (w *affWorld) snapshot(t *testing.T) string {
 }
 
 // checkColumns: for every record of every kind with a column, the
-// column's row is what the record says.
+// column's row is what the record says (affRow; that those rows answer as
+// the records do is query's TestColumnsAnswerAsRecords).
 func checkColumns(t *testing.T, m *indexer.Manager) {
 	t.Helper()
 	g := m.Acquire()
@@ -94,7 +95,7 @@ func checkColumns(t *testing.T, m *indexer.Manager) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := rowOf(rec); got != want {
+			if want := indexer.AffRow(rec); got != want {
 				t.Fatalf("%s %d: column %+v, record %+v", kind, s.Key(i), got, want)
 			}
 		}
@@ -111,21 +112,6 @@ func columnFile(t *testing.T, m *indexer.Manager) os.FileInfo {
 		t.Fatal(err)
 	}
 	return fi
-}
-
-// rowOf is what a column holds of rec, by its kind's fields.
-func rowOf(rec snapshots.Record) affcol.Row {
-	switch r := rec.(type) {
-	case *snapshots.Character:
-		return affcol.Row{Corporation: r.CorporationID, Alliance: r.AllianceID, Faction: r.FactionID, Name: r.Name}
-	case *snapshots.Agent:
-		return affcol.Row{Corporation: r.CorporationID}
-	case *snapshots.Corporation:
-		return affcol.Row{Alliance: r.AllianceID, Faction: r.FactionID, Name: r.Name, Ticker: r.Ticker}
-	case *snapshots.Alliance:
-		return affcol.Row{Name: r.Name, Ticker: r.Ticker}
-	}
-	return affcol.Row{}
 }
 
 // TestAffiliationColumns follows the columns through every kind of

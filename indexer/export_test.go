@@ -35,3 +35,6 @@ func (g *Generation) ColumnValues(cat string, field string) map[int64]int64 {
 	ct.BaseColumns.Each(field, func(o uint32, v int64) { out[ct.Base.ID(o)] = v })
 	return out
 }
+
+// AffRow is what an affiliation column keeps of rec (affRow).
+var AffRow = affRow
