@@ -102,18 +102,6 @@ func checkColumns(t *testing.T, m *indexer.Manager) {
 	}
 }
 
-// columnFile is the live generation's characters' column file.
-func columnFile(t *testing.T, m *indexer.Manager) os.FileInfo {
-	t.Helper()
-	g := m.Acquire()
-	defer g.Release()
-	fi, err := os.Stat(filepath.Join(g.Dir(), "records", string(snapshots.Characters)+affcol.Suffix))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi
-}
-
 // TestAffiliationColumns follows the columns through every kind of
 // build: full; patched (characters renamed, moved between corporations,
 // added and removed; a corporation changing faction and alliance), which
@@ -143,10 +131,10 @@ func TestAffiliationColumns(t *testing.T) {
 	checkColumns(t, m)
 
 	w.corps[98000003].FactionID = 500002
-	before := columnFile(t, m)
+	before := recordFile(t, m, "characters"+affcol.Suffix)
 	indexertest.Build(t, m, indexer.BuildRequest{Snapshot: w.snapshot(t), Trigger: "test"})
 	checkColumns(t, m)
-	if !os.SameFile(before, columnFile(t, m)) {
+	if !os.SameFile(before, recordFile(t, m, "characters"+affcol.Suffix)) {
 		t.Error("the characters' column of an unchanged file was not hard-linked")
 	}
 	g = m.Acquire()
