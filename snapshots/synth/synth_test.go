@@ -77,6 +77,18 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// checkOrganization checks what corporations and alliances share: an ID
+// in [lo, hi) and a ticker of 1 to 5 characters.
+func checkOrganization(t *testing.T, what string, id, lo, hi int64, ticker string) {
+	t.Helper()
+	if id < lo || id >= hi {
+		t.Errorf("%s id %d outside [%d, %d)", what, id, lo, hi)
+	}
+	if n := len(ticker); n == 0 || n > 5 {
+		t.Errorf("%s %d: ticker %q", what, id, ticker)
+	}
+}
+
 func TestPopulation(t *testing.T) {
 	cfg := smallConfig()
 	cfg.Gzip = false
@@ -120,18 +132,13 @@ func TestPopulation(t *testing.T) {
 	corpByID := map[int64]*snapshots.Corporation{}
 	for _, c := range corps {
 		corpByID[c.ID] = c
-		if c.ID < corpLo || c.ID >= corpHi {
-			t.Errorf("corporation id %d outside [%d, %d)", c.ID, corpLo, corpHi)
-		}
+		checkOrganization(t, "corporation", c.ID, corpLo, corpHi, c.Ticker)
 		if c.MemberCount != members[c.ID] || c.MemberCount < 1 {
 			t.Errorf("corporation %d: member_count %d, %d characters belong to it", c.ID, c.MemberCount, members[c.ID])
 		}
 		ceo := charByID[c.CEOID]
 		if ceo == nil || ceo.CorporationID != c.ID {
 			t.Errorf("corporation %d: ceo %d is not a member", c.ID, c.CEOID)
-		}
-		if n := len(c.Ticker); n == 0 || n > 5 {
-			t.Errorf("corporation %d: ticker %q", c.ID, c.Ticker)
 		}
 	}
 	for _, c := range chars {
@@ -145,15 +152,10 @@ func TestPopulation(t *testing.T) {
 	}
 	inAlliance := 0
 	for _, a := range alliances {
-		if a.ID < allianceLo || a.ID >= allianceHi {
-			t.Errorf("alliance id %d outside [%d, %d)", a.ID, allianceLo, allianceHi)
-		}
+		checkOrganization(t, "alliance", a.ID, allianceLo, allianceHi, a.Ticker)
 		exec := corpByID[a.ExecutorCorporationID]
 		if exec == nil || exec.AllianceID != a.ID {
 			t.Errorf("alliance %d: executor %d is not a member corporation", a.ID, a.ExecutorCorporationID)
-		}
-		if n := len(a.Ticker); n == 0 || n > 5 {
-			t.Errorf("alliance %d: ticker %q", a.ID, a.Ticker)
 		}
 	}
 	for _, c := range corps {
