@@ -92,19 +92,17 @@ func init() {
 // Mapping returns the index mapping of a category's bleve index.
 func Mapping() (*mapping.IndexMappingImpl, error) {
 	m := mapping.NewIndexMapping()
-	if err := m.AddCustomAnalyzer(ExactAnalyzer, map[string]interface{}{
-		"type":          custom.Name,
-		"tokenizer":     single.Name,
-		"token_filters": []string{FoldFilter},
-	}); err != nil {
-		return nil, err
-	}
-	if err := m.AddCustomAnalyzer(WordsAnalyzer, map[string]interface{}{
-		"type":          custom.Name,
-		"tokenizer":     unicode.Name,
-		"token_filters": []string{FoldFilter},
-	}); err != nil {
-		return nil, err
+	for _, a := range []struct{ name, tokenizer string }{
+		{ExactAnalyzer, single.Name},
+		{WordsAnalyzer, unicode.Name},
+	} {
+		if err := m.AddCustomAnalyzer(a.name, map[string]interface{}{
+			"type":          custom.Name,
+			"tokenizer":     a.tokenizer,
+			"token_filters": []string{FoldFilter},
+		}); err != nil {
+			return nil, err
+		}
 	}
 	exact := func(store bool) *mapping.FieldMapping {
 		f := mapping.NewTextFieldMapping()
