@@ -6,11 +6,10 @@ package apitest
 
 import (
 	"bytes"
+	"net"
 	"sync"
 	"testing"
 	"time"
-
-	"gds/internal/loopback"
 )
 
 // Clock is a clock tests move by hand; its Now is what a component's
@@ -65,12 +64,15 @@ func (b *Buffer) String() string {
 }
 
 // FreeAddr picks a free loopback port for a program that cannot report
-// the one it bound (see package loopback).
+// the one it bound (an S3 server, a proxy). gds itself binds 127.0.0.1:0
+// and logs its address: a port picked here and bound later can be taken
+// meanwhile.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
-	addr, err := loopback.FreeAddr()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return addr
+	defer l.Close()
+	return l.Addr().String()
 }

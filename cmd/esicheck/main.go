@@ -14,14 +14,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"gds/internal/loopback"
 )
 
 func main() {
@@ -111,11 +110,11 @@ func run(o options) (int, error) {
 // startServer runs gds serve on free loopback ports and waits until it
 // answers; stop ends it.
 func startServer(bin, snapshot, data string) (string, func(), error) {
-	addr, err := loopback.FreeAddr()
+	addr, err := freeAddr()
 	if err != nil {
 		return "", nil, err
 	}
-	admin, err := loopback.FreeAddr()
+	admin, err := freeAddr()
 	if err != nil {
 		return "", nil, err
 	}
@@ -158,6 +157,16 @@ func startServer(bin, snapshot, data string) (string, func(), error) {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// freeAddr is a loopback address with a port free a moment ago.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
 }
 
 // mint returns a token of gds token for character with scopes, once.

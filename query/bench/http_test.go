@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,8 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"gds/internal/loopback"
 )
 
 // httpResult is the end-to-end measurement of `gds serve`.
@@ -119,6 +118,15 @@ func cacheOffArgs(help string) []string {
 	return nil
 }
 
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
 // server is a running `gds serve`.
 type server struct {
 	*process
@@ -128,11 +136,11 @@ type server struct {
 }
 
 func startServe(bin, snapshot, data string, extra []string, logPath string) (*server, error) {
-	addr, err := loopback.FreeAddr()
+	addr, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	admin, err := loopback.FreeAddr()
+	admin, err := freePort()
 	if err != nil {
 		return nil, err
 	}

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"gds/internal/loopback"
 )
 
 // The second ceiling: Debian's nginx (bench-deps installs it) answering
@@ -122,7 +120,7 @@ func startNginx(dir string, answers []ceilingAnswer) (*nginxServer, error) {
 	}
 	addrs := map[string]string{}
 	for _, ca := range answers {
-		if addrs[ca.Name], err = loopback.FreeAddr(); err != nil {
+		if addrs[ca.Name], err = freePort(); err != nil {
 			return nil, err
 		}
 	}
