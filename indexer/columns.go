@@ -286,8 +286,9 @@ func keptPositions(t *nametable.Table, skip *roaring.Bitmap, drop func(id int64)
 	return pos
 }
 
-// writeTable writes a name table and its value columns (cols nil: the
-// table has none, as language overlays). nametable.Write orders entries
+// writeTable writes a name table of entries and their access lists (nil
+// for a kind without them) and its value columns (cols nil: the table has
+// none, as language overlays). nametable.Write orders entries
 // by name length in runes, then ID; the same order computed here turns
 // each column entry's position into its ordinal, and is checked against
 // the order Write left.
@@ -295,9 +296,9 @@ func keptPositions(t *nametable.Table, skip *roaring.Bitmap, drop func(id int64)
 // The columns are written first and their entries let go of (cols is
 // spent after it), so that a large table's columns are not held beside
 // the posting lists nametable.Write builds.
-func writeTable(ctx context.Context, path string, entries []nametable.Entry, mask *roaring.Bitmap, cols *tableColumns) error {
+func writeTable(ctx context.Context, path string, entries []nametable.Entry, access nametable.Access, mask *roaring.Bitmap, cols *tableColumns) error {
 	if cols == nil {
-		return nametable.Write(ctx, path, entries, mask)
+		return nametable.Write(ctx, path, entries, access, mask)
 	}
 	ord := nametable.RankOrdinals(entries)
 	ids := make([]int64, len(entries))
@@ -315,7 +316,7 @@ func writeTable(ctx context.Context, path string, entries []nametable.Entry, mas
 	for k := range cols.cols {
 		cols.cols[k].Entries = nil
 	}
-	if err := nametable.Write(ctx, path, entries, mask); err != nil {
+	if err := nametable.Write(ctx, path, entries, access, mask); err != nil {
 		return err
 	}
 	for i, id := range ids {

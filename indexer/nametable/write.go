@@ -22,16 +22,19 @@ import (
 type Entry struct {
 	ID     int64
 	Folded string
-	// Access lists the characters that may see the entry (structures only).
-	Access []int64
 }
 
+// Access lists, by entry ID, the characters that may see the entry. Only
+// structures have access lists: kept beside the entries rather than in
+// each, it costs a table of any other kind nothing.
+type Access map[int64][]int64
+
 // Write builds a table from entries (in any order; ascending ID is
-// fastest) and writes it to path atomically, leaving entries in ordinal
-// order. mask, when set, is stored as the overlay mask. ctx's pacer (a
-// build in a server) is asked between the steps and while the postings
-// are built.
-func Write(ctx context.Context, path string, entries []Entry, mask *roaring.Bitmap) error {
+// fastest) and their access lists (nil for a kind without them) and
+// writes it to path atomically, leaving entries in ordinal order. mask,
+// when set, is stored as the overlay mask. ctx's pacer (a build in a
+// server) is asked between the steps and while the postings are built.
+func Write(ctx context.Context, path string, entries []Entry, access Access, mask *roaring.Bitmap) error {
 	rankOrder(entries)
 	pace.Pace(ctx)
 	ids, offsets, err := nameIndex(entries)
@@ -49,7 +52,7 @@ func Write(ctx context.Context, path string, entries []Entry, mask *roaring.Bitm
 	var blob bitmapBlob
 	gramKeys, gramOffs := blob.addAll(grams)
 	prefixKeys, prefixOffs := blob.addAll(prefix)
-	accessKeys, accessOffs := blob.addAccess(accessLists(entries))
+	accessKeys, accessOffs := blob.addAccess(accessLists(entries, access))
 	var maskBytes []byte
 	if mask != nil {
 		maskBytes, _ = mask.ToBytes()
@@ -233,19 +236,22 @@ func strictIndex(entries []Entry) (slots []uint32, d dupLists) {
 }
 
 // accessLists returns, per character, the ordinals it may access.
-func accessLists(entries []Entry) map[int64]*roaring.Bitmap {
-	access := map[int64]*roaring.Bitmap{}
+func accessLists(entries []Entry, access Access) map[int64]*roaring.Bitmap {
+	lists := map[int64]*roaring.Bitmap{}
+	if len(access) == 0 {
+		return lists
+	}
 	for i, e := range entries {
-		for _, c := range e.Access {
-			bm := access[c]
+		for _, c := range access[e.ID] {
+			bm := lists[c]
 			if bm == nil {
 				bm = roaring.New()
-				access[c] = bm
+				lists[c] = bm
 			}
 			bm.Add(uint32(i))
 		}
 	}
-	return access
+	return lists
 }
 
 // bitmapBlob collects serialized bitmaps, each padded to 8 bytes, and
