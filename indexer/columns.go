@@ -154,6 +154,9 @@ type tableColumns struct {
 	fields []uint8
 	slot   [32]int8 // attribute index → position in fields, or -1
 	cols   []valuecol.Column
+	// spill, when set, holds each column's values on disk instead of in
+	// cols (colspill.go), and cols only the names.
+	spill []*spilledColumn
 }
 
 // newTableColumns makes the columns of a table of cat, each with room for
@@ -176,6 +179,9 @@ func newTableColumns(cat snapshots.Category, capacity int) *tableColumns {
 // written: such a column is copied to its length, which briefly holds
 // both.
 func (c *tableColumns) fit() {
+	if c.spill != nil {
+		return
+	}
 	for k, col := range c.cols {
 		if len(col.Entries) < cap(col.Entries)*3/4 {
 			c.cols[k].Entries = slices.Clone(col.Entries)
@@ -190,7 +196,12 @@ func (c *tableColumns) addRecord(pos int, rec snapshots.Record) {
 	}
 	columnValues(rec, func(field uint8, v float64) {
 		if k := c.slot[field]; k >= 0 {
-			if t, ok := TermValue(attributeFields[field].Type, v); ok {
+			t, ok := TermValue(attributeFields[field].Type, v)
+			switch {
+			case !ok:
+			case c.spill != nil:
+				c.spill[k].add(t, pos)
+			default:
 				c.cols[k].Entries = append(c.cols[k].Entries, valuecol.Entry{Value: t, Ord: uint32(pos)})
 			}
 		}
@@ -300,21 +311,15 @@ func writeTable(ctx context.Context, path string, entries []nametable.Entry, acc
 	if cols == nil {
 		return nametable.Write(ctx, path, entries, access, mask)
 	}
+	defer cols.closeSpill()
 	ord := nametable.RankOrdinals(entries)
 	ids := make([]int64, len(entries))
 	for i, e := range entries {
 		ids[i] = e.ID
 	}
-	for _, c := range cols.cols {
-		for j := range c.Entries {
-			c.Entries[j].Ord = ord[c.Entries[j].Ord]
-		}
-	}
-	if err := valuecol.Write(ColumnsPath(path), len(entries), cols.cols); err != nil {
+	load := func(k int) ([]valuecol.Entry, error) { return cols.take(k, ord) }
+	if err := valuecol.WriteEach(ColumnsPath(path), len(entries), cols.specs(), load); err != nil {
 		return err
-	}
-	for k := range cols.cols {
-		cols.cols[k].Entries = nil
 	}
 	if err := nametable.Write(ctx, path, entries, access, mask); err != nil {
 		return err

@@ -56,20 +56,22 @@ type blobFile struct {
 	size uint64
 }
 
-// newBlobFile creates the temporary file in dir.
+// newBlobFile creates the temporary file in dir, unlinked at once:
+// nothing is left behind, however the build ends.
 func newBlobFile(dir string) (*blobFile, error) {
 	f, err := os.CreateTemp(dir, ".postings-*")
 	if err != nil {
 		return nil, err
 	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return &blobFile{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
 }
 
-// close closes and removes the file.
-func (b *blobFile) close() {
-	_ = b.f.Close()
-	_ = os.Remove(b.f.Name())
-}
+// close closes the file, which goes with it.
+func (b *blobFile) close() { _ = b.f.Close() }
 
 func (b *blobFile) add(bm *roaring.Bitmap) (off, n uint64, err error) {
 	raw, err := bm.ToBytes()
