@@ -302,7 +302,8 @@ func keptPositions(t *nametable.Table, skip *roaring.Bitmap, drop func(id int64)
 // none, as language overlays). nametable.Write orders entries
 // by name length in runes, then ID; the same order computed here turns
 // each column entry's position into its ordinal, and is checked against
-// the order Write left.
+// the order Write left (by a sum over the pairs of ordinal and ID, which
+// holds nothing a name).
 //
 // The columns are written first and their entries let go of (cols is
 // spent after it), so that a large table's columns are not held beside
@@ -313,9 +314,9 @@ func writeTable(ctx context.Context, path string, entries []nametable.Entry, acc
 	}
 	defer cols.closeSpill()
 	ord := nametable.RankOrdinals(entries)
-	ids := make([]int64, len(entries))
+	var want uint64
 	for i, e := range entries {
-		ids[i] = e.ID
+		want += placeSum(ord[i], e.ID)
 	}
 	load := func(k int) ([]valuecol.Entry, error) { return cols.take(k, ord) }
 	if err := valuecol.WriteEach(ColumnsPath(path), len(entries), cols.specs(), load); err != nil {
@@ -324,10 +325,27 @@ func writeTable(ctx context.Context, path string, entries []nametable.Entry, acc
 	if err := nametable.Write(ctx, path, entries, access, mask); err != nil {
 		return err
 	}
-	for i, id := range ids {
-		if entries[ord[i]].ID != id {
-			return fmt.Errorf("value columns of %s: entry %d (ID %d) is at ordinal %d, which holds ID %d", path, i, id, ord[i], entries[ord[i]].ID)
-		}
+	var got uint64
+	for o, e := range entries {
+		got += placeSum(uint32(o), e.ID)
+	}
+	if got != want {
+		return fmt.Errorf("value columns of %s: the table's entries are not at the ordinals its columns give them", path)
 	}
 	return nil
+}
+
+// placeSum is the term of one entry (its ordinal and ID) in writeTable's
+// check: a sum of such terms does not depend on the order they are
+// added in, and two placements of the entries differ in it but by chance
+// (splitmix64's finalizer spreads every bit of the pair).
+func placeSum(o uint32, id int64) uint64 {
+	return mix64(uint64(id) ^ mix64(uint64(o)+0x9e3779b97f4a7c15))
+}
+
+// mix64 is splitmix64's finalizer.
+func mix64(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }
