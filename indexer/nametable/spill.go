@@ -25,9 +25,10 @@ import (
 // at once, as each list is built from the same names in the same order.
 
 // postingsPerPass bounds the postings one pass over the names builds (a
-// key whose postings pass it gets a pass of its own): about 64 MiB of
-// lists at two bytes a posting. Tests lower it.
-var postingsPerPass uint64 = 1 << 25
+// key whose postings pass it gets a pass of its own): about 32 MiB of
+// lists at two bytes a posting, and as much again while the parallel
+// parts' lists are joined. Tests lower it.
+var postingsPerPass uint64 = 1 << 24
 
 // keysOf appends the keys a folded name is listed under to buf.
 type keysOf func(name string, buf []uint32) []uint32
@@ -73,22 +74,20 @@ func newBlobFile(dir string) (*blobFile, error) {
 // close closes the file, which goes with it.
 func (b *blobFile) close() { _ = b.f.Close() }
 
+// add writes bm as ToBytes serializes it (WriteTo, without the copy).
 func (b *blobFile) add(bm *roaring.Bitmap) (off, n uint64, err error) {
-	raw, err := bm.ToBytes()
+	k, err := bm.WriteTo(b.w)
 	if err != nil {
 		return 0, 0, err
 	}
-	off = b.size
-	if _, err := b.w.Write(raw); err != nil {
-		return 0, 0, err
-	}
+	off, n = b.size, uint64(k)
 	var zeros [8]byte
-	pad := disk.Pad8(uint64(len(raw))) - uint64(len(raw))
+	pad := disk.Pad8(n) - n
 	if _, err := b.w.Write(zeros[:pad]); err != nil {
 		return 0, 0, err
 	}
-	b.size += uint64(len(raw)) + pad
-	return off, uint64(len(raw)), nil
+	b.size += n + pad
+	return off, n, nil
 }
 
 // addLists adds the posting lists of the keys the names of entries (in

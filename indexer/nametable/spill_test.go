@@ -43,7 +43,7 @@ func TestPassesWriteTheSameTable(t *testing.T) {
 		}
 		return raw
 	}
-	one, many := write(1<<25), write(300)
+	one, many := write(1<<30), write(300)
 	if !bytes.Equal(one, many) {
 		t.Fatalf("a table written in passes differs from one written at once (%d and %d bytes)", len(many), len(one))
 	}

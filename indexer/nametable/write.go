@@ -329,14 +329,17 @@ func addTo(m map[uint32]*roaring.Bitmap, k uint32, o uint32) {
 	bm.Add(o)
 }
 
-// rankOrder sorts entries into their table order (RankOrdinals).
+// rankOrder sorts entries into their table order (RankOrdinals), in
+// place: each cycle of the permutation is followed by swaps, rather than
+// a sorted copy of every entry.
 func rankOrder(entries []Entry) {
 	ord := RankOrdinals(entries)
-	sorted := make([]Entry, len(entries))
-	for i, e := range entries {
-		sorted[ord[i]] = e
+	for i := range ord {
+		for j := ord[i]; j != uint32(i); j = ord[i] {
+			entries[i], entries[j] = entries[j], entries[i]
+			ord[i], ord[j] = ord[j], j
+		}
 	}
-	copy(entries, sorted)
 }
 
 // RankOrdinals returns, for each entry, its ordinal in the table Write
