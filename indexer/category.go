@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -125,9 +126,9 @@ func (b *builder) finishTables() error {
 // too, the records' docs (most of a large category's memory) are freed
 // while the tables are built.
 func writeTables(ctx context.Context, cdir string, docs []docInfo, cols *tableColumns) ([]string, error) {
-	base, overlays := tableEntries(docs)
+	base, overlays, access := tableEntries(docs)
 	tickers := tickersOf(docs)
-	if err := writeTable(ctx, filepath.Join(cdir, baseTable), base, nil, cols); err != nil {
+	if err := writeTable(ctx, filepath.Join(cdir, baseTable), base, access, nil, cols); err != nil {
 		return nil, err
 	}
 	if err := writeTypos(ctx, filepath.Join(cdir, baseTable), base, tickers); err != nil {
@@ -151,7 +152,7 @@ func writeTables(ctx context.Context, cdir string, docs []docInfo, cols *tableCo
 				mask.Add(uint32(o))
 			}
 		}
-		if err := nametable.Write(ctx, filepath.Join(cdir, lang+".tbl"), overlays[lang], mask); err != nil {
+		if err := nametable.Write(ctx, filepath.Join(cdir, lang+".tbl"), overlays[lang], access, mask); err != nil {
 			return nil, err
 		}
 		if err := writeTypos(ctx, filepath.Join(cdir, lang+".tbl"), overlays[lang], tickers); err != nil {
@@ -161,21 +162,35 @@ func writeTables(ctx context.Context, cdir string, docs []docInfo, cols *tableCo
 	return langs, nil
 }
 
-// tableEntries returns the base entries of docs and, per language, the
-// names that differ from them.
-func tableEntries(docs []docInfo) (base []nametable.Entry, overlays map[string][]nametable.Entry) {
+// tableEntries returns the base entries of docs, per language the names
+// that differ from them, and the docs' access lists (nil when none has
+// one), which the base and the overlays share.
+func tableEntries(docs []docInfo) (base []nametable.Entry, overlays map[string][]nametable.Entry, access nametable.Access) {
 	base = make([]nametable.Entry, len(docs))
 	overlays = map[string][]nametable.Entry{}
 	for i, d := range docs {
-		base[i] = nametable.Entry{ID: d.id, Folded: nametable.Fold(d.name), Access: d.access()}
+		base[i] = nametable.Entry{ID: d.id, Folded: nametable.Fold(d.name)}
+		access = addAccess(access, d)
 		for lang, n := range d.names() {
 			if lang == "en" || n == d.name {
 				continue
 			}
-			overlays[lang] = append(overlays[lang], nametable.Entry{ID: d.id, Folded: nametable.Fold(n), Access: d.access()})
+			overlays[lang] = append(overlays[lang], nametable.Entry{ID: d.id, Folded: nametable.Fold(n)})
 		}
 	}
-	return base, overlays
+	return base, overlays, access
+}
+
+// addAccess adds d's access list to access, made when d is the first
+// with one.
+func addAccess(access nametable.Access, d docInfo) nametable.Access {
+	if a := d.access(); a != nil {
+		if access == nil {
+			access = nametable.Access{}
+		}
+		access[d.id] = a
+	}
+	return access
 }
 
 // patchCategory applies an incremental read (new and changed records
@@ -278,12 +293,16 @@ func patchTables(ctx context.Context, prev *CategoryTables, prevDir, cdir string
 	}
 	// The delta's entries: the previous delta's unchanged ones, then the
 	// upserts; a new base puts the base's kept entries before them.
-	var entries []nametable.Entry
+	var (
+		entries []nametable.Entry
+		access  nametable.Access
+	)
 	if prev.Delta != nil {
-		entries = prev.Delta.Entries(nil, isChanged)
+		entries, access = prev.Delta.Entries(nil, isChanged)
 	}
 	for _, d := range upserts {
-		entries = append(entries, nametable.Entry{ID: d.id, Folded: nametable.Fold(d.name), Access: d.access()})
+		entries = append(entries, nametable.Entry{ID: d.id, Folded: nametable.Fold(d.name)})
+		access = addAccess(access, d)
 	}
 	if got := base.Len() - int(mask.GetCardinality()) + len(entries); got != want {
 		return -1, fmt.Errorf("patched tables would hold %d names, the snapshot has %d", got, want)
@@ -296,7 +315,12 @@ func patchTables(ctx context.Context, prev *CategoryTables, prevDir, cdir string
 		cols.addShifted(upsertCols, first+len(entries)-len(upserts))
 	}
 	if float64(len(entries))+float64(mask.GetCardinality()) > maxTableDelta*float64(max(base.Len(), 1)) {
-		all := append(base.Entries(mask, nil), entries...)
+		all, allAccess := base.Entries(mask, nil)
+		all = append(all, entries...)
+		if len(access) > 0 && allAccess == nil {
+			allAccess = nametable.Access{}
+		}
+		maps.Copy(allAccess, access)
 		cols.addFrom(prev.BaseColumns, keptPositions(base, mask, nil, 0))
 		addEntries(len(all) - len(entries))
 		for _, name := range []string{deltaTable, ColumnsPath(deltaTable), TypoPath(deltaTable)} {
@@ -304,7 +328,7 @@ func patchTables(ctx context.Context, prev *CategoryTables, prevDir, cdir string
 				return -1, err
 			}
 		}
-		if err := writeTable(ctx, filepath.Join(cdir, baseTable), all, nil, cols); err != nil {
+		if err := writeTable(ctx, filepath.Join(cdir, baseTable), all, allAccess, nil, cols); err != nil {
 			return -1, err
 		}
 		return -1, writeTypos(ctx, filepath.Join(cdir, baseTable), all, tickers)
@@ -319,7 +343,7 @@ func patchTables(ctx context.Context, prev *CategoryTables, prevDir, cdir string
 		}
 	}
 	addEntries(0)
-	if err := writeTable(ctx, filepath.Join(cdir, deltaTable), entries, mask, cols); err != nil {
+	if err := writeTable(ctx, filepath.Join(cdir, deltaTable), entries, access, mask, cols); err != nil {
 		return -1, err
 	}
 	return len(entries), writeTypos(ctx, filepath.Join(cdir, deltaTable), entries, tickers)

@@ -154,6 +154,9 @@ type tableColumns struct {
 	fields []uint8
 	slot   [32]int8 // attribute index → position in fields, or -1
 	cols   []valuecol.Column
+	// spill, when set, holds each column's values on disk instead of in
+	// cols (colspill.go), and cols only the names.
+	spill []*spilledColumn
 }
 
 // newTableColumns makes the columns of a table of cat, each with room for
@@ -176,6 +179,9 @@ func newTableColumns(cat snapshots.Category, capacity int) *tableColumns {
 // written: such a column is copied to its length, which briefly holds
 // both.
 func (c *tableColumns) fit() {
+	if c.spill != nil {
+		return
+	}
 	for k, col := range c.cols {
 		if len(col.Entries) < cap(col.Entries)*3/4 {
 			c.cols[k].Entries = slices.Clone(col.Entries)
@@ -190,7 +196,12 @@ func (c *tableColumns) addRecord(pos int, rec snapshots.Record) {
 	}
 	columnValues(rec, func(field uint8, v float64) {
 		if k := c.slot[field]; k >= 0 {
-			if t, ok := TermValue(attributeFields[field].Type, v); ok {
+			t, ok := TermValue(attributeFields[field].Type, v)
+			switch {
+			case !ok:
+			case c.spill != nil:
+				c.spill[k].add(t, pos)
+			default:
 				c.cols[k].Entries = append(c.cols[k].Entries, valuecol.Entry{Value: t, Ord: uint32(pos)})
 			}
 		}
@@ -286,42 +297,55 @@ func keptPositions(t *nametable.Table, skip *roaring.Bitmap, drop func(id int64)
 	return pos
 }
 
-// writeTable writes a name table and its value columns (cols nil: the
-// table has none, as language overlays). nametable.Write orders entries
+// writeTable writes a name table of entries and their access lists (nil
+// for a kind without them) and its value columns (cols nil: the table has
+// none, as language overlays). nametable.Write orders entries
 // by name length in runes, then ID; the same order computed here turns
 // each column entry's position into its ordinal, and is checked against
-// the order Write left.
+// the order Write left (by a sum over the pairs of ordinal and ID, which
+// holds nothing a name).
 //
 // The columns are written first and their entries let go of (cols is
 // spent after it), so that a large table's columns are not held beside
 // the posting lists nametable.Write builds.
-func writeTable(ctx context.Context, path string, entries []nametable.Entry, mask *roaring.Bitmap, cols *tableColumns) error {
+func writeTable(ctx context.Context, path string, entries []nametable.Entry, access nametable.Access, mask *roaring.Bitmap, cols *tableColumns) error {
 	if cols == nil {
-		return nametable.Write(ctx, path, entries, mask)
+		return nametable.Write(ctx, path, entries, access, mask)
 	}
+	defer cols.closeSpill()
 	ord := nametable.RankOrdinals(entries)
-	ids := make([]int64, len(entries))
+	var want uint64
 	for i, e := range entries {
-		ids[i] = e.ID
+		want += placeSum(ord[i], e.ID)
 	}
-	for _, c := range cols.cols {
-		for j := range c.Entries {
-			c.Entries[j].Ord = ord[c.Entries[j].Ord]
-		}
-	}
-	if err := valuecol.Write(ColumnsPath(path), len(entries), cols.cols); err != nil {
+	load := func(k int) ([]valuecol.Entry, error) { return cols.take(k, ord) }
+	if err := valuecol.WriteEach(ColumnsPath(path), len(entries), cols.specs(), load); err != nil {
 		return err
 	}
-	for k := range cols.cols {
-		cols.cols[k].Entries = nil
-	}
-	if err := nametable.Write(ctx, path, entries, mask); err != nil {
+	if err := nametable.Write(ctx, path, entries, access, mask); err != nil {
 		return err
 	}
-	for i, id := range ids {
-		if entries[ord[i]].ID != id {
-			return fmt.Errorf("value columns of %s: entry %d (ID %d) is at ordinal %d, which holds ID %d", path, i, id, ord[i], entries[ord[i]].ID)
-		}
+	var got uint64
+	for o, e := range entries {
+		got += placeSum(uint32(o), e.ID)
+	}
+	if got != want {
+		return fmt.Errorf("value columns of %s: the table's entries are not at the ordinals its columns give them", path)
 	}
 	return nil
+}
+
+// placeSum is the term of one entry (its ordinal and ID) in writeTable's
+// check: a sum of such terms does not depend on the order they are
+// added in, and two placements of the entries differ in it but by chance
+// (splitmix64's finalizer spreads every bit of the pair).
+func placeSum(o uint32, id int64) uint64 {
+	return mix64(uint64(id) ^ mix64(uint64(o)+0x9e3779b97f4a7c15))
+}
+
+// mix64 is splitmix64's finalizer.
+func mix64(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }

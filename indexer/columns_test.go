@@ -97,7 +97,7 @@ func TestRankOrdinals(t *testing.T) {
 		for i, e := range entries {
 			ids[i] = e.ID
 		}
-		if err := nametable.Write(context.Background(), t.TempDir()+"/t.tbl", entries, nil); err != nil {
+		if err := nametable.Write(context.Background(), t.TempDir()+"/t.tbl", entries, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		for i, id := range ids {

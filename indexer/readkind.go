@@ -54,7 +54,9 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		aff.split(sw, prev, filepath.Join(b.prev.Dir(), recordsDir))
 	}
 	if searchable {
-		rd.collect(cat, int(total))
+		if err := rd.collect(cat, int(total), b.dir); err != nil {
+			return rd, err
+		}
 	}
 	pi := 0
 	advance := func(key int64) {
@@ -134,14 +136,17 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 }
 
 // collect makes room for what a searchable kind's records give the
-// category: every record's of total when read whole, else the new and
-// changed records'.
-func (rd *readResult) collect(cat snapshots.Category, total int) {
+// category: every record's of total when read whole (the value columns
+// kept in temporary files in dir), else the new and changed records'.
+func (rd *readResult) collect(cat snapshots.Category, total int, dir string) error {
 	if rd.partial {
-		total = 0
+		rd.docs = make([]docInfo, 0)
+		rd.cols = newTableColumns(cat, 0)
+		return nil
 	}
 	rd.docs = make([]docInfo, 0, total)
-	rd.cols = newTableColumns(cat, total)
+	rd.cols = newTableColumns(cat, 0)
+	return rd.cols.spillColumns(dir)
 }
 
 // unchangedIn is the snapshot reader's Skip of a partial read: a line is

@@ -26,19 +26,15 @@ func TypoPath(table string) string { return strings.TrimSuffix(table, ".tbl") + 
 // maps IDs to their tickers.
 func writeTypos(ctx context.Context, table string, entries []nametable.Entry, tickers map[int64]string) error {
 	pace.Pace(ctx)
-	names := make([]string, len(entries))
 	var ticks []string
 	if tickers != nil {
 		ticks = make([]string, len(entries))
-	}
-	for i, e := range entries {
-		names[i] = e.Folded
-		if ticks != nil {
+		for i, e := range entries {
 			ticks[i] = nametable.Fold(tickers[e.ID])
 		}
 	}
 	pace.Pace(ctx)
-	return typo.Write(TypoPath(table), names, ticks)
+	return typo.WriteEach(TypoPath(table), len(entries), func(o int) string { return entries[o].Folded }, ticks)
 }
 
 // tickersOf returns the tickers of docs by ID, or nil when none has one

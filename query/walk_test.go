@@ -23,7 +23,7 @@ func syllables(rng *rand.Rand, least, more int, syl ...string) func() string {
 func tableOf(tb testing.TB, entries []nametable.Entry) *nametable.Table {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "t.tbl")
-	if err := nametable.Write(context.Background(), path, entries, nil); err != nil {
+	if err := nametable.Write(context.Background(), path, entries, nil, nil); err != nil {
 		tb.Fatal(err)
 	}
 	tbl, err := nametable.Open(path)

@@ -17,16 +17,18 @@ import (
 // of their own, trusting those Open made once.
 func FuzzOpenTable(f *testing.F) {
 	var entries []Entry
+	access := Access{}
 	words := []string{"kiri", "otsu", "azbel", "sato", "kirjuun", "x"}
 	for i := range 300 {
 		name := fmt.Sprintf("%s %s", words[i%len(words)], words[i*7%len(words)])
 		if i%50 == 7 {
 			name = "ωωωω " + words[i%len(words)] // overflows the cells of its band
 		}
-		entries = append(entries, Entry{ID: int64(1000 + i), Folded: name, Access: []int64{int64(1 + i%3)}})
+		entries = append(entries, Entry{ID: int64(1000 + i), Folded: name})
+		access[int64(1000+i)] = []int64{int64(1 + i%3)}
 	}
 	path := filepath.Join(f.TempDir(), "t.tbl")
-	raw := writtenTable(f, entries)
+	raw := writtenTable(f, entries, access)
 	var err error
 	if tbl, err := parseTable(append([]byte(nil), raw...)); err != nil {
 		f.Fatalf("the table as written: %v", err)
@@ -38,7 +40,7 @@ func FuzzOpenTable(f *testing.F) {
 	// and as tables before GDSTBL04 hold IDs and names
 	for _, layout := range []string{tableMagicV3, tableMagicV2} {
 		writeLayout = layout
-		err = Write(context.Background(), path, entries, nil)
+		err = Write(context.Background(), path, entries, access, nil)
 		writeLayout = ""
 		if err != nil {
 			f.Fatal(err)
@@ -99,7 +101,7 @@ func TestOpenRefusesDamagedList(t *testing.T) {
 		// Every other name: an array container, not a run.
 		entries = append(entries, Entry{ID: int64(1 + i), Folded: fmt.Sprintf("%s %d", []string{"kiri", "otsu"}[i%2], i)})
 	}
-	raw := writtenTable(t, entries)
+	raw := writtenTable(t, entries, nil)
 	tbl, err := parseTable(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +147,7 @@ func TestOpenRefusesDamagedCells(t *testing.T) {
 		}
 		entries = append(entries, Entry{ID: int64(1 + i), Folded: name})
 	}
-	raw := writtenTable(t, entries)
+	raw := writtenTable(t, entries, nil)
 	tbl, err := parseTable(append([]byte(nil), raw...))
 	if err != nil {
 		t.Fatal(err)
@@ -180,11 +182,12 @@ func TestOpenRefusesDamagedCells(t *testing.T) {
 	}
 }
 
-// writtenTable writes entries as a table and returns the file's bytes.
-func writtenTable(tb testing.TB, entries []Entry) []byte {
+// writtenTable writes entries and their access lists as a table and
+// returns the file's bytes.
+func writtenTable(tb testing.TB, entries []Entry, access Access) []byte {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "t.tbl")
-	if err := Write(context.Background(), path, entries, nil); err != nil {
+	if err := Write(context.Background(), path, entries, access, nil); err != nil {
 		tb.Fatal(err)
 	}
 	raw, err := os.ReadFile(path)

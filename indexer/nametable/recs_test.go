@@ -36,7 +36,7 @@ func TestLayoutsReadAlike(t *testing.T) {
 				writeLayout = layout
 				defer func() { writeLayout = "" }()
 				path := filepath.Join(dir, layout+".tbl")
-				if err := Write(context.Background(), path, slices.Clone(entries), nil); err != nil {
+				if err := Write(context.Background(), path, slices.Clone(entries), nil, nil); err != nil {
 					t.Fatal(err)
 				}
 				raw, err := os.ReadFile(path)

@@ -22,12 +22,12 @@ func TestTableRewrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries := tbl.Entries(nil, nil)
+	entries, access := tbl.Entries(nil, nil)
 	tbl.Close()
 	writeLayout = os.Getenv("GDS_TABLE_LAYOUT")
 	defer func() { writeLayout = "" }()
 	t0 := time.Now()
-	if err := Write(context.Background(), out, entries, nil); err != nil {
+	if err := Write(context.Background(), out, entries, access, nil); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(out)

@@ -525,22 +525,22 @@ func (t *Table) prefixBytes(g uint32) []byte { return t.prefix.bytes(g) }
 // accessBytes is access as stored (see gramBytes), or nil.
 func (t *Table) accessBytes(character int64) []byte { return t.accessLists.bytes(character) }
 
-// Entries returns the table's names as Write takes them, in ordinal
-// order, leaving out the ordinals in skip (may be nil) and the IDs drop
-// reports (may be nil): what rewriting a table from an older one needs,
-// without the records.
-func (t *Table) Entries(skip *roaring.Bitmap, drop func(id int64) bool) []Entry {
-	access := make(map[uint32][]int64)
+// Entries returns the table's names and their access lists (nil when
+// none has one) as Write takes them, in ordinal order, leaving out the
+// ordinals in skip (may be nil) and the IDs drop reports (may be nil):
+// what rewriting a table from an older one needs, without the records.
+func (t *Table) Entries(skip *roaring.Bitmap, drop func(id int64) bool) (entries []Entry, access Access) {
+	byOrd := make(map[uint32][]int64)
 	for _, c := range t.accessLists.keys {
 		if bm := t.access(c); bm != nil {
 			it := bm.Iterator()
 			for it.HasNext() {
 				o := it.Next()
-				access[o] = append(access[o], c)
+				byOrd[o] = append(byOrd[o], c)
 			}
 		}
 	}
-	out := make([]Entry, 0, t.n)
+	entries = make([]Entry, 0, t.n)
 	for o := 0; o < t.n; o++ {
 		if skip != nil && skip.Contains(uint32(o)) {
 			continue
@@ -549,9 +549,15 @@ func (t *Table) Entries(skip *roaring.Bitmap, drop func(id int64) bool) []Entry 
 		if drop != nil && drop(id) {
 			continue
 		}
-		out = append(out, Entry{ID: id, Folded: string(t.Name(uint32(o))), Access: access[uint32(o)]})
+		entries = append(entries, Entry{ID: id, Folded: string(t.Name(uint32(o)))})
+		if a := byOrd[uint32(o)]; a != nil {
+			if access == nil {
+				access = Access{}
+			}
+			access[id] = a
+		}
 	}
-	return out
+	return entries, access
 }
 
 // gram3 packs three bytes into a trigram key.

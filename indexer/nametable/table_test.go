@@ -25,7 +25,7 @@ func TestExactFindsEveryDuplicate(t *testing.T) {
 		}
 		entries = append(entries, nametable.Entry{ID: int64(90000000 + i), Folded: name})
 	}
-	tbl := openTable(t, writeTable(t, entries))
+	tbl := openTable(t, writeTable(t, entries, nil))
 	texts := append(slices.Clone(names), "name 7", "name 1999", "missing", "name")
 	for _, text := range texts {
 		var want []uint32
@@ -61,7 +61,7 @@ func TestLoadAnswersAsOpen(t *testing.T) {
 		name := synth.Syllables(rng, 2+rng.IntN(5), syl...)
 		entries = append(entries, nametable.Entry{ID: int64(90000000 + i), Folded: name + " " + syl[rng.IntN(len(syl))]})
 	}
-	path := writeTable(t, entries)
+	path := writeTable(t, entries, nil)
 	mapped := openTable(t, path)
 	loaded, err := nametable.Load(path)
 	if err != nil {
@@ -103,10 +103,10 @@ func TestLoadAnswersAsOpen(t *testing.T) {
 
 // writeTable writes entries to a table file of the test's and returns its
 // path.
-func writeTable(t *testing.T, entries []nametable.Entry) string {
+func writeTable(t *testing.T, entries []nametable.Entry, access nametable.Access) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "t.tbl")
-	if err := nametable.Write(context.Background(), path, entries, nil); err != nil {
+	if err := nametable.Write(context.Background(), path, entries, access, nil); err != nil {
 		t.Fatal(err)
 	}
 	return path

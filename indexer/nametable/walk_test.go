@@ -21,17 +21,18 @@ func TestWalkFilters(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	words := []string{"keep", "fort", "citadel", "azbel", "kari", "otsu"}
 	var entries []nametable.Entry
+	access := nametable.Access{}
 	for i := range 3000 {
 		name := fmt.Sprintf("%s %s", words[rng.IntN(len(words))], words[rng.IntN(len(words))])
-		var access []int64
+		id := int64(1_000_000 + i)
 		for c := int64(1); c <= 3; c++ {
 			if rng.IntN(3) == 0 {
-				access = append(access, c)
+				access[id] = append(access[id], c)
 			}
 		}
-		entries = append(entries, nametable.Entry{ID: int64(1_000_000 + i), Folded: name, Access: access})
+		entries = append(entries, nametable.Entry{ID: id, Folded: name})
 	}
-	tbl := openTable(t, writeTable(t, entries))
+	tbl := openTable(t, writeTable(t, entries, access))
 	// Write left entries in ordinal order.
 	hide := roaring.New()
 	for o := range uint32(tbl.Len()) {
@@ -55,7 +56,7 @@ func TestWalkFilters(t *testing.T) {
 			if hide.Contains(o) {
 				return false
 			}
-			return character == 0 || slices.Contains(entries[o].Access, character)
+			return character == 0 || slices.Contains(access[entries[o].ID], character)
 		}
 		for _, text := range []string{"kari", "fort keep", "el a", "otsu otsu", "zzz"} {
 			var want, wantStrict []uint32
@@ -96,15 +97,15 @@ func TestContainsLimitMatchesUnlimited(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	syl := []string{"ka", "ri", "ar", "i ", "sa", "to", "mi", "ra", "an", "el", "-", "é"}
 	var entries []nametable.Entry
+	access := nametable.Access{}
 	for i := range 150_000 {
 		name := synth.Syllables(rng, 2+rng.IntN(4+i%9), syl...)
-		var access []int64
 		if rng.IntN(2) == 0 {
-			access = []int64{1}
+			access[int64(5_000_000+i)] = []int64{1}
 		}
-		entries = append(entries, nametable.Entry{ID: int64(5_000_000 + i), Folded: nametable.Fold(name), Access: access})
+		entries = append(entries, nametable.Entry{ID: int64(5_000_000 + i), Folded: nametable.Fold(name)})
 	}
-	tbl := openTable(t, writeTable(t, entries))
+	tbl := openTable(t, writeTable(t, entries, access))
 	hide := roaring.New()
 	for o := range uint32(tbl.Len()) {
 		if rng.IntN(5) == 0 {

@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime"
+	"path/filepath"
 	"slices"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -22,34 +21,48 @@ import (
 type Entry struct {
 	ID     int64
 	Folded string
-	// Access lists the characters that may see the entry (structures only).
-	Access []int64
 }
 
+// Access lists, by entry ID, the characters that may see the entry. Only
+// structures have access lists: kept beside the entries rather than in
+// each, it costs a table of any other kind nothing.
+type Access map[int64][]int64
+
 // Write builds a table from entries (in any order; ascending ID is
-// fastest) and writes it to path atomically, leaving entries in ordinal
-// order. mask, when set, is stored as the overlay mask. ctx's pacer (a
-// build in a server) is asked between the steps and while the postings
-// are built.
-func Write(ctx context.Context, path string, entries []Entry, mask *roaring.Bitmap) error {
-	rankOrder(entries)
-	pace.Pace(ctx)
-	ids, offsets, err := nameIndex(entries)
-	if err != nil {
+// fastest) and their access lists (nil for a kind without them) and
+// writes it to path atomically, leaving entries in ordinal order. mask,
+// when set, is stored as the overlay mask. ctx's pacer (a build in a
+// server) is asked between the steps and while the postings are built.
+func Write(ctx context.Context, path string, entries []Entry, access Access, mask *roaring.Bitmap) error {
+	if err := checkNames(entries); err != nil {
 		return fmt.Errorf("table %s: %w", path, err)
 	}
+	rankOrder(entries)
 	pace.Pace(ctx)
 	slots, dups := strictIndex(entries)
-	pace.Pace(ctx)
-	grams, prefix := postings(ctx, entries)
 	pace.Pace(ctx)
 
 	// Every bitmap goes in one blob, the file's last section; the lists
 	// say where each one is in it.
-	var blob bitmapBlob
-	gramKeys, gramOffs := blob.addAll(grams)
-	prefixKeys, prefixOffs := blob.addAll(prefix)
-	accessKeys, accessOffs := blob.addAccess(accessLists(entries))
+	blob, err := newBlobFile(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("table %s: %w", path, err)
+	}
+	defer blob.close()
+	gramKeys, gramOffs, err := blob.addLists(ctx, entries, gramsOf)
+	if err != nil {
+		return fmt.Errorf("table %s: %w", path, err)
+	}
+	pace.Pace(ctx)
+	prefixKeys, prefixOffs, err := blob.addLists(ctx, entries, prefixOf)
+	if err != nil {
+		return fmt.Errorf("table %s: %w", path, err)
+	}
+	accessKeys, accessOffs, err := blob.addAccess(accessLists(entries, access))
+	if err != nil {
+		return fmt.Errorf("table %s: %w", path, err)
+	}
+	pace.Pace(ctx)
 	var maskBytes []byte
 	if mask != nil {
 		maskBytes, _ = mask.ToBytes()
@@ -65,16 +78,18 @@ func Write(ctx context.Context, path string, entries []Entry, mask *roaring.Bitm
 			w.writeString(e.Folded)
 		}
 	}
-	switch base, ok := idBase(ids); {
+	switch base, ok := idBase(entries); {
 	case ok && writeLayout == "":
 		secs[secCells], secs[secBands], secs[secNames], secs[secOverflow] = writeCells(entries, base, planBands(entries))
 	case ok && writeLayout == tableMagicV3:
 		magic = tableMagicV3
+		ids, offsets := nameIndex(entries)
 		secs[secRecs] = raw(disk.AsBytes(pairRecs(ids, offsets, base)))
 		secs[secIDBase] = raw(binary.LittleEndian.AppendUint64(nil, uint64(base)))
 		secs[secNames] = allNames
 	default:
 		magic = tableMagicV2
+		ids, offsets := nameIndex(entries)
 		secs[secIDs] = raw(disk.AsBytes(ids))
 		secs[secOffsets] = raw(disk.AsBytes(offsets))
 		secs[secNames] = allNames
@@ -90,12 +105,7 @@ func Write(ctx context.Context, path string, entries []Entry, mask *roaring.Bitm
 	secs[secDupKeys] = raw(disk.AsBytes(dups.keys))
 	secs[secDupOffs] = raw(disk.AsBytes(dups.offs))
 	secs[secDupList] = raw(disk.AsBytes(dups.list))
-	secs[secBitmaps] = func(w *sectionWriter) {
-		for _, b := range blob.parts {
-			w.write(b)
-			w.align()
-		}
-	}
+	secs[secBitmaps] = blob.copyTo
 	return writeFile(path, magic, uint64(len(entries)), &secs)
 }
 
@@ -109,12 +119,15 @@ var writeLayout = ""
 
 // idBase returns the smallest ID, or ok false when the IDs span more than
 // a uint32 from it (such a table is written as GDSTBL02).
-func idBase(ids []int64) (base int64, ok bool) {
-	if len(ids) == 0 {
+func idBase(entries []Entry) (base int64, ok bool) {
+	if len(entries) == 0 {
 		return 0, true
 	}
-	base = slices.Min(ids)
-	return base, uint64(slices.Max(ids))-uint64(base) <= math.MaxUint32
+	lo, hi := entries[0].ID, entries[0].ID
+	for _, e := range entries[1:] {
+		lo, hi = min(lo, e.ID), max(hi, e.ID)
+	}
+	return lo, uint64(hi)-uint64(lo) <= math.MaxUint32
 }
 
 // pairRecs returns the IDs as offsets from base, each beside its name's
@@ -131,8 +144,22 @@ func pairRecs(ids []int64, offsets []uint32, base int64) (recs []uint32) {
 	return recs
 }
 
-// nameIndex returns the IDs and the offsets of the names, in ordinal order.
-func nameIndex(entries []Entry) (ids []int64, offsets []uint32, err error) {
+// checkNames fails when the names pass 4 GiB, which offsets of 32 bits
+// cannot address.
+func checkNames(entries []Entry) error {
+	var size uint64
+	for _, e := range entries {
+		size += uint64(len(e.Folded))
+	}
+	if size > 1<<32-1 {
+		return fmt.Errorf("names exceed 4 GiB; shard the category")
+	}
+	return nil
+}
+
+// nameIndex returns the IDs and the offsets of the names, in ordinal
+// order (the layouts before GDSTBL04; checkNames has passed).
+func nameIndex(entries []Entry) (ids []int64, offsets []uint32) {
 	n := len(entries)
 	ids = make([]int64, n)
 	offsets = make([]uint32, n+1)
@@ -141,12 +168,9 @@ func nameIndex(entries []Entry) (ids []int64, offsets []uint32, err error) {
 		ids[i] = e.ID
 		offsets[i] = uint32(size)
 		size += uint64(len(e.Folded))
-		if size > 1<<32-1 {
-			return nil, nil, fmt.Errorf("names exceed 4 GiB; shard the category")
-		}
 	}
 	offsets[n] = uint32(size)
-	return ids, offsets, nil
+	return ids, offsets
 }
 
 // resize returns slots in a table of the smallest power of two at least
@@ -233,64 +257,22 @@ func strictIndex(entries []Entry) (slots []uint32, d dupLists) {
 }
 
 // accessLists returns, per character, the ordinals it may access.
-func accessLists(entries []Entry) map[int64]*roaring.Bitmap {
-	access := map[int64]*roaring.Bitmap{}
+func accessLists(entries []Entry, access Access) map[int64]*roaring.Bitmap {
+	lists := map[int64]*roaring.Bitmap{}
+	if len(access) == 0 {
+		return lists
+	}
 	for i, e := range entries {
-		for _, c := range e.Access {
-			bm := access[c]
+		for _, c := range access[e.ID] {
+			bm := lists[c]
 			if bm == nil {
 				bm = roaring.New()
-				access[c] = bm
+				lists[c] = bm
 			}
 			bm.Add(uint32(i))
 		}
 	}
-	return access
-}
-
-// bitmapBlob collects serialized bitmaps, each padded to 8 bytes, and
-// where each one starts.
-type bitmapBlob struct {
-	parts [][]byte
-	size  uint64
-}
-
-func (b *bitmapBlob) add(bm *roaring.Bitmap) (off, n uint64) {
-	raw, _ := bm.ToBytes()
-	off = b.size
-	b.parts = append(b.parts, raw)
-	b.size += disk.Pad8(uint64(len(raw)))
-	return off, uint64(len(raw))
-}
-
-// addAll adds posting lists, run-optimized, in ascending trigram order and
-// returns the trigrams and their (offset, length) pairs.
-func (b *bitmapBlob) addAll(m map[uint32]*roaring.Bitmap) (keys []uint32, offs []uint64) {
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		bm := m[k]
-		bm.RunOptimize()
-		off, n := b.add(bm)
-		offs = append(offs, off, n)
-	}
-	return keys, offs
-}
-
-// addAccess adds access lists in ascending character order and returns
-// the characters and their (offset, length) pairs.
-func (b *bitmapBlob) addAccess(m map[int64]*roaring.Bitmap) (keys []int64, offs []uint64) {
-	for c := range m {
-		keys = append(keys, c)
-	}
-	slices.Sort(keys)
-	for _, c := range keys {
-		off, n := b.add(m[c])
-		offs = append(offs, off, n)
-	}
-	return keys, offs
+	return lists
 }
 
 // writeOrder is the order sections lie in the file. The bitmaps stay last:
@@ -347,14 +329,17 @@ func addTo(m map[uint32]*roaring.Bitmap, k uint32, o uint32) {
 	bm.Add(o)
 }
 
-// rankOrder sorts entries into their table order (RankOrdinals).
+// rankOrder sorts entries into their table order (RankOrdinals), in
+// place: each cycle of the permutation is followed by swaps, rather than
+// a sorted copy of every entry.
 func rankOrder(entries []Entry) {
 	ord := RankOrdinals(entries)
-	sorted := make([]Entry, len(entries))
-	for i, e := range entries {
-		sorted[ord[i]] = e
+	for i := range ord {
+		for j := ord[i]; j != uint32(i); j = ord[i] {
+			entries[i], entries[j] = entries[j], entries[i]
+			ord[i], ord[j] = ord[j], j
+		}
 	}
-	copy(entries, sorted)
 }
 
 // RankOrdinals returns, for each entry, its ordinal in the table Write
@@ -403,58 +388,6 @@ func RankOrdinals(entries []Entry) []uint32 {
 		start[l]++
 	}
 	return ord
-}
-
-// postings builds the trigram and first-trigram posting lists, splitting
-// the ordinals into ranges built in parallel and joined in order.
-func postings(ctx context.Context, entries []Entry) (grams, prefix map[uint32]*roaring.Bitmap) {
-	parts := runtime.GOMAXPROCS(0)
-	if len(entries) < 100000 {
-		parts = 1
-	}
-	type result struct{ grams, prefix map[uint32]*roaring.Bitmap }
-	results := make([]result, parts)
-	var wg sync.WaitGroup
-	chunk := (len(entries) + parts - 1) / parts
-	for p := 0; p < parts; p++ {
-		lo, hi := p*chunk, min((p+1)*chunk, len(entries))
-		wg.Add(1)
-		go func(p, lo, hi int) {
-			defer wg.Done()
-			g, f := map[uint32]*roaring.Bitmap{}, map[uint32]*roaring.Bitmap{}
-			tick := pace.Every(ctx, namesPerPace)
-			for i := lo; i < hi; i++ {
-				tick()
-				name := entries[i].Folded
-				for j := 0; j+3 <= len(name); j++ {
-					addTo(g, uint32(name[j])<<16|uint32(name[j+1])<<8|uint32(name[j+2]), uint32(i))
-				}
-				if len(name) >= 3 {
-					addTo(f, uint32(name[0])<<16|uint32(name[1])<<8|uint32(name[2]), uint32(i))
-				}
-			}
-			results[p] = result{g, f}
-		}(p, lo, hi)
-	}
-	wg.Wait()
-	grams, prefix = results[0].grams, results[0].prefix
-	for _, r := range results[1:] {
-		for k, bm := range r.grams {
-			if have := grams[k]; have != nil {
-				have.Or(bm)
-			} else {
-				grams[k] = bm
-			}
-		}
-		for k, bm := range r.prefix {
-			if have := prefix[k]; have != nil {
-				have.Or(bm)
-			} else {
-				prefix[k] = bm
-			}
-		}
-	}
-	return grams, prefix
 }
 
 // sectionWriter counts what it writes and keeps the first error.

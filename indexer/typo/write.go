@@ -17,13 +17,20 @@ import (
 // atomically. names are the table's folded names in ordinal order;
 // tickers, when not nil, the folded ticker of each ordinal ("" for none).
 func Write(path string, names []string, tickers []string) error {
-	if tickers != nil && len(tickers) != len(names) {
-		return fmt.Errorf("typo index %s: %d tickers for %d names", path, len(tickers), len(names))
+	return WriteEach(path, len(names), func(o int) string { return names[o] }, tickers)
+}
+
+// WriteEach is Write of the n names name gives by ordinal, for a caller
+// that holds them in a form of its own (a table's entries) rather than a
+// slice of them.
+func WriteEach(path string, n int, name func(o int) string, tickers []string) error {
+	if tickers != nil && len(tickers) != n {
+		return fmt.Errorf("typo index %s: %d tickers for %d names", path, len(tickers), n)
 	}
-	if uint64(len(names)) > 1<<32-1 {
+	if uint64(n) > 1<<32-1 {
 		return fmt.Errorf("typo index %s: too many names", path)
 	}
-	words, wordOffs, postOffs, posts := postingsOf(names)
+	words, wordOffs, postOffs, posts := postingsOf(n, name)
 	buckets, deletes := neighbourhood(words, wordOffs)
 	tickOffs, ticks, tickOrds := tickerList(tickers)
 	secs := [secCount][]byte{
@@ -37,21 +44,22 @@ func Write(path string, names []string, tickers []string) error {
 		secTicks:    ticks,
 		secTickOrds: asBytes(tickOrds),
 	}
-	if err := writeFile(path, uint64(len(names)), &secs); err != nil {
+	if err := writeFile(path, uint64(n), &secs); err != nil {
 		return fmt.Errorf("typo index %s: %w", path, err)
 	}
 	return nil
 }
 
-// postingsOf returns the distinct words of names, sorted (their bytes and
-// offsets), and per word the ascending ordinals of the names holding it.
-func postingsOf(names []string) (words []byte, wordOffs, postOffs, posts []uint32) {
+// postingsOf returns the distinct words of the n names, sorted (their
+// bytes and offsets), and per word the ascending ordinals of the names
+// holding it.
+func postingsOf(n int, name func(o int) string) (words []byte, wordOffs, postOffs, posts []uint32) {
 	ids := map[string]uint32{}
 	var byID []string
-	pairs := make([]uint64, 0, 2*len(names)) // word (in first-seen order) << 32 | ordinal
-	for o, name := range names {
+	pairs := make([]uint64, 0, 2*n) // word (in first-seen order) << 32 | ordinal
+	for o := range n {
 		first := len(pairs)
-		eachWord([]byte(name), func(w []byte, _ int) {
+		eachWord([]byte(name(o)), func(w []byte, _ int) {
 			id, ok := ids[string(w)]
 			if !ok {
 				id = uint32(len(byID))

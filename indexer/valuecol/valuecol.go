@@ -60,55 +60,63 @@ type Entry struct {
 // Each column's values are sorted, with their ordinals, in place; an
 // ordinal appears at most once per column.
 func Write(path string, n int, cols []Column) error {
-	for _, c := range cols {
-		sortEntries(c.Entries)
+	specs := make([]Spec, len(cols))
+	for k, c := range cols {
+		specs[k] = Spec{Name: c.Name, Len: len(c.Entries)}
 	}
+	return WriteEach(path, n, specs, func(k int) ([]Entry, error) { return cols[k].Entries, nil })
+}
+
+// Spec names a column WriteEach writes and says how many values it holds.
+type Spec struct {
+	Name string
+	Len  int
+}
+
+// WriteEach writes the columns specs name, of a table of n ordinals, to
+// path atomically, as Write does, asking load for each column's values in
+// turn (in any order, specs[k].Len of them; sorted in place) and holding
+// none of them past its own: a caller that keeps its columns elsewhere
+// (on disk) holds one column at a time.
+func WriteEach(path string, n int, specs []Spec, load func(k int) ([]Entry, error)) error {
 	err := disk.ReplaceFile(path, disk.PrivateFile, func(f *os.File) error {
 		// Columns are mapped and read at random, as tables are: written in
 		// huge-page-sized pieces (disk.HugeChunk).
 		w := disk.NewChunkWriter(f, disk.HugeChunk)
-		hdr := make([]byte, 0, 24+dirEntry*len(cols))
+		hdr := make([]byte, 0, 24+dirEntry*len(specs))
 		hdr = append(hdr, magic...)
 		hdr = binary.LittleEndian.AppendUint64(hdr, uint64(n))
-		hdr = binary.LittleEndian.AppendUint64(hdr, uint64(len(cols)))
+		hdr = binary.LittleEndian.AppendUint64(hdr, uint64(len(specs)))
 		off := uint64(cap(hdr))
 		var names []byte
-		for _, c := range cols {
+		for _, c := range specs {
 			names = append(names, c.Name...)
 		}
 		nameOff := off
 		off = disk.Pad8(off + uint64(len(names)))
-		for _, c := range cols {
+		for _, c := range specs {
 			hdr = binary.LittleEndian.AppendUint64(hdr, nameOff)
 			hdr = binary.LittleEndian.AppendUint64(hdr, uint64(len(c.Name)))
-			hdr = binary.LittleEndian.AppendUint64(hdr, uint64(len(c.Entries)))
+			hdr = binary.LittleEndian.AppendUint64(hdr, uint64(c.Len))
 			hdr = binary.LittleEndian.AppendUint64(hdr, off)
 			nameOff += uint64(len(c.Name))
-			off = disk.Pad8(off + uint64(len(c.Entries))*12)
+			off = disk.Pad8(off + uint64(c.Len)*12)
 		}
 		at := uint64(len(hdr) + len(names))
 		w.Write(hdr)
 		w.Write(names)
-		for _, c := range cols {
+		for k, c := range specs {
+			es, err := load(k)
+			if err != nil {
+				return err
+			}
+			if len(es) != c.Len {
+				return fmt.Errorf("column %s: %d values, %d announced", c.Name, len(es), c.Len)
+			}
+			sortEntries(es)
 			w.Write(make([]byte, disk.Pad8(at)-at))
-			buf := make([]byte, 0, 64<<10)
-			flush := func(limit int) {
-				if len(buf) > limit {
-					w.Write(buf)
-					buf = buf[:0]
-				}
-			}
-			for _, e := range c.Entries {
-				buf = binary.LittleEndian.AppendUint64(buf, uint64(e.Value))
-				flush(cap(buf) - 8)
-			}
-			flush(0)
-			for _, e := range c.Entries {
-				buf = binary.LittleEndian.AppendUint32(buf, e.Ord)
-				flush(cap(buf) - 4)
-			}
-			flush(0)
-			at = disk.Pad8(at) + uint64(len(c.Entries))*12
+			writeColumn(w, es)
+			at = disk.Pad8(at) + uint64(len(es))*12
 		}
 		return w.Flush()
 	})
@@ -116,6 +124,27 @@ func Write(path string, n int, cols []Column) error {
 		return fmt.Errorf("value columns %s: %w", path, err)
 	}
 	return nil
+}
+
+// writeColumn writes a column's values, then its ordinals.
+func writeColumn(w *disk.ChunkWriter, es []Entry) {
+	buf := make([]byte, 0, 64<<10)
+	flush := func(limit int) {
+		if len(buf) > limit {
+			w.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	for _, e := range es {
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.Value))
+		flush(cap(buf) - 8)
+	}
+	flush(0)
+	for _, e := range es {
+		buf = binary.LittleEndian.AppendUint32(buf, e.Ord)
+		flush(cap(buf) - 4)
+	}
+	flush(0)
 }
 
 // sortEntries sorts entries by value (equal values in no set order of

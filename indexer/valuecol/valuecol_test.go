@@ -174,3 +174,17 @@ func TestSortEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteEachChecksLengths refuses a column whose values are not as
+// many as its spec announced (the header is written before them).
+func TestWriteEachChecksLengths(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.cols")
+	specs := []Spec{{Name: "x", Len: 2}}
+	err := WriteEach(path, 4, specs, func(int) ([]Entry, error) { return []Entry{{1, 0}}, nil })
+	if err == nil {
+		t.Fatal("a column of 1 value announced as 2 was written")
+	}
+	if _, serr := os.Stat(path); !os.IsNotExist(serr) {
+		t.Fatalf("a file is left at %s: %v", path, serr)
+	}
+}
