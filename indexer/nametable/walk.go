@@ -101,6 +101,7 @@ type walk struct {
 	t       *Table
 	text    []byte
 	f       Filter
+	width   int   // the bytes of the gram lists the walk intersects: 3 or 4
 	stats   Stats // counted here, added to the caller's at the end
 	touch   byte  // keeps flush's reads
 	blocks  int   // blocks intersected in the current walk
@@ -231,8 +232,12 @@ func (w *walk) containsHeld(s *blockScratch, grams []rlist, first, allow rlist, 
 // with the others, until emit returns false. It reports whether it saw
 // every ordinal.
 func (w *walk) prefixMatches(s *blockScratch, grams []rlist, first, allow rlist, from uint32, emit func(o uint32, m Match) bool) bool {
-	// The first trigram is implied by the prefix list.
-	return w.intersect(s, w.withAllow(s, allow, &first, grams[1:]), from, func(o uint32) bool {
+	// The first trigram is implied by the prefix list; a first four-byte
+	// gram is not.
+	if w.width == 3 {
+		grams = grams[1:]
+	}
+	return w.intersect(s, w.withAllow(s, allow, &first, grams), from, func(o uint32) bool {
 		if o < from || w.f.denied(o) {
 			return true
 		}
@@ -267,30 +272,43 @@ func (w *walk) withAllow(s *blockScratch, allow rlist, first *rlist, rest []rlis
 	return lists
 }
 
-// maxLists is the most trigram lists one walk intersects: the rarest of a
-// long text's trigrams; any subset finds every match, as names are
-// verified.
+// maxLists is the most gram lists one walk intersects: the rarest of a
+// long text's grams; any subset finds every match, as names are verified.
 const maxLists = 16
 
-// gramLists returns the posting list of each distinct trigram of text (at
-// most maxLists of them, the shortest), the text's first trigram first, or
-// nil when one has no postings.
+// gramLists returns the posting list of each distinct gram of text (at
+// most maxLists of them, the shortest), the text's first gram first, or
+// nil when one has no postings. The grams are four bytes long when the
+// table has their lists and the text is long enough, else trigrams (see
+// walk.width): a four-byte gram's list is far shorter than those of its
+// two trigrams, and it holds only names that have them next to each other.
 func (w *walk) gramLists(s *blockScratch, text []byte) []rlist {
+	w.width = 3
+	if w.t.hasQuad && len(text) >= 4 {
+		w.width = 4
+	}
 	var seen [64]uint32
 	keys := seen[:0]
-	var card [maxLists]int // the lists' lengths, once there are more trigrams than lists
+	var card [maxLists]int // the lists' lengths, once there are more grams than lists
 	counted := false
 	lists := s.grams[:0]
-	for i := 0; i+3 <= len(text); i++ {
+	for i := 0; i+w.width <= len(text); i++ {
 		g := gram3(text[i:])
+		if w.width == 4 {
+			g = gram4(text[i:])
+		}
 		if slices.Contains(keys, g) {
 			continue
 		}
 		if len(keys) < len(seen) {
 			keys = append(keys, g)
 		}
+		from := &w.t.grams
+		if w.width == 4 {
+			from = &w.t.quads
+		}
 		var l rlist
-		if !l.view(w.t.gramBytes(g)) {
+		if !l.view(from.bytes(g)) {
 			return nil
 		}
 		l.pos = i
@@ -298,8 +316,8 @@ func (w *walk) gramLists(s *blockScratch, text []byte) []rlist {
 			lists = append(lists, l)
 			continue
 		}
-		// Keep the first trigram (the prefix phase replaces it) and the
-		// shortest of the others, counted only for texts this long.
+		// Keep the first gram (the prefix phase replaces a trigram) and
+		// the shortest of the others, counted only for texts this long.
 		if !counted {
 			for k := range lists {
 				card[k] = lists[k].total()
@@ -392,7 +410,7 @@ func (w *walk) block(s *blockScratch, lists []rlist, hi uint32, fn func(o uint32
 	// Move the non-overlapping containers forward, keeping card order.
 	for done := 1; done < len(rs); {
 		j := done
-		for ; j < len(rs) && overlaps(rs[:done], rs[j].pos); j++ {
+		for ; j < len(rs) && overlaps(rs[:done], rs[j].pos, int32(w.width)); j++ {
 		}
 		if j == len(rs) {
 			break
@@ -467,11 +485,11 @@ const (
 // noPos is the text position of a list that overlaps no trigram.
 const noPos = -1 << 20
 
-// overlaps reports whether a trigram at pos shares a byte of the text with
-// one of rs.
-func overlaps(rs []ref, pos int32) bool {
+// overlaps reports whether a gram of width bytes at pos shares a byte of
+// the text with one of rs.
+func overlaps(rs []ref, pos, width int32) bool {
 	for _, c := range rs {
-		if c.pos-pos < 3 && pos-c.pos < 3 {
+		if c.pos-pos < width && pos-c.pos < width {
 			return true
 		}
 	}

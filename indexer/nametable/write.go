@@ -41,14 +41,23 @@ func Write(ctx context.Context, path string, entries []Entry, mask *roaring.Bitm
 	pace.Pace(ctx)
 	slots, dups := strictIndex(entries)
 	pace.Pace(ctx)
-	grams, prefix := postings(ctx, entries)
+	magic := tableMagic
+	base, narrow := idBase(ids)
+	switch {
+	case !narrow:
+		magic = tableMagicV2
+	case writeLayout != "":
+		magic = writeLayout
+	}
+	p := postings(ctx, entries, magic == tableMagicV5)
 	pace.Pace(ctx)
 
 	// Every bitmap goes in one blob, the file's last section; the lists
 	// say where each one is in it.
 	var blob bitmapBlob
-	gramKeys, gramOffs := blob.addAll(grams)
-	prefixKeys, prefixOffs := blob.addAll(prefix)
+	gramKeys, gramOffs := blob.addAll(p.grams)
+	prefixKeys, prefixOffs := blob.addAll(p.prefix)
+	quadKeys, quadOffs := blob.addAll(p.quads)
 	accessKeys, accessOffs := blob.addAccess(accessLists(entries))
 	var maskBytes []byte
 	if mask != nil {
@@ -59,22 +68,19 @@ func Write(ctx context.Context, path string, entries []Entry, mask *roaring.Bitm
 	for i := range secs {
 		secs[i] = raw(nil)
 	}
-	magic := tableMagic
 	allNames := func(w *sectionWriter) {
 		for _, e := range entries {
 			w.writeString(e.Folded)
 		}
 	}
-	switch base, ok := idBase(ids); {
-	case ok && writeLayout == "":
+	switch magic {
+	case tableMagicV5, tableMagicV4:
 		secs[secCells], secs[secBands], secs[secNames], secs[secOverflow] = writeCells(entries, base, planBands(entries))
-	case ok && writeLayout == tableMagicV3:
-		magic = tableMagicV3
+	case tableMagicV3:
 		secs[secRecs] = raw(disk.AsBytes(pairRecs(ids, offsets, base)))
 		secs[secIDBase] = raw(binary.LittleEndian.AppendUint64(nil, uint64(base)))
 		secs[secNames] = allNames
 	default:
-		magic = tableMagicV2
 		secs[secIDs] = raw(disk.AsBytes(ids))
 		secs[secOffsets] = raw(disk.AsBytes(offsets))
 		secs[secNames] = allNames
@@ -84,6 +90,8 @@ func Write(ctx context.Context, path string, entries []Entry, mask *roaring.Bitm
 	secs[secGramOffs] = raw(disk.AsBytes(gramOffs))
 	secs[secPrefixKeys] = raw(disk.AsBytes(prefixKeys))
 	secs[secPrefixOffs] = raw(disk.AsBytes(prefixOffs))
+	secs[secQuadKeys] = raw(disk.AsBytes(quadKeys))
+	secs[secQuadOffs] = raw(disk.AsBytes(quadOffs))
 	secs[secAccessKeys] = raw(disk.AsBytes(accessKeys))
 	secs[secAccessOffs] = raw(disk.AsBytes(accessOffs))
 	secs[secMask] = raw(maskBytes)
@@ -104,7 +112,7 @@ func Write(ctx context.Context, path string, entries []Entry, mask *roaring.Bitm
 const namesPerPace = 4096
 
 // writeLayout, when set, is the magic of an older layout to write
-// instead (tests of reading those): GDSTBL03 or GDSTBL02.
+// instead (tests of reading those): GDSTBL04, GDSTBL03 or GDSTBL02.
 var writeLayout = ""
 
 // idBase returns the smallest ID, or ok false when the IDs span more than
@@ -299,6 +307,7 @@ var writeOrder = [secCount]int{
 	secIDs, secOffsets, secNames, secSlots,
 	secGramKeys, secGramOffs, secPrefixKeys, secPrefixOffs, secAccessKeys, secAccessOffs,
 	secMask, secDupKeys, secDupOffs, secDupList, secOverflow,
+	secQuadKeys, secQuadOffs,
 	secBitmaps,
 }
 
@@ -311,11 +320,15 @@ func raw(b []byte) section { return func(w *sectionWriter) { w.write(b) } }
 // temporary file beside path, syncs it and renames it into place.
 func writeFile(path, magic string, n uint64, secs *[secCount]section) error {
 	return disk.ReplaceFile(path, disk.PrivateFile, func(f *os.File) error {
-		var header [headerFields * 2]uint64
-		hdrLen := len(tableMagic) + 8 + len(header)*8
+		fields := fieldsOf(magic)
+		header := make([]uint64, 2*fields)
+		hdrLen := len(magic) + 8 + len(header)*8
 		w := &sectionWriter{w: disk.NewChunkWriter(f, disk.HugeChunk)}
 		w.write(make([]byte, hdrLen)) // filled in last
 		for _, i := range writeOrder {
+			if i >= fields {
+				continue // a section older tables lack (empty: see Write)
+			}
 			w.align()
 			start := w.n
 			secs[i](w)
@@ -405,15 +418,48 @@ func RankOrdinals(entries []Entry) []uint32 {
 	return ord
 }
 
-// postings builds the trigram and first-trigram posting lists, splitting
-// the ordinals into ranges built in parallel and joined in order.
-func postings(ctx context.Context, entries []Entry) (grams, prefix map[uint32]*roaring.Bitmap) {
+// gramPostings are a table's posting lists by key: trigram, first
+// trigram, four-byte gram.
+type gramPostings struct {
+	grams, prefix, quads map[uint32]*roaring.Bitmap
+}
+
+// add adds ordinal o's name to the lists; quads: the four-byte grams too.
+func (p *gramPostings) add(name string, o uint32, quads bool) {
+	for j := 0; j+3 <= len(name); j++ {
+		g := uint32(name[j])<<16 | uint32(name[j+1])<<8 | uint32(name[j+2])
+		addTo(p.grams, g, o)
+		if quads && j+4 <= len(name) {
+			addTo(p.quads, g<<8|uint32(name[j+3]), o)
+		}
+	}
+	if len(name) >= 3 {
+		addTo(p.prefix, uint32(name[0])<<16|uint32(name[1])<<8|uint32(name[2]), o)
+	}
+}
+
+// join adds q's lists, of higher ordinals, to p's.
+func (p *gramPostings) join(q gramPostings) {
+	for _, m := range []struct{ to, from map[uint32]*roaring.Bitmap }{{p.grams, q.grams}, {p.prefix, q.prefix}, {p.quads, q.quads}} {
+		for k, bm := range m.from {
+			if have := m.to[k]; have != nil {
+				have.Or(bm)
+			} else {
+				m.to[k] = bm
+			}
+		}
+	}
+}
+
+// postings builds the trigram, first-trigram and (quads) four-byte gram
+// posting lists, splitting the ordinals into ranges built in parallel and
+// joined in order.
+func postings(ctx context.Context, entries []Entry, quads bool) gramPostings {
 	parts := runtime.GOMAXPROCS(0)
 	if len(entries) < 100000 {
 		parts = 1
 	}
-	type result struct{ grams, prefix map[uint32]*roaring.Bitmap }
-	results := make([]result, parts)
+	results := make([]gramPostings, parts)
 	var wg sync.WaitGroup
 	chunk := (len(entries) + parts - 1) / parts
 	for p := 0; p < parts; p++ {
@@ -421,40 +467,20 @@ func postings(ctx context.Context, entries []Entry) (grams, prefix map[uint32]*r
 		wg.Add(1)
 		go func(p, lo, hi int) {
 			defer wg.Done()
-			g, f := map[uint32]*roaring.Bitmap{}, map[uint32]*roaring.Bitmap{}
+			r := gramPostings{grams: map[uint32]*roaring.Bitmap{}, prefix: map[uint32]*roaring.Bitmap{}, quads: map[uint32]*roaring.Bitmap{}}
 			tick := pace.Every(ctx, namesPerPace)
 			for i := lo; i < hi; i++ {
 				tick()
-				name := entries[i].Folded
-				for j := 0; j+3 <= len(name); j++ {
-					addTo(g, uint32(name[j])<<16|uint32(name[j+1])<<8|uint32(name[j+2]), uint32(i))
-				}
-				if len(name) >= 3 {
-					addTo(f, uint32(name[0])<<16|uint32(name[1])<<8|uint32(name[2]), uint32(i))
-				}
+				r.add(entries[i].Folded, uint32(i), quads)
 			}
-			results[p] = result{g, f}
+			results[p] = r
 		}(p, lo, hi)
 	}
 	wg.Wait()
-	grams, prefix = results[0].grams, results[0].prefix
 	for _, r := range results[1:] {
-		for k, bm := range r.grams {
-			if have := grams[k]; have != nil {
-				have.Or(bm)
-			} else {
-				grams[k] = bm
-			}
-		}
-		for k, bm := range r.prefix {
-			if have := prefix[k]; have != nil {
-				have.Or(bm)
-			} else {
-				prefix[k] = bm
-			}
-		}
+		results[0].join(r)
 	}
-	return grams, prefix
+	return results[0]
 }
 
 // sectionWriter counts what it writes and keeps the first error.
