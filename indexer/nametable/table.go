@@ -38,7 +38,8 @@ import (
 //   - quads (GDSTBL05): four bytes of the folded name → ordinals of names
 //     containing them, which a text of four bytes or more is searched by:
 //     far shorter lists than its trigrams', and a text of four bytes
-//     needs no intersection at all;
+//     needs no intersection at all; and first four bytes → ordinals of
+//     names starting with them, for its prefix matches;
 //   - access (structures): character ID → ordinals it may access;
 //   - mask (language overlays): ordinals of the base table this overlay
 //     replaces.
@@ -70,7 +71,8 @@ type Table struct {
 	grams   postingLists[uint32]
 	prefix  postingLists[uint32]
 	quads   postingLists[uint32]
-	hasQuad bool // quads holds every four-byte gram's list (GDSTBL05)
+	prefix4 postingLists[uint32] // by the first four bytes
+	hasQuad bool                 // quads and prefix4 hold every list (GDSTBL05)
 	mask    *roaring.Bitmap
 	// accessLists holds, by character, the ordinals it may access.
 	accessLists postingLists[int64]
@@ -88,8 +90,9 @@ type Table struct {
 // gram, prefix, quad and access offsets count from that section's start.
 //
 // GDSTBL05 is GDSTBL04 with the four-byte gram lists (secQuadKeys,
-// secQuadOffs: two more header fields; keys pack the bytes big-endian,
-// gram4). GDSTBL04 holds the IDs and names in cells (secCells,
+// secQuadOffs) and the first-four-byte lists (secPrefix4Keys,
+// secPrefix4Offs): four more header fields; keys pack the bytes
+// big-endian (gram4). GDSTBL04 holds the IDs and names in cells (secCells,
 // secBands, and the names that overflow their cells in secNames, indexed
 // by secOverflow; see cells.go). GDSTBL03 holds the IDs and name offsets as pairs
 // (secRecs) and the IDs' base (secIDBase); GDSTBL02 and GDSTBL01 hold
@@ -140,6 +143,8 @@ const (
 	secOverflow // GDSTBL04: the names that overflow their cells
 	secQuadKeys // GDSTBL05: the four-byte gram lists
 	secQuadOffs
+	secPrefix4Keys // GDSTBL05: the first-four-byte lists
+	secPrefix4Offs
 	secCount
 
 	// GDSTBL03's sections in the places of secIDs and secOffsets.
@@ -484,6 +489,9 @@ func parseTable(mm []byte) (*Table, error) {
 		return nil, err
 	}
 	if t.quads, err = newPostingLists("four-byte gram", disk.FromBytes[uint32](secs[secQuadKeys]), disk.FromBytes[uint64](secs[secQuadOffs]), blob, t.n, quotedQuad); err != nil {
+		return nil, err
+	}
+	if t.prefix4, err = newPostingLists("four-byte prefix", disk.FromBytes[uint32](secs[secPrefix4Keys]), disk.FromBytes[uint64](secs[secPrefix4Offs]), blob, t.n, quotedQuad); err != nil {
 		return nil, err
 	}
 	if m := secs[secMask]; len(m) > 0 {

@@ -115,12 +115,12 @@ const maxHeld = 512
 
 // contains emits the exact and prefix matches, then the other matches.
 //
-// With a limit of at most maxHeld it walks the text's trigram lists once:
+// With a limit of at most maxHeld it walks the text's gram lists once:
 // exact and prefix matches go to emit as they come, the others are held
 // back, in order, until limit of them are; past that ordinal only an
 // exact or prefix match can still be among the first limit, so it goes on
-// with only the names that start with the text's first trigram (their
-// prefix list, far shorter than that trigram's list), each further match
+// with only the names that start with the text's first gram (their
+// prefix list, far shorter than that gram's list), each further match
 // dropping the last match held; then the held matches go to emit. Without
 // a limit (or above maxHeld) it walks the prefix list and then all the
 // lists from the start, as holding every match would take unbounded
@@ -128,7 +128,7 @@ const maxHeld = 512
 func (w *walk) contains(s *blockScratch, limit int, emit func(o uint32, m Match) bool) {
 	grams := w.gramLists(s, w.text)
 	if grams == nil {
-		return // some trigram of the text occurs in no name
+		return // some gram of the text occurs in no name
 	}
 	var allow rlist
 	if w.f.allow != nil && !allow.view(w.f.allowRaw) {
@@ -136,7 +136,7 @@ func (w *walk) contains(s *blockScratch, limit int, emit func(o uint32, m Match)
 	}
 	allow.pos = noPos
 	var first rlist
-	if b := w.t.prefixBytes(gram3(w.text)); b != nil {
+	if b := w.prefixList(); b != nil {
 		if !first.view(b) {
 			return
 		}
@@ -163,15 +163,24 @@ func (w *walk) contains(s *blockScratch, limit int, emit func(o uint32, m Match)
 		}
 		name := w.t.Name(o)
 		w.stats.Verified++
-		if bytes.HasPrefix(name, w.text) || !bytes.Contains(name, w.text) {
+		if bytes.HasPrefix(name, w.text) || !w.holds(name) {
 			return true // prefix matches were all taken above
 		}
 		return emit(o, MatchContains)
 	})
 }
 
+// prefixList is the list of names that start with the text's first gram,
+// as stored, or nil.
+func (w *walk) prefixList() []byte {
+	if w.width == 4 {
+		return w.t.prefix4.bytes(gram4(w.text))
+	}
+	return w.t.prefixBytes(gram3(w.text))
+}
+
 // containsHeld is contains with a limit of at most maxHeld, for a text
-// some name starts with the first trigram of.
+// some name starts with the first gram of.
 func (w *walk) containsHeld(s *blockScratch, grams []rlist, first, allow rlist, limit int, emit func(o uint32, m Match) bool) {
 	held := s.held[:0]
 	emitted := 0
@@ -198,7 +207,7 @@ func (w *walk) containsHeld(s *blockScratch, grams []rlist, first, allow rlist, 
 			if !prefix(o, prefixClass(name, w.text)) {
 				return false
 			}
-		} else if bytes.Contains(name, w.text) {
+		} else if w.holds(name) {
 			held = append(held, o)
 		} else {
 			return true
@@ -228,16 +237,12 @@ func (w *walk) containsHeld(s *blockScratch, grams []rlist, first, allow rlist, 
 }
 
 // prefixMatches calls emit with the exact and prefix matches from ordinal
-// from on, walking the prefix list of the text's first trigram (first)
+// from on, walking the prefix list of the text's first gram (first)
 // with the others, until emit returns false. It reports whether it saw
 // every ordinal.
 func (w *walk) prefixMatches(s *blockScratch, grams []rlist, first, allow rlist, from uint32, emit func(o uint32, m Match) bool) bool {
-	// The first trigram is implied by the prefix list; a first four-byte
-	// gram is not.
-	if w.width == 3 {
-		grams = grams[1:]
-	}
-	return w.intersect(s, w.withAllow(s, allow, &first, grams), from, func(o uint32) bool {
+	// The first gram is implied by the prefix list.
+	return w.intersect(s, w.withAllow(s, allow, &first, grams[1:]), from, func(o uint32) bool {
 		if o < from || w.f.denied(o) {
 			return true
 		}
@@ -248,6 +253,14 @@ func (w *walk) prefixMatches(s *blockScratch, grams []rlist, first, allow rlist,
 		}
 		return emit(o, prefixClass(name, w.text))
 	})
+}
+
+// holds reports whether a candidate's name contains the text: always, when
+// the text is a single gram and the walk has no allow list (its one list
+// is then every candidate's, and holds the names that contain the text;
+// beside an allow list it may be left out, see block).
+func (w *walk) holds(name []byte) bool {
+	return (len(w.text) == w.width && w.f.allow == nil) || bytes.Contains(name, w.text)
 }
 
 // prefixClass is the class of a name that starts with text.

@@ -58,6 +58,7 @@ func Write(ctx context.Context, path string, entries []Entry, mask *roaring.Bitm
 	gramKeys, gramOffs := blob.addAll(p.grams)
 	prefixKeys, prefixOffs := blob.addAll(p.prefix)
 	quadKeys, quadOffs := blob.addAll(p.quads)
+	prefix4Keys, prefix4Offs := blob.addAll(p.prefix4)
 	accessKeys, accessOffs := blob.addAccess(accessLists(entries))
 	var maskBytes []byte
 	if mask != nil {
@@ -92,6 +93,8 @@ func Write(ctx context.Context, path string, entries []Entry, mask *roaring.Bitm
 	secs[secPrefixOffs] = raw(disk.AsBytes(prefixOffs))
 	secs[secQuadKeys] = raw(disk.AsBytes(quadKeys))
 	secs[secQuadOffs] = raw(disk.AsBytes(quadOffs))
+	secs[secPrefix4Keys] = raw(disk.AsBytes(prefix4Keys))
+	secs[secPrefix4Offs] = raw(disk.AsBytes(prefix4Offs))
 	secs[secAccessKeys] = raw(disk.AsBytes(accessKeys))
 	secs[secAccessOffs] = raw(disk.AsBytes(accessOffs))
 	secs[secMask] = raw(maskBytes)
@@ -307,7 +310,7 @@ var writeOrder = [secCount]int{
 	secIDs, secOffsets, secNames, secSlots,
 	secGramKeys, secGramOffs, secPrefixKeys, secPrefixOffs, secAccessKeys, secAccessOffs,
 	secMask, secDupKeys, secDupOffs, secDupList, secOverflow,
-	secQuadKeys, secQuadOffs,
+	secQuadKeys, secQuadOffs, secPrefix4Keys, secPrefix4Offs,
 	secBitmaps,
 }
 
@@ -419,12 +422,12 @@ func RankOrdinals(entries []Entry) []uint32 {
 }
 
 // gramPostings are a table's posting lists by key: trigram, first
-// trigram, four-byte gram.
+// trigram, four-byte gram, first four bytes.
 type gramPostings struct {
-	grams, prefix, quads map[uint32]*roaring.Bitmap
+	grams, prefix, quads, prefix4 map[uint32]*roaring.Bitmap
 }
 
-// add adds ordinal o's name to the lists; quads: the four-byte grams too.
+// add adds ordinal o's name to the lists; quads: the four-byte ones too.
 func (p *gramPostings) add(name string, o uint32, quads bool) {
 	for j := 0; j+3 <= len(name); j++ {
 		g := uint32(name[j])<<16 | uint32(name[j+1])<<8 | uint32(name[j+2])
@@ -436,11 +439,14 @@ func (p *gramPostings) add(name string, o uint32, quads bool) {
 	if len(name) >= 3 {
 		addTo(p.prefix, uint32(name[0])<<16|uint32(name[1])<<8|uint32(name[2]), o)
 	}
+	if quads && len(name) >= 4 {
+		addTo(p.prefix4, uint32(name[0])<<24|uint32(name[1])<<16|uint32(name[2])<<8|uint32(name[3]), o)
+	}
 }
 
 // join adds q's lists, of higher ordinals, to p's.
 func (p *gramPostings) join(q gramPostings) {
-	for _, m := range []struct{ to, from map[uint32]*roaring.Bitmap }{{p.grams, q.grams}, {p.prefix, q.prefix}, {p.quads, q.quads}} {
+	for _, m := range []struct{ to, from map[uint32]*roaring.Bitmap }{{p.grams, q.grams}, {p.prefix, q.prefix}, {p.quads, q.quads}, {p.prefix4, q.prefix4}} {
 		for k, bm := range m.from {
 			if have := m.to[k]; have != nil {
 				have.Or(bm)
@@ -451,8 +457,8 @@ func (p *gramPostings) join(q gramPostings) {
 	}
 }
 
-// postings builds the trigram, first-trigram and (quads) four-byte gram
-// posting lists, splitting the ordinals into ranges built in parallel and
+// postings builds the trigram and first-trigram posting lists, and with
+// quads the four-byte gram and first-four-byte ones, splitting the ordinals into ranges built in parallel and
 // joined in order.
 func postings(ctx context.Context, entries []Entry, quads bool) gramPostings {
 	parts := runtime.GOMAXPROCS(0)
@@ -467,7 +473,8 @@ func postings(ctx context.Context, entries []Entry, quads bool) gramPostings {
 		wg.Add(1)
 		go func(p, lo, hi int) {
 			defer wg.Done()
-			r := gramPostings{grams: map[uint32]*roaring.Bitmap{}, prefix: map[uint32]*roaring.Bitmap{}, quads: map[uint32]*roaring.Bitmap{}}
+			r := gramPostings{grams: map[uint32]*roaring.Bitmap{}, prefix: map[uint32]*roaring.Bitmap{},
+				quads: map[uint32]*roaring.Bitmap{}, prefix4: map[uint32]*roaring.Bitmap{}}
 			tick := pace.Every(ctx, namesPerPace)
 			for i := lo; i < hi; i++ {
 				tick()
