@@ -163,7 +163,7 @@ func (w *walk) contains(s *blockScratch, limit int, emit func(o uint32, m Match)
 		}
 		name := w.t.Name(o)
 		w.stats.Verified++
-		if bytes.HasPrefix(name, w.text) || !w.holds(name) {
+		if w.startsWith(name) || !w.holds(name) {
 			return true // prefix matches were all taken above
 		}
 		return emit(o, MatchContains)
@@ -203,7 +203,7 @@ func (w *walk) containsHeld(s *blockScratch, grams []rlist, first, allow rlist, 
 		}
 		name := w.t.Name(o)
 		w.stats.Verified++
-		if bytes.HasPrefix(name, w.text) {
+		if w.startsWith(name) {
 			if !prefix(o, prefixClass(name, w.text)) {
 				return false
 			}
@@ -248,11 +248,18 @@ func (w *walk) prefixMatches(s *blockScratch, grams []rlist, first, allow rlist,
 		}
 		name := w.t.Name(o)
 		w.stats.Verified++
-		if !bytes.HasPrefix(name, w.text) {
+		if !w.startsWith(name) {
 			return true
 		}
 		return emit(o, prefixClass(name, w.text))
 	})
+}
+
+// startsWith reports whether a candidate's name starts with the text; most
+// do not, and differ in the first byte, which the cell's read brought in
+// with the length.
+func (w *walk) startsWith(name []byte) bool {
+	return len(name) >= len(w.text) && name[0] == w.text[0] && bytes.Equal(name[:len(w.text)], w.text)
 }
 
 // holds reports whether a candidate's name contains the text: always, when
