@@ -14,7 +14,8 @@ import (
 
 // A table searched by its four-byte gram lists (GDSTBL05) answers every
 // contains search as the same table searched by its trigram lists alone
-// (GDSTBL04) does: the same ordinals, classes and order, with and without
+// (GDSTBL04) does, where it keeps a four-byte gram's list and where it
+// leaves it out: the same ordinals, classes and order, with and without
 // a limit and a filter, over several 65,536-ordinal blocks of names with
 // non-ASCII letters, for texts of three bytes (trigrams either way) to
 // longer than sixteen grams.
@@ -51,6 +52,16 @@ func TestQuadsAnswerAsTrigrams(t *testing.T) {
 	quads, trigrams := open(""), open(tableMagicV4)
 	if !quads.hasQuad || trigrams.hasQuad {
 		t.Fatal("the tables are not of the two kinds")
+	}
+	// Some four-byte lists are kept, some left out for a trigram's.
+	kept := 0
+	for i := range quads.quads.keys {
+		if quads.quads.offs[2*i+1] > 0 {
+			kept++
+		}
+	}
+	if kept == 0 || kept == len(quads.quads.keys) {
+		t.Fatalf("%d of %d four-byte lists kept", kept, len(quads.quads.keys))
 	}
 	texts := []string{"kar", "ari ", "rakari", "a-é", "ßωa", "ωajun", "to to", "zzzz", "kaka kaka", "rijun sa"}
 	for len(texts) < 150 {

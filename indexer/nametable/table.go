@@ -38,8 +38,10 @@ import (
 //   - quads (GDSTBL05): four bytes of the folded name → ordinals of names
 //     containing them, which a text of four bytes or more is searched by:
 //     far shorter lists than its trigrams', and a text of four bytes
-//     needs no intersection at all; and first four bytes → ordinals of
-//     names starting with them, for its prefix matches;
+//     needs no intersection at all; a list that would hold more than a
+//     quarter of its shorter trigram's is left out (an empty list: the
+//     walk takes its two trigrams', see quadShare); and first four bytes
+//     → ordinals of names starting with them, for its prefix matches;
 //   - access (structures): character ID → ordinals it may access;
 //   - mask (language overlays): ordinals of the base table this overlay
 //     replaces.
@@ -92,7 +94,7 @@ type Table struct {
 // GDSTBL05 is GDSTBL04 with the four-byte gram lists (secQuadKeys,
 // secQuadOffs) and the first-four-byte lists (secPrefix4Keys,
 // secPrefix4Offs): four more header fields; keys pack the bytes
-// big-endian (gram4). GDSTBL04 holds the IDs and names in cells (secCells,
+// big-endian (gram4); a four-byte gram's list may be empty (left out). GDSTBL04 holds the IDs and names in cells (secCells,
 // secBands, and the names that overflow their cells in secNames, indexed
 // by secOverflow; see cells.go). GDSTBL03 holds the IDs and name offsets as pairs
 // (secRecs) and the IDs' base (secIDBase); GDSTBL02 and GDSTBL01 hold
@@ -249,8 +251,9 @@ type postingLists[K uint32 | int64] struct {
 }
 
 // newPostingLists checks every list (see check) for a table of n names,
-// once, so that walks need not; keyText names a key in errors.
-func newPostingLists[K uint32 | int64](what string, keys []K, offs []uint64, blob []byte, n int, keyText func(K) string) (postingLists[K], error) {
+// once, so that walks need not; keyText names a key in errors. With
+// omitted, a list may be empty: left out (see Write).
+func newPostingLists[K uint32 | int64](what string, keys []K, offs []uint64, blob []byte, n int, keyText func(K) string, omitted bool) (postingLists[K], error) {
 	if len(offs) != 2*len(keys) {
 		return postingLists[K]{}, fmt.Errorf("%s list index is inconsistent", what)
 	}
@@ -261,6 +264,9 @@ func newPostingLists[K uint32 | int64](what string, keys []K, offs []uint64, blo
 		off, l := offs[2*i], offs[2*i+1]
 		if off > uint64(len(blob)) || l > uint64(len(blob))-off {
 			return postingLists[K]{}, fmt.Errorf("%s list %d out of range", what, i)
+		}
+		if l == 0 && omitted {
+			continue
 		}
 		if err := check(blob[off:off+l], n); err != nil {
 			return postingLists[K]{}, fmt.Errorf("%s list of %s: %w", what, keyText(keys[i]), err)
@@ -479,19 +485,19 @@ func parseTable(mm []byte) (*Table, error) {
 	}
 	blob := secs[secBitmaps]
 	var err error
-	if t.accessLists, err = newPostingLists("access", disk.FromBytes[int64](secs[secAccessKeys]), disk.FromBytes[uint64](secs[secAccessOffs]), blob, t.n, characterText); err != nil {
+	if t.accessLists, err = newPostingLists("access", disk.FromBytes[int64](secs[secAccessKeys]), disk.FromBytes[uint64](secs[secAccessOffs]), blob, t.n, characterText, false); err != nil {
 		return nil, err
 	}
-	if t.grams, err = newPostingLists("trigram", disk.FromBytes[uint32](secs[secGramKeys]), disk.FromBytes[uint64](secs[secGramOffs]), blob, t.n, quotedGram); err != nil {
+	if t.grams, err = newPostingLists("trigram", disk.FromBytes[uint32](secs[secGramKeys]), disk.FromBytes[uint64](secs[secGramOffs]), blob, t.n, quotedGram, false); err != nil {
 		return nil, err
 	}
-	if t.prefix, err = newPostingLists("prefix", disk.FromBytes[uint32](secs[secPrefixKeys]), disk.FromBytes[uint64](secs[secPrefixOffs]), blob, t.n, quotedGram); err != nil {
+	if t.prefix, err = newPostingLists("prefix", disk.FromBytes[uint32](secs[secPrefixKeys]), disk.FromBytes[uint64](secs[secPrefixOffs]), blob, t.n, quotedGram, false); err != nil {
 		return nil, err
 	}
-	if t.quads, err = newPostingLists("four-byte gram", disk.FromBytes[uint32](secs[secQuadKeys]), disk.FromBytes[uint64](secs[secQuadOffs]), blob, t.n, quotedQuad); err != nil {
+	if t.quads, err = newPostingLists("four-byte gram", disk.FromBytes[uint32](secs[secQuadKeys]), disk.FromBytes[uint64](secs[secQuadOffs]), blob, t.n, quotedQuad, true); err != nil {
 		return nil, err
 	}
-	if t.prefix4, err = newPostingLists("four-byte prefix", disk.FromBytes[uint32](secs[secPrefix4Keys]), disk.FromBytes[uint64](secs[secPrefix4Offs]), blob, t.n, quotedQuad); err != nil {
+	if t.prefix4, err = newPostingLists("four-byte prefix", disk.FromBytes[uint32](secs[secPrefix4Keys]), disk.FromBytes[uint64](secs[secPrefix4Offs]), blob, t.n, quotedQuad, false); err != nil {
 		return nil, err
 	}
 	if m := secs[secMask]; len(m) > 0 {

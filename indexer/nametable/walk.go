@@ -102,6 +102,7 @@ type walk struct {
 	text    []byte
 	f       Filter
 	width   int   // the bytes of the gram lists the walk intersects: 3 or 4
+	exact   bool  // its one list holds exactly the names containing the text
 	stats   Stats // counted here, added to the caller's at the end
 	touch   byte  // keeps flush's reads
 	blocks  int   // blocks intersected in the current walk
@@ -267,7 +268,7 @@ func (w *walk) startsWith(name []byte) bool {
 // is then every candidate's, and holds the names that contain the text;
 // beside an allow list it may be left out, see block).
 func (w *walk) holds(name []byte) bool {
-	return (len(w.text) == w.width && w.f.allow == nil) || bytes.Contains(name, w.text)
+	return (w.exact && w.f.allow == nil) || bytes.Contains(name, w.text)
 }
 
 // prefixClass is the class of a name that starts with text.
@@ -302,59 +303,91 @@ const maxLists = 16
 // table has their lists and the text is long enough, else trigrams (see
 // walk.width): a four-byte gram's list is far shorter than those of its
 // two trigrams, and it holds only names that have them next to each other.
+// Where the table leaves a four-byte gram's list out, its two trigrams'
+// lists stand in.
 func (w *walk) gramLists(s *blockScratch, text []byte) []rlist {
 	w.width = 3
 	if w.t.hasQuad && len(text) >= 4 {
 		w.width = 4
 	}
-	var seen [64]uint32
-	keys := seen[:0]
-	var card [maxLists]int // the lists' lengths, once there are more grams than lists
-	counted := false
-	lists := s.grams[:0]
+	w.exact = len(text) == w.width
+	g := gramSet{lists: s.grams[:0]}
 	for i := 0; i+w.width <= len(text); i++ {
-		g := gram3(text[i:])
-		if w.width == 4 {
-			g = gram4(text[i:])
-		}
-		if slices.Contains(keys, g) {
-			continue
-		}
-		if len(keys) < len(seen) {
-			keys = append(keys, g)
-		}
-		from := &w.t.grams
-		if w.width == 4 {
-			from = &w.t.quads
-		}
-		var l rlist
-		if !l.view(from.bytes(g)) {
+		if !w.addGram(&g, text, i) {
 			return nil
 		}
-		l.pos = i
-		if len(lists) < cap(lists) {
-			lists = append(lists, l)
-			continue
+	}
+	return g.lists
+}
+
+// addGram adds the list of the gram at text[i:] to g: its trigram's, its
+// four-byte gram's, or where the table leaves that out, its two trigrams'.
+// It reports false for a gram no name has.
+func (w *walk) addGram(g *gramSet, text []byte, i int) bool {
+	if w.width == 3 {
+		return g.addTrigram(w.t, text, i)
+	}
+	q := gram4(text[i:])
+	if b := w.t.quads.bytes(q); b == nil || len(b) > 0 {
+		return g.add(uint64(q), b, i)
+	}
+	w.exact = false
+	return g.addTrigram(w.t, text, i) && g.addTrigram(w.t, text, i+1)
+}
+
+// gramSet collects a text's distinct gram lists for gramLists; keys tell
+// trigrams (1<<32 set) from four-byte grams.
+type gramSet struct {
+	seen    [64]uint64
+	nseen   int
+	lists   []rlist
+	card    [maxLists]int // the lists' lengths, once there are more grams than lists
+	counted bool
+}
+
+// addTrigram adds the list of the trigram at text[i:].
+func (g *gramSet) addTrigram(t *Table, text []byte, i int) bool {
+	k := gram3(text[i:])
+	return g.add(1<<32|uint64(k), t.grams.bytes(k), i)
+}
+
+// add adds the list b of gram key at text position pos, unless it has
+// it; it reports false for a gram no name has (b nil or empty).
+func (g *gramSet) add(key uint64, b []byte, pos int) bool {
+	if slices.Contains(g.seen[:g.nseen], key) {
+		return true
+	}
+	if g.nseen < len(g.seen) {
+		g.seen[g.nseen] = key
+		g.nseen++
+	}
+	var l rlist
+	if !l.view(b) {
+		return false
+	}
+	l.pos = pos
+	if len(g.lists) < cap(g.lists) {
+		g.lists = append(g.lists, l)
+		return true
+	}
+	// Keep the first gram (the prefix phase replaces it) and the shortest
+	// of the others, counted only for texts this long.
+	if !g.counted {
+		for k := range g.lists {
+			g.card[k] = g.lists[k].total()
 		}
-		// Keep the first gram (the prefix phase replaces a trigram) and
-		// the shortest of the others, counted only for texts this long.
-		if !counted {
-			for k := range lists {
-				card[k] = lists[k].total()
-			}
-			counted = true
-		}
-		j := 1
-		for k := 2; k < len(lists); k++ {
-			if card[k] > card[j] {
-				j = k
-			}
-		}
-		if n := l.total(); n < card[j] {
-			lists[j], card[j] = l, n
+		g.counted = true
+	}
+	j := 1
+	for k := 2; k < len(g.lists); k++ {
+		if g.card[k] > g.card[j] {
+			j = k
 		}
 	}
-	return lists
+	if n := l.total(); n < g.card[j] {
+		g.lists[j], g.card[j] = l, n
+	}
+	return true
 }
 
 // intersect calls fn with each ordinal present in every list, ascending,

@@ -50,6 +50,7 @@ func Write(ctx context.Context, path string, entries []Entry, mask *roaring.Bitm
 		magic = writeLayout
 	}
 	p := postings(ctx, entries, magic == tableMagicV5)
+	p.omitImplied()
 	pace.Pace(ctx)
 
 	// Every bitmap goes in one blob, the file's last section; the lists
@@ -283,6 +284,10 @@ func (b *bitmapBlob) addAll(m map[uint32]*roaring.Bitmap) (keys []uint32, offs [
 	slices.Sort(keys)
 	for _, k := range keys {
 		bm := m[k]
+		if bm == nil { // left out: an empty list
+			offs = append(offs, b.size, 0)
+			continue
+		}
 		bm.RunOptimize()
 		off, n := b.add(bm)
 		offs = append(offs, off, n)
@@ -441,6 +446,27 @@ func (p *gramPostings) add(name string, o uint32, quads bool) {
 	}
 	if quads && len(name) >= 4 {
 		addTo(p.prefix4, uint32(name[0])<<24|uint32(name[1])<<16|uint32(name[2])<<8|uint32(name[3]), o)
+	}
+}
+
+// quadShare: a four-byte gram's list is kept when it holds at most
+// 1/quadShare of the ordinals of its shorter trigram's list. Past that it
+// saves a walk less than it costs in memory (a server holds its tables in
+// memory), and its two trigrams' lists stand in for it. At 10M names
+// (2026-11-29, the bench's contains texts, BenchmarkWalkTable): every
+// four-byte list kept adds 239 MB to the character table and takes the
+// walk from about 80 to 46 µs of CPU a text; a share of 2 adds 101 MB
+// (50-54 µs), 4 adds 49 MB (58-61 µs), within the serving memory target.
+const quadShare = 4
+
+// omitImplied leaves out (a nil list, written empty) the four-byte gram
+// lists that are not kept (see quadShare).
+func (p *gramPostings) omitImplied() {
+	for k, bm := range p.quads {
+		shorter := min(p.grams[k>>8].GetCardinality(), p.grams[k&0xffffff].GetCardinality())
+		if bm.GetCardinality()*quadShare > shorter {
+			p.quads[k] = nil
+		}
 	}
 }
 
