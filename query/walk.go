@@ -16,9 +16,11 @@ const (
 // hit is one ranked match in a table. Ordering is class, then name length
 // in runes, then ID — which, within one table, is ordinal order within a
 // class, so lengths are only counted when two tables' hits are merged.
+// The ID is read when the match is found, its cell still in the cache.
 type hit struct {
 	class uint8
 	o     uint32
+	id    int64
 }
 
 // rankKey is what orders hits of different tables.
@@ -29,7 +31,7 @@ type rankKey struct {
 }
 
 func keyOf(t *nametable.Table, h hit) rankKey {
-	return rankKey{class: h.class, runes: utf8.RuneCount(t.Name(h.o)), id: t.ID(h.o)}
+	return rankKey{class: h.class, runes: utf8.RuneCount(t.Name(h.o)), id: h.id}
 }
 
 func (a rankKey) less(b rankKey) bool {
@@ -57,7 +59,7 @@ func (w *walker) add(class uint8, o uint32) bool {
 	if w.hits == nil {
 		w.hits = make([]hit, 0, min(w.limit, 64))
 	}
-	w.hits = append(w.hits, hit{class: class, o: o})
+	w.hits = append(w.hits, hit{class: class, o: o, id: w.t.ID(o)})
 	return len(w.hits) < w.limit
 }
 
@@ -80,7 +82,7 @@ func (w *walker) contains() {
 func (w *walker) ids() []int64 {
 	out := make([]int64, len(w.hits))
 	for i, h := range w.hits {
-		out[i] = w.t.ID(h.o)
+		out[i] = h.id
 	}
 	return out
 }
@@ -116,10 +118,10 @@ func mergeIDs(a, b *walker, limit int) []int64 {
 			}
 		}
 		if takeA {
-			out = append(out, a.t.ID(a.hits[i].o))
+			out = append(out, a.hits[i].id)
 			i, haveA = i+1, false
 		} else {
-			out = append(out, b.t.ID(b.hits[j].o))
+			out = append(out, b.hits[j].id)
 			j, haveB = j+1, false
 		}
 	}

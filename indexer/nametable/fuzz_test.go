@@ -37,8 +37,8 @@ func FuzzOpenTable(f *testing.F) {
 	}
 	f.Add(raw)
 	f.Add(raw[:len(raw)/2])
-	// and as tables before GDSTBL04 hold IDs and names
-	for _, layout := range []string{tableMagicV3, tableMagicV2} {
+	// and as tables before GDSTBL05 hold IDs, names and lists
+	for _, layout := range []string{tableMagicV4, tableMagicV3, tableMagicV2} {
 		writeLayout = layout
 		err = Write(context.Background(), path, entries, access, nil)
 		writeLayout = ""

@@ -33,20 +33,78 @@ var postingsPerPass uint64 = 1 << 24
 // keysOf appends the keys a folded name is listed under to buf.
 type keysOf func(name string, buf []uint32) []uint32
 
-// gramsOf appends the trigrams of name.
-func gramsOf(name string, buf []uint32) []uint32 {
-	for j := 0; j+3 <= len(name); j++ {
-		buf = append(buf, uint32(name[j])<<16|uint32(name[j+1])<<8|uint32(name[j+2]))
-	}
-	return buf
+// A kind of posting list: its keys and how wide they are.
+type listKind struct {
+	keys keysOf
+	bits uint // every key is below 1<<bits (at least 16)
 }
 
-// prefixOf appends the first trigram of name, if it has one.
-func prefixOf(name string, buf []uint32) []uint32 {
-	if len(name) >= 3 {
-		buf = append(buf, uint32(name[0])<<16|uint32(name[1])<<8|uint32(name[2]))
+var (
+	gramsOf = listKind{bits: 24, keys: func(name string, buf []uint32) []uint32 {
+		for j := 0; j+3 <= len(name); j++ {
+			buf = append(buf, gram3(name[j:]))
+		}
+		return buf
+	}}
+	prefixOf = listKind{bits: 24, keys: func(name string, buf []uint32) []uint32 {
+		if len(name) >= 3 {
+			buf = append(buf, gram3(name))
+		}
+		return buf
+	}}
+	// quadsOf lists a name under its four-byte grams (GDSTBL05).
+	quadsOf = listKind{bits: 32, keys: func(name string, buf []uint32) []uint32 {
+		for j := 0; j+4 <= len(name); j++ {
+			buf = append(buf, gram4(name[j:]))
+		}
+		return buf
+	}}
+	// prefix4Of lists a name under its first four bytes (GDSTBL05).
+	prefix4Of = listKind{bits: 32, keys: func(name string, buf []uint32) []uint32 {
+		if len(name) >= 4 {
+			buf = append(buf, gram4(name))
+		}
+		return buf
+	}}
+)
+
+// lists are the posting lists of one kind a blob holds: their keys in
+// ascending order, each list's (offset, length) pair in the blob and its
+// number of ordinals.
+type lists struct {
+	keys  []uint32
+	offs  []uint64
+	cards []uint32
+}
+
+// sections are the keys' and pairs' sections of the table.
+func (l lists) sections() (keys, offs section) {
+	return raw(disk.AsBytes(l.keys)), raw(disk.AsBytes(l.offs))
+}
+
+// card is the number of ordinals in key k's list (0 when it has none).
+func (l lists) card(k uint32) uint64 {
+	if i, ok := slices.BinarySearch(l.keys, k); ok {
+		return uint64(l.cards[i])
 	}
-	return buf
+	return 0
+}
+
+// quadShare: a four-byte gram's list is kept when it holds at most
+// 1/quadShare of the ordinals of its shorter trigram's list. Past that it
+// saves a walk less than it costs in memory (a server holds its tables in
+// memory), and its two trigrams' lists stand in for it. At 10M names
+// (2026-11-29, the bench's contains texts, BenchmarkWalkTable): every
+// four-byte list kept adds 239 MB to the character table and takes the
+// walk from about 80 to 46 µs of CPU a text; a share of 2 adds 101 MB
+// (50-54 µs), 4 adds 49 MB (58-61 µs), within the serving memory target.
+const quadShare = 4
+
+// implies reports whether the trigram lists l stand in for four-byte gram
+// k's list of card ordinals (see quadShare): it is then left out, written
+// empty.
+func (l lists) implies(k uint32, card uint64) bool {
+	return card*quadShare > min(l.card(k>>8), l.card(k&0xffffff))
 }
 
 // blobFile collects serialized bitmaps, each padded to 8 bytes, in a
@@ -92,16 +150,17 @@ func (b *blobFile) add(bm *roaring.Bitmap) (off, n uint64, err error) {
 
 // addLists adds the posting lists of the keys the names of entries (in
 // ordinal order) are listed under, run-optimized, in ascending key order,
-// a range of keys at a time, and returns the keys and their (offset,
-// length) pairs. Keys are trigrams: below 1<<24.
-func (b *blobFile) addLists(ctx context.Context, entries []Entry, keys keysOf) (ks []uint32, offs []uint64, err error) {
+// a range of keys at a time. A list omit reports (by its key and number
+// of ordinals) is left out: written empty.
+func (b *blobFile) addLists(ctx context.Context, entries []Entry, kind listKind, omit func(k uint32, card uint64) bool) (l lists, err error) {
 	// Postings per key's top 16 bits, to cut the keys into ranges.
+	shift := kind.bits - 16
 	counts := make([]uint64, 1<<16)
 	var buf []uint32
 	for _, e := range entries {
-		buf = keys(e.Folded, buf[:0])
+		buf = kind.keys(e.Folded, buf[:0])
 		for _, k := range buf {
-			counts[k>>8]++
+			counts[k>>shift]++
 		}
 	}
 	for lo := 0; lo < len(counts); {
@@ -111,26 +170,32 @@ func (b *blobFile) addLists(ctx context.Context, entries []Entry, keys keysOf) (
 			hi++
 		}
 		if sum > 0 {
-			m := buildLists(ctx, entries, keys, uint32(lo)<<8, uint32(hi)<<8)
-			start := len(ks)
+			m := buildLists(ctx, entries, kind.keys, uint64(lo)<<shift, uint64(hi)<<shift)
+			start := len(l.keys)
 			for k := range m {
-				ks = append(ks, k)
+				l.keys = append(l.keys, k)
 			}
-			slices.Sort(ks[start:])
-			for _, k := range ks[start:] {
+			slices.Sort(l.keys[start:])
+			for _, k := range l.keys[start:] {
 				bm := m[k]
+				card := bm.GetCardinality()
+				l.cards = append(l.cards, uint32(card))
+				delete(m, k)
+				if omit != nil && omit(k, card) {
+					l.offs = append(l.offs, b.size, 0)
+					continue
+				}
 				bm.RunOptimize()
 				off, n, err := b.add(bm)
 				if err != nil {
-					return nil, nil, err
+					return lists{}, err
 				}
-				offs = append(offs, off, n)
-				delete(m, k)
+				l.offs = append(l.offs, off, n)
 			}
 		}
 		lo = hi
 	}
-	return ks, offs, nil
+	return l, nil
 }
 
 // addAccess adds access lists in ascending character order and returns
@@ -180,7 +245,7 @@ func (b *blobFile) copyTo(w *sectionWriter) {
 // buildLists builds the posting lists of the keys in [lo, hi) the names
 // of entries are listed under, splitting the ordinals into ranges built
 // in parallel and joined in order.
-func buildLists(ctx context.Context, entries []Entry, keys keysOf, lo, hi uint32) map[uint32]*roaring.Bitmap {
+func buildLists(ctx context.Context, entries []Entry, keys keysOf, lo, hi uint64) map[uint32]*roaring.Bitmap {
 	parts := runtime.GOMAXPROCS(0)
 	if len(entries) < 100000 {
 		parts = 1
@@ -200,7 +265,7 @@ func buildLists(ctx context.Context, entries []Entry, keys keysOf, lo, hi uint32
 				tick()
 				buf = keys(entries[i].Folded, buf[:0])
 				for _, k := range buf {
-					if k >= lo && k < hi {
+					if uint64(k) >= lo && uint64(k) < hi {
 						addTo(m, k, uint32(i))
 					}
 				}

@@ -35,6 +35,13 @@ import (
 //     names containing it; trigrams span spaces and punctuation, so "p An"
 //     and "O'm" are as cheap as any other text;
 //   - prefixes: first trigram → ordinals of names starting with it;
+//   - quads (GDSTBL05): four bytes of the folded name → ordinals of names
+//     containing them, which a text of four bytes or more is searched by:
+//     far shorter lists than its trigrams', and a text of four bytes
+//     needs no intersection at all; a list that would hold more than a
+//     quarter of its shorter trigram's is left out (an empty list: the
+//     walk takes its two trigrams', see quadShare); and first four bytes
+//     → ordinals of names starting with them, for its prefix matches;
 //   - access (structures): character ID → ordinals it may access;
 //   - mask (language overlays): ordinals of the base table this overlay
 //     replaces.
@@ -65,6 +72,9 @@ type Table struct {
 	dupList []uint32
 	grams   postingLists[uint32]
 	prefix  postingLists[uint32]
+	quads   postingLists[uint32]
+	prefix4 postingLists[uint32] // by the first four bytes
+	hasQuad bool                 // quads and prefix4 hold every list (GDSTBL05)
 	mask    *roaring.Bitmap
 	// accessLists holds, by character, the ordinals it may access.
 	accessLists postingLists[int64]
@@ -74,32 +84,45 @@ type Table struct {
 }
 
 // The file: the magic (8 bytes), the number of names (uint64), then
-// headerFields (offset, length) pairs of uint64, one per section, all
+// fieldsOf(magic) (offset, length) pairs of uint64, one per section, all
 // little-endian; then the sections, each 8-byte aligned, in writeOrder.
 // Integer arrays are stored as the machine holds them (little-endian on
 // every platform gds runs on) and mapped in place. Bitmaps are roaring's
 // portable serialization, each 8-byte aligned in the last section; the
-// gram, prefix and access offsets count from that section's start.
+// gram, prefix, quad and access offsets count from that section's start.
 //
-// GDSTBL04 holds the IDs and names in cells (secCells, secBands, and the
-// names that overflow their cells in secNames, indexed by secOverflow;
-// see cells.go). GDSTBL03 holds the IDs and name offsets as pairs
+// GDSTBL05 is GDSTBL04 with the four-byte gram lists (secQuadKeys,
+// secQuadOffs) and the first-four-byte lists (secPrefix4Keys,
+// secPrefix4Offs): four more header fields; keys pack the bytes
+// big-endian (gram4); a four-byte gram's list may be empty (left out). GDSTBL04 holds the IDs and names in cells (secCells,
+// secBands, and the names that overflow their cells in secNames, indexed
+// by secOverflow; see cells.go). GDSTBL03 holds the IDs and name offsets as pairs
 // (secRecs) and the IDs' base (secIDBase); GDSTBL02 and GDSTBL01 hold
 // them in two sections (secIDs, secOffsets); all three hold every name in
 // secNames. A table whose IDs span more than uint32 offsets from the
 // smallest (none of EVE's categories) is written as GDSTBL02.
 const (
-	tableMagic   = tableMagicV4
+	tableMagic   = tableMagicV5
+	tableMagicV5 = "GDSTBL05" // four-byte gram lists
 	tableMagicV3 = "GDSTBL03" // IDs beside their names' offsets
 	tableMagicV2 = "GDSTBL02" // IDs and name offsets apart
 	tableMagicV1 = "GDSTBL01" // slots held every ordinal, duplicates included
-	headerFields = 16
+	// headerFieldsV4 is the number of sections of tables before GDSTBL05.
+	headerFieldsV4 = 16
 )
 
 // FormatVersions are the table format Write writes (the magic of its
 // files) and those Open reads, oldest first, for `gds version`.
 func FormatVersions() (writes string, reads []string) {
-	return tableMagic, []string{tableMagicV1, tableMagicV2, tableMagicV3, tableMagicV4}
+	return tableMagic, []string{tableMagicV1, tableMagicV2, tableMagicV3, tableMagicV4, tableMagicV5}
+}
+
+// fieldsOf is the number of sections in the header of a table of magic.
+func fieldsOf(magic string) int {
+	if magic == tableMagicV5 {
+		return secCount
+	}
+	return headerFieldsV4
 }
 
 // Section indices in the header.
@@ -120,6 +143,10 @@ const (
 	secDupOffs
 	secDupList
 	secOverflow // GDSTBL04: the names that overflow their cells
+	secQuadKeys // GDSTBL05: the four-byte gram lists
+	secQuadOffs
+	secPrefix4Keys // GDSTBL05: the first-four-byte lists
+	secPrefix4Offs
 	secCount
 
 	// GDSTBL03's sections in the places of secIDs and secOffsets.
@@ -224,8 +251,9 @@ type postingLists[K uint32 | int64] struct {
 }
 
 // newPostingLists checks every list (see check) for a table of n names,
-// once, so that walks need not; keyText names a key in errors.
-func newPostingLists[K uint32 | int64](what string, keys []K, offs []uint64, blob []byte, n int, keyText func(K) string) (postingLists[K], error) {
+// once, so that walks need not; keyText names a key in errors. With
+// omitted, a list may be empty: left out (see Write).
+func newPostingLists[K uint32 | int64](what string, keys []K, offs []uint64, blob []byte, n int, keyText func(K) string, omitted bool) (postingLists[K], error) {
 	if len(offs) != 2*len(keys) {
 		return postingLists[K]{}, fmt.Errorf("%s list index is inconsistent", what)
 	}
@@ -236,6 +264,9 @@ func newPostingLists[K uint32 | int64](what string, keys []K, offs []uint64, blo
 		off, l := offs[2*i], offs[2*i+1]
 		if off > uint64(len(blob)) || l > uint64(len(blob))-off {
 			return postingLists[K]{}, fmt.Errorf("%s list %d out of range", what, i)
+		}
+		if l == 0 && omitted {
+			continue
 		}
 		if err := check(blob[off:off+l], n); err != nil {
 			return postingLists[K]{}, fmt.Errorf("%s list of %s: %w", what, keyText(keys[i]), err)
@@ -259,6 +290,11 @@ func gramText(g uint32) string { return string([]byte{byte(g >> 16), byte(g >> 8
 
 // quotedGram names a trigram key in errors.
 func quotedGram(g uint32) string { return strconv.Quote(gramText(g)) }
+
+// quotedQuad names a four-byte gram key in errors.
+func quotedQuad(g uint32) string {
+	return strconv.Quote(string([]byte{byte(g >> 24), byte(g >> 16), byte(g >> 8), byte(g)}))
+}
 
 // characterText names an access list's key in errors.
 func characterText(c int64) string { return "character " + strconv.FormatInt(c, 10) }
@@ -397,18 +433,23 @@ func open(path string, load func(string) (*disk.Loaded, error)) (*Table, error) 
 // parseTable reads a mapped table and checks what its searches and
 // lookups will read, so that they stay in bounds whatever the file holds.
 func parseTable(mm []byte) (*Table, error) {
-	if hdrLen := len(tableMagic) + 8 + headerFields*2*8; len(mm) < hdrLen {
+	if len(mm) < len(tableMagic) {
 		return nil, fmt.Errorf("too short (%d bytes)", len(mm))
 	}
 	magic := string(mm[:len(tableMagic)])
-	if magic != tableMagicV4 && magic != tableMagicV3 && magic != tableMagicV2 && magic != tableMagicV1 {
+	_, reads := FormatVersions()
+	if !slices.Contains(reads, magic) {
 		return nil, errors.New("not a gds table (bad magic)")
+	}
+	fields := fieldsOf(magic)
+	if hdrLen := len(tableMagic) + 8 + fields*2*8; len(mm) < hdrLen {
+		return nil, fmt.Errorf("too short (%d bytes)", len(mm))
 	}
 	p := len(tableMagic)
 	n := binary.LittleEndian.Uint64(mm[p:])
 	p += 8
 	var secs [secCount][]byte
-	for i := 0; i < secCount; i++ {
+	for i := 0; i < fields; i++ {
 		off := binary.LittleEndian.Uint64(mm[p+16*i:])
 		l := binary.LittleEndian.Uint64(mm[p+16*i+8:])
 		if off > uint64(len(mm)) || l > uint64(len(mm))-off || off%8 != 0 {
@@ -425,7 +466,8 @@ func parseTable(mm []byte) (*Table, error) {
 	if n > 1<<32-2 {
 		return nil, errors.New("too many names")
 	}
-	if magic == tableMagicV4 {
+	t.hasQuad = magic == tableMagicV5
+	if magic == tableMagicV4 || t.hasQuad {
 		t.cells = true
 		if err := t.parseCells(secs[secCells], secs[secBands], secs[secOverflow]); err != nil {
 			return nil, err
@@ -443,13 +485,19 @@ func parseTable(mm []byte) (*Table, error) {
 	}
 	blob := secs[secBitmaps]
 	var err error
-	if t.accessLists, err = newPostingLists("access", disk.FromBytes[int64](secs[secAccessKeys]), disk.FromBytes[uint64](secs[secAccessOffs]), blob, t.n, characterText); err != nil {
+	if t.accessLists, err = newPostingLists("access", disk.FromBytes[int64](secs[secAccessKeys]), disk.FromBytes[uint64](secs[secAccessOffs]), blob, t.n, characterText, false); err != nil {
 		return nil, err
 	}
-	if t.grams, err = newPostingLists("trigram", disk.FromBytes[uint32](secs[secGramKeys]), disk.FromBytes[uint64](secs[secGramOffs]), blob, t.n, quotedGram); err != nil {
+	if t.grams, err = newPostingLists("trigram", disk.FromBytes[uint32](secs[secGramKeys]), disk.FromBytes[uint64](secs[secGramOffs]), blob, t.n, quotedGram, false); err != nil {
 		return nil, err
 	}
-	if t.prefix, err = newPostingLists("prefix", disk.FromBytes[uint32](secs[secPrefixKeys]), disk.FromBytes[uint64](secs[secPrefixOffs]), blob, t.n, quotedGram); err != nil {
+	if t.prefix, err = newPostingLists("prefix", disk.FromBytes[uint32](secs[secPrefixKeys]), disk.FromBytes[uint64](secs[secPrefixOffs]), blob, t.n, quotedGram, false); err != nil {
+		return nil, err
+	}
+	if t.quads, err = newPostingLists("four-byte gram", disk.FromBytes[uint32](secs[secQuadKeys]), disk.FromBytes[uint64](secs[secQuadOffs]), blob, t.n, quotedQuad, true); err != nil {
+		return nil, err
+	}
+	if t.prefix4, err = newPostingLists("four-byte prefix", disk.FromBytes[uint32](secs[secPrefix4Keys]), disk.FromBytes[uint64](secs[secPrefix4Offs]), blob, t.n, quotedQuad, false); err != nil {
 		return nil, err
 	}
 	if m := secs[secMask]; len(m) > 0 {
@@ -561,7 +609,12 @@ func (t *Table) Entries(skip *roaring.Bitmap, drop func(id int64) bool) (entries
 }
 
 // gram3 packs three bytes into a trigram key.
-func gram3(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
+func gram3[T string | []byte](b T) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
+
+// gram4 packs four bytes into a four-byte gram key.
+func gram4[T string | []byte](b T) uint32 {
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
 
 // hashName places a folded name in the strict-search hash table.
 func hashName(b []byte) uint64 {

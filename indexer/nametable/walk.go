@@ -101,6 +101,8 @@ type walk struct {
 	t       *Table
 	text    []byte
 	f       Filter
+	width   int   // the bytes of the gram lists the walk intersects: 3 or 4
+	exact   bool  // its one list holds exactly the names containing the text
 	stats   Stats // counted here, added to the caller's at the end
 	touch   byte  // keeps flush's reads
 	blocks  int   // blocks intersected in the current walk
@@ -114,12 +116,12 @@ const maxHeld = 512
 
 // contains emits the exact and prefix matches, then the other matches.
 //
-// With a limit of at most maxHeld it walks the text's trigram lists once:
+// With a limit of at most maxHeld it walks the text's gram lists once:
 // exact and prefix matches go to emit as they come, the others are held
 // back, in order, until limit of them are; past that ordinal only an
 // exact or prefix match can still be among the first limit, so it goes on
-// with only the names that start with the text's first trigram (their
-// prefix list, far shorter than that trigram's list), each further match
+// with only the names that start with the text's first gram (their
+// prefix list, far shorter than that gram's list), each further match
 // dropping the last match held; then the held matches go to emit. Without
 // a limit (or above maxHeld) it walks the prefix list and then all the
 // lists from the start, as holding every match would take unbounded
@@ -127,7 +129,7 @@ const maxHeld = 512
 func (w *walk) contains(s *blockScratch, limit int, emit func(o uint32, m Match) bool) {
 	grams := w.gramLists(s, w.text)
 	if grams == nil {
-		return // some trigram of the text occurs in no name
+		return // some gram of the text occurs in no name
 	}
 	var allow rlist
 	if w.f.allow != nil && !allow.view(w.f.allowRaw) {
@@ -135,7 +137,7 @@ func (w *walk) contains(s *blockScratch, limit int, emit func(o uint32, m Match)
 	}
 	allow.pos = noPos
 	var first rlist
-	if b := w.t.prefixBytes(gram3(w.text)); b != nil {
+	if b := w.prefixList(); b != nil {
 		if !first.view(b) {
 			return
 		}
@@ -162,15 +164,24 @@ func (w *walk) contains(s *blockScratch, limit int, emit func(o uint32, m Match)
 		}
 		name := w.t.Name(o)
 		w.stats.Verified++
-		if bytes.HasPrefix(name, w.text) || !bytes.Contains(name, w.text) {
+		if w.startsWith(name) || !w.holds(name) {
 			return true // prefix matches were all taken above
 		}
 		return emit(o, MatchContains)
 	})
 }
 
+// prefixList is the list of names that start with the text's first gram,
+// as stored, or nil.
+func (w *walk) prefixList() []byte {
+	if w.width == 4 {
+		return w.t.prefix4.bytes(gram4(w.text))
+	}
+	return w.t.prefixBytes(gram3(w.text))
+}
+
 // containsHeld is contains with a limit of at most maxHeld, for a text
-// some name starts with the first trigram of.
+// some name starts with the first gram of.
 func (w *walk) containsHeld(s *blockScratch, grams []rlist, first, allow rlist, limit int, emit func(o uint32, m Match) bool) {
 	held := s.held[:0]
 	emitted := 0
@@ -193,11 +204,11 @@ func (w *walk) containsHeld(s *blockScratch, grams []rlist, first, allow rlist, 
 		}
 		name := w.t.Name(o)
 		w.stats.Verified++
-		if bytes.HasPrefix(name, w.text) {
+		if w.startsWith(name) {
 			if !prefix(o, prefixClass(name, w.text)) {
 				return false
 			}
-		} else if bytes.Contains(name, w.text) {
+		} else if w.holds(name) {
 			held = append(held, o)
 		} else {
 			return true
@@ -227,22 +238,37 @@ func (w *walk) containsHeld(s *blockScratch, grams []rlist, first, allow rlist, 
 }
 
 // prefixMatches calls emit with the exact and prefix matches from ordinal
-// from on, walking the prefix list of the text's first trigram (first)
+// from on, walking the prefix list of the text's first gram (first)
 // with the others, until emit returns false. It reports whether it saw
 // every ordinal.
 func (w *walk) prefixMatches(s *blockScratch, grams []rlist, first, allow rlist, from uint32, emit func(o uint32, m Match) bool) bool {
-	// The first trigram is implied by the prefix list.
+	// The first gram is implied by the prefix list.
 	return w.intersect(s, w.withAllow(s, allow, &first, grams[1:]), from, func(o uint32) bool {
 		if o < from || w.f.denied(o) {
 			return true
 		}
 		name := w.t.Name(o)
 		w.stats.Verified++
-		if !bytes.HasPrefix(name, w.text) {
+		if !w.startsWith(name) {
 			return true
 		}
 		return emit(o, prefixClass(name, w.text))
 	})
+}
+
+// startsWith reports whether a candidate's name starts with the text; most
+// do not, and differ in the first byte, which the cell's read brought in
+// with the length.
+func (w *walk) startsWith(name []byte) bool {
+	return len(name) >= len(w.text) && name[0] == w.text[0] && bytes.Equal(name[:len(w.text)], w.text)
+}
+
+// holds reports whether a candidate's name contains the text: always, when
+// the text is a single gram and the walk has no allow list (its one list
+// is then every candidate's, and holds the names that contain the text;
+// beside an allow list it may be left out, see block).
+func (w *walk) holds(name []byte) bool {
+	return (w.exact && w.f.allow == nil) || bytes.Contains(name, w.text)
 }
 
 // prefixClass is the class of a name that starts with text.
@@ -267,56 +293,101 @@ func (w *walk) withAllow(s *blockScratch, allow rlist, first *rlist, rest []rlis
 	return lists
 }
 
-// maxLists is the most trigram lists one walk intersects: the rarest of a
-// long text's trigrams; any subset finds every match, as names are
-// verified.
+// maxLists is the most gram lists one walk intersects: the rarest of a
+// long text's grams; any subset finds every match, as names are verified.
 const maxLists = 16
 
-// gramLists returns the posting list of each distinct trigram of text (at
-// most maxLists of them, the shortest), the text's first trigram first, or
-// nil when one has no postings.
+// gramLists returns the posting list of each distinct gram of text (at
+// most maxLists of them, the shortest), the text's first gram first, or
+// nil when one has no postings. The grams are four bytes long when the
+// table has their lists and the text is long enough, else trigrams (see
+// walk.width): a four-byte gram's list is far shorter than those of its
+// two trigrams, and it holds only names that have them next to each other.
+// Where the table leaves a four-byte gram's list out, its two trigrams'
+// lists stand in.
 func (w *walk) gramLists(s *blockScratch, text []byte) []rlist {
-	var seen [64]uint32
-	keys := seen[:0]
-	var card [maxLists]int // the lists' lengths, once there are more trigrams than lists
-	counted := false
-	lists := s.grams[:0]
-	for i := 0; i+3 <= len(text); i++ {
-		g := gram3(text[i:])
-		if slices.Contains(keys, g) {
-			continue
-		}
-		if len(keys) < len(seen) {
-			keys = append(keys, g)
-		}
-		var l rlist
-		if !l.view(w.t.gramBytes(g)) {
+	w.width = 3
+	if w.t.hasQuad && len(text) >= 4 {
+		w.width = 4
+	}
+	w.exact = len(text) == w.width
+	g := gramSet{lists: s.grams[:0]}
+	for i := 0; i+w.width <= len(text); i++ {
+		if !w.addGram(&g, text, i) {
 			return nil
 		}
-		l.pos = i
-		if len(lists) < cap(lists) {
-			lists = append(lists, l)
-			continue
+	}
+	return g.lists
+}
+
+// addGram adds the list of the gram at text[i:] to g: its trigram's, its
+// four-byte gram's, or where the table leaves that out, its two trigrams'.
+// It reports false for a gram no name has.
+func (w *walk) addGram(g *gramSet, text []byte, i int) bool {
+	if w.width == 3 {
+		return g.addTrigram(w.t, text, i)
+	}
+	q := gram4(text[i:])
+	if b := w.t.quads.bytes(q); b == nil || len(b) > 0 {
+		return g.add(uint64(q), b, i)
+	}
+	w.exact = false
+	return g.addTrigram(w.t, text, i) && g.addTrigram(w.t, text, i+1)
+}
+
+// gramSet collects a text's distinct gram lists for gramLists; keys tell
+// trigrams (1<<32 set) from four-byte grams.
+type gramSet struct {
+	seen    [64]uint64
+	nseen   int
+	lists   []rlist
+	card    [maxLists]int // the lists' lengths, once there are more grams than lists
+	counted bool
+}
+
+// addTrigram adds the list of the trigram at text[i:].
+func (g *gramSet) addTrigram(t *Table, text []byte, i int) bool {
+	k := gram3(text[i:])
+	return g.add(1<<32|uint64(k), t.grams.bytes(k), i)
+}
+
+// add adds the list b of gram key at text position pos, unless it has
+// it; it reports false for a gram no name has (b nil or empty).
+func (g *gramSet) add(key uint64, b []byte, pos int) bool {
+	if slices.Contains(g.seen[:g.nseen], key) {
+		return true
+	}
+	if g.nseen < len(g.seen) {
+		g.seen[g.nseen] = key
+		g.nseen++
+	}
+	var l rlist
+	if !l.view(b) {
+		return false
+	}
+	l.pos = pos
+	if len(g.lists) < cap(g.lists) {
+		g.lists = append(g.lists, l)
+		return true
+	}
+	// Keep the first gram (the prefix phase replaces it) and the shortest
+	// of the others, counted only for texts this long.
+	if !g.counted {
+		for k := range g.lists {
+			g.card[k] = g.lists[k].total()
 		}
-		// Keep the first trigram (the prefix phase replaces it) and the
-		// shortest of the others, counted only for texts this long.
-		if !counted {
-			for k := range lists {
-				card[k] = lists[k].total()
-			}
-			counted = true
-		}
-		j := 1
-		for k := 2; k < len(lists); k++ {
-			if card[k] > card[j] {
-				j = k
-			}
-		}
-		if n := l.total(); n < card[j] {
-			lists[j], card[j] = l, n
+		g.counted = true
+	}
+	j := 1
+	for k := 2; k < len(g.lists); k++ {
+		if g.card[k] > g.card[j] {
+			j = k
 		}
 	}
-	return lists
+	if n := l.total(); n < g.card[j] {
+		g.lists[j], g.card[j] = l, n
+	}
+	return true
 }
 
 // intersect calls fn with each ordinal present in every list, ascending,
@@ -392,7 +463,7 @@ func (w *walk) block(s *blockScratch, lists []rlist, hi uint32, fn func(o uint32
 	// Move the non-overlapping containers forward, keeping card order.
 	for done := 1; done < len(rs); {
 		j := done
-		for ; j < len(rs) && overlaps(rs[:done], rs[j].pos); j++ {
+		for ; j < len(rs) && overlaps(rs[:done], rs[j].pos, int32(w.width)); j++ {
 		}
 		if j == len(rs) {
 			break
@@ -467,11 +538,11 @@ const (
 // noPos is the text position of a list that overlaps no trigram.
 const noPos = -1 << 20
 
-// overlaps reports whether a trigram at pos shares a byte of the text with
-// one of rs.
-func overlaps(rs []ref, pos int32) bool {
+// overlaps reports whether a gram of width bytes at pos shares a byte of
+// the text with one of rs.
+func overlaps(rs []ref, pos, width int32) bool {
 	for _, c := range rs {
-		if c.pos-pos < 3 && pos-c.pos < 3 {
+		if c.pos-pos < width && pos-c.pos < width {
 			return true
 		}
 	}

@@ -41,6 +41,14 @@ func Write(ctx context.Context, path string, entries []Entry, access Access, mas
 	pace.Pace(ctx)
 	slots, dups := strictIndex(entries)
 	pace.Pace(ctx)
+	magic := tableMagic
+	base, narrow := idBase(entries)
+	switch {
+	case !narrow:
+		magic = tableMagicV2
+	case writeLayout != "":
+		magic = writeLayout
+	}
 
 	// Every bitmap goes in one blob, the file's last section; the lists
 	// say where each one is in it.
@@ -49,14 +57,25 @@ func Write(ctx context.Context, path string, entries []Entry, access Access, mas
 		return fmt.Errorf("table %s: %w", path, err)
 	}
 	defer blob.close()
-	gramKeys, gramOffs, err := blob.addLists(ctx, entries, gramsOf)
+	grams, err := blob.addLists(ctx, entries, gramsOf, nil)
 	if err != nil {
 		return fmt.Errorf("table %s: %w", path, err)
 	}
 	pace.Pace(ctx)
-	prefixKeys, prefixOffs, err := blob.addLists(ctx, entries, prefixOf)
+	prefix, err := blob.addLists(ctx, entries, prefixOf, nil)
 	if err != nil {
 		return fmt.Errorf("table %s: %w", path, err)
+	}
+	var quads, prefix4 lists
+	if magic == tableMagicV5 {
+		pace.Pace(ctx)
+		if quads, err = blob.addLists(ctx, entries, quadsOf, grams.implies); err != nil {
+			return fmt.Errorf("table %s: %w", path, err)
+		}
+		pace.Pace(ctx)
+		if prefix4, err = blob.addLists(ctx, entries, prefix4Of, nil); err != nil {
+			return fmt.Errorf("table %s: %w", path, err)
+		}
 	}
 	accessKeys, accessOffs, err := blob.addAccess(accessLists(entries, access))
 	if err != nil {
@@ -72,33 +91,30 @@ func Write(ctx context.Context, path string, entries []Entry, access Access, mas
 	for i := range secs {
 		secs[i] = raw(nil)
 	}
-	magic := tableMagic
 	allNames := func(w *sectionWriter) {
 		for _, e := range entries {
 			w.writeString(e.Folded)
 		}
 	}
-	switch base, ok := idBase(entries); {
-	case ok && writeLayout == "":
+	switch magic {
+	case tableMagicV5, tableMagicV4:
 		secs[secCells], secs[secBands], secs[secNames], secs[secOverflow] = writeCells(entries, base, planBands(entries))
-	case ok && writeLayout == tableMagicV3:
-		magic = tableMagicV3
+	case tableMagicV3:
 		ids, offsets := nameIndex(entries)
 		secs[secRecs] = raw(disk.AsBytes(pairRecs(ids, offsets, base)))
 		secs[secIDBase] = raw(binary.LittleEndian.AppendUint64(nil, uint64(base)))
 		secs[secNames] = allNames
 	default:
-		magic = tableMagicV2
 		ids, offsets := nameIndex(entries)
 		secs[secIDs] = raw(disk.AsBytes(ids))
 		secs[secOffsets] = raw(disk.AsBytes(offsets))
 		secs[secNames] = allNames
 	}
 	secs[secSlots] = raw(disk.AsBytes(slots))
-	secs[secGramKeys] = raw(disk.AsBytes(gramKeys))
-	secs[secGramOffs] = raw(disk.AsBytes(gramOffs))
-	secs[secPrefixKeys] = raw(disk.AsBytes(prefixKeys))
-	secs[secPrefixOffs] = raw(disk.AsBytes(prefixOffs))
+	secs[secGramKeys], secs[secGramOffs] = grams.sections()
+	secs[secPrefixKeys], secs[secPrefixOffs] = prefix.sections()
+	secs[secQuadKeys], secs[secQuadOffs] = quads.sections()
+	secs[secPrefix4Keys], secs[secPrefix4Offs] = prefix4.sections()
 	secs[secAccessKeys] = raw(disk.AsBytes(accessKeys))
 	secs[secAccessOffs] = raw(disk.AsBytes(accessOffs))
 	secs[secMask] = raw(maskBytes)
@@ -114,7 +130,7 @@ func Write(ctx context.Context, path string, entries []Entry, access Access, mas
 const namesPerPace = 4096
 
 // writeLayout, when set, is the magic of an older layout to write
-// instead (tests of reading those): GDSTBL03 or GDSTBL02.
+// instead (tests of reading those): GDSTBL04, GDSTBL03 or GDSTBL02.
 var writeLayout = ""
 
 // idBase returns the smallest ID, or ok false when the IDs span more than
@@ -281,6 +297,7 @@ var writeOrder = [secCount]int{
 	secIDs, secOffsets, secNames, secSlots,
 	secGramKeys, secGramOffs, secPrefixKeys, secPrefixOffs, secAccessKeys, secAccessOffs,
 	secMask, secDupKeys, secDupOffs, secDupList, secOverflow,
+	secQuadKeys, secQuadOffs, secPrefix4Keys, secPrefix4Offs,
 	secBitmaps,
 }
 
@@ -293,11 +310,15 @@ func raw(b []byte) section { return func(w *sectionWriter) { w.write(b) } }
 // temporary file beside path, syncs it and renames it into place.
 func writeFile(path, magic string, n uint64, secs *[secCount]section) error {
 	return disk.ReplaceFile(path, disk.PrivateFile, func(f *os.File) error {
-		var header [headerFields * 2]uint64
-		hdrLen := len(tableMagic) + 8 + len(header)*8
+		fields := fieldsOf(magic)
+		header := make([]uint64, 2*fields)
+		hdrLen := len(magic) + 8 + len(header)*8
 		w := &sectionWriter{w: disk.NewChunkWriter(f, disk.HugeChunk)}
 		w.write(make([]byte, hdrLen)) // filled in last
 		for _, i := range writeOrder {
+			if i >= fields {
+				continue // a section older tables lack (empty: see Write)
+			}
 			w.align()
 			start := w.n
 			secs[i](w)

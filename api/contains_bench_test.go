@@ -1,0 +1,92 @@
+//go:build unix
+
+package api
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+	"github.com/rs/zerolog"
+
+	"gds/api/admin"
+	"gds/api/httplog"
+	"gds/indexer"
+	"gds/query"
+)
+
+// BenchmarkContainsServed is the harness's contains-cache-off row in
+// process: each contains text of a bench query set in turn, one character
+// search each, through the router and the middleware gds serve installs
+// (request log, metrics, error limiter), cache and rate limits off, over
+// an existing data directory opened as gds serve opens it, written out
+// as net/http would write it (wireWriter). cpu-ns/op is the process's
+// processor time per answer: everything but the connection's system
+// calls and HTTP parsing. It only runs when both are named:
+//
+//	GDS_BENCH_DATA=/path/data GDS_BENCH_QUERIES=/path/queries.json \
+//	  go test -run '^$' -bench ContainsServed -benchtime 17910x -benchmem ./api
+func BenchmarkContainsServed(b *testing.B) {
+	data, qpath := os.Getenv("GDS_BENCH_DATA"), os.Getenv("GDS_BENCH_QUERIES")
+	if data == "" || qpath == "" {
+		b.Skip("GDS_BENCH_DATA and GDS_BENCH_QUERIES name a data directory and a bench query set")
+	}
+	paths := containsPaths(b, qpath)
+	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard),
+		TablesInMemory: true, StoresInMemoryAuto: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { m.Close() })
+	ts := newTestServerWith(b, Deps{Views: query.New(m), Logger: zerolog.New(io.Discard)}, func(d *Deps) {
+		d.Limits.CacheBytes, d.Limits.RateLimitsOff = -1, true
+		d.Metrics = admin.NewMetrics()
+		d.Middleware = []gin.HandlerFunc{httplog.Logger(httplog.Options{
+			Logger: zerolog.New(io.Discard),
+			Labels: Labels,
+		})}
+	})
+	reqs := make([]*http.Request, len(paths))
+	for i, p := range paths {
+		reqs[i] = httptest.NewRequest(http.MethodGet, p, nil)
+	}
+	b.ReportAllocs()
+	i, cpu := 0, processCPU(b)
+	for b.Loop() {
+		w := &wireWriter{h: http.Header{}}
+		ts.h.ServeHTTP(w, reqs[i%len(reqs)])
+		if w.status != http.StatusOK {
+			b.Fatal(paths[i%len(paths)], w.status)
+		}
+		i++
+	}
+	b.ReportMetric(float64(processCPU(b)-cpu)/float64(max(i, 1)), "cpu-ns/op")
+}
+
+// containsPaths are the public search paths of a bench query set's
+// contains texts, in the character category, as the harness asks them.
+func containsPaths(tb testing.TB, qpath string) []string {
+	raw, err := os.ReadFile(qpath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var qs []struct {
+		Text   string `json:"text"`
+		Strict bool   `json:"strict"`
+	}
+	if err := json.Unmarshal(raw, &qs); err != nil {
+		tb.Fatal(err)
+	}
+	var paths []string
+	for _, q := range qs {
+		if !q.Strict {
+			paths = append(paths, "/latest/search/?categories=character&search="+url.QueryEscape(q.Text))
+		}
+	}
+	return paths
+}
