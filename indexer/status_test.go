@@ -92,3 +92,50 @@ func TestStoresHeldWhenTheyFit(t *testing.T) {
 		}
 	}
 }
+
+// TablesInMemoryAuto holds the name tables first: with room for them
+// alone, the stores and the typo indexes stay mapped; with room for
+// everything, all is held. The status says which.
+func TestTablesHeldFirstWhenTheyFit(t *testing.T) {
+	data, sizes := builtRecords(t, "*.data", "*.idx")
+	storeBytes := sizes[0] + sizes[1]
+	m := open(t, data)
+	g := m.Acquire()
+	var tableBytes, typoBytes int64
+	for ext, n := range map[string]*int64{"*.tbl": &tableBytes, "*.typ": &typoBytes} {
+		files, _ := filepath.Glob(filepath.Join(g.Dir(), "*", ext))
+		for _, f := range files {
+			if st, err := os.Stat(f); err == nil {
+				*n += st.Size()
+			}
+		}
+	}
+	g.Release()
+	m.Close()
+	if tableBytes == 0 || typoBytes == 0 {
+		t.Fatalf("tables of %d bytes, typo indexes of %d", tableBytes, typoBytes)
+	}
+	opts := indexer.Options{DataDir: data, TablesInMemoryAuto: true, StoresInMemoryAuto: true}
+	for _, c := range []struct {
+		budget                int64
+		tables, stores, typos bool
+	}{
+		{tableBytes, true, false, false},
+		{tableBytes + storeBytes + typoBytes, true, true, true},
+	} {
+		restore := indexer.SetMemoryBudget(c.budget * indexer.AutoHoldShare)
+		before := disk.HeldBytes()
+		m := openWith(t, opts)
+		st := m.Status()
+		held := st.HeldBytes - before
+		m.Close()
+		restore()
+		if st.TablesHeld != c.tables || st.StoresHeld != c.stores || st.TyposHeld != c.typos {
+			t.Errorf("room for %d bytes: tables, stores, typo indexes held %v %v %v, want %v %v %v",
+				c.budget, st.TablesHeld, st.StoresHeld, st.TyposHeld, c.tables, c.stores, c.typos)
+		}
+		if held < tableBytes {
+			t.Errorf("room for %d bytes: %d bytes held, less than the tables' %d", c.budget, held, tableBytes)
+		}
+	}
+}
