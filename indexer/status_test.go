@@ -60,6 +60,19 @@ func TestStatusCountsHeldMemory(t *testing.T) {
 	}
 }
 
+// statusWithMemory opens a manager with opts where the process may use
+// memory bytes, and returns its status and the bytes it held more than
+// before it opened.
+func statusWithMemory(t *testing.T, opts indexer.Options, memory int64) (indexer.Status, int64) {
+	t.Helper()
+	defer indexer.SetMemoryBudget(memory)()
+	before := disk.HeldBytes()
+	m := openWith(t, opts)
+	defer m.Close()
+	st := m.Status()
+	return st, st.HeldBytes - before
+}
+
 // StoresInMemoryAuto holds a generation's record stores when their files
 // take at most 1/AutoHoldShare of the memory the process may use, and
 // maps them otherwise; the status says which.
@@ -74,13 +87,7 @@ func TestStoresHeldWhenTheyFit(t *testing.T) {
 		{storeBytes * indexer.AutoHoldShare, true},
 		{storeBytes*indexer.AutoHoldShare - 1, false},
 	} {
-		restore := indexer.SetMemoryBudget(c.budget)
-		before := disk.HeldBytes()
-		m := openWith(t, opts)
-		st := m.Status()
-		held := st.HeldBytes - before
-		m.Close()
-		restore()
+		st, held := statusWithMemory(t, opts, c.budget)
 		if st.StoresHeld != c.held {
 			t.Errorf("stores of %d bytes, memory %d: held %v, want %v", storeBytes, c.budget, st.StoresHeld, c.held)
 		}
@@ -123,13 +130,7 @@ func TestTablesHeldFirstWhenTheyFit(t *testing.T) {
 		{tableBytes, true, false, false},
 		{tableBytes + storeBytes + typoBytes, true, true, true},
 	} {
-		restore := indexer.SetMemoryBudget(c.budget * indexer.AutoHoldShare)
-		before := disk.HeldBytes()
-		m := openWith(t, opts)
-		st := m.Status()
-		held := st.HeldBytes - before
-		m.Close()
-		restore()
+		st, held := statusWithMemory(t, opts, c.budget*indexer.AutoHoldShare)
 		if st.TablesHeld != c.tables || st.StoresHeld != c.stores || st.TyposHeld != c.typos {
 			t.Errorf("room for %d bytes: tables, stores, typo indexes held %v %v %v, want %v %v %v",
 				c.budget, st.TablesHeld, st.StoresHeld, st.TyposHeld, c.tables, c.stores, c.typos)
