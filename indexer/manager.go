@@ -90,7 +90,8 @@ type Options struct {
 	// each generation whose record stores' files fit what its tables held
 	// in memory (TablesInMemory, TablesInMemoryAuto) left of
 	// 1/AutoHoldShare of the memory the process may use: the machine's, or
-	// its cgroup's limit when lower (inMemory.plan). Where they take more,
+	// its cgroup's limit when lower (inMemory.plan; what the parts held
+	// always take is set aside first). Where they take more,
 	// they stay mapped, for the kernel to reclaim under pressure.
 	StoresInMemoryAuto bool
 	// MaxIncrementalShare is the largest share of a category's records that

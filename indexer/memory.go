@@ -86,35 +86,41 @@ func (h held) MarshalZerologObject(e *zerolog.Event) {
 
 // plan decides what the generation in dir (of categories cats) holds. The
 // parts held when they fit share one budget, 1/AutoHoldShare of
-// memoryBudget, and are considered in the order requests read them: the
-// name tables (every search), the record stores (every lookup), the typo
-// indexes (suggestions only); each is held when it fits what the parts
-// before it left. A part held always counts against the budget too; a
-// part never held does not. The typo indexes follow the tables' choice
-// when it is always or never.
+// memoryBudget: what the parts held always take is set aside first, then
+// the rest are considered in the order requests read them, the name
+// tables (every search), the record stores (every lookup), the typo
+// indexes (suggestions only), each held when it fits what those before it
+// left. Parts never held take nothing. The typo indexes follow the
+// tables' choice when it is always or never.
 func (h inMemory) plan(dir string, cats []string) held {
+	parts := []struct {
+		always, whenFit bool
+		size            func() int64
+	}{
+		{h.tables, h.tablesWhenFit, func() int64 { return tableBytes(dir, cats, ".tbl") }},
+		{h.stores, h.storesWhenFit, func() int64 { return storeBytes(filepath.Join(dir, recordsDir)) }},
+		{h.tables, h.tablesWhenFit, func() int64 { return tableBytes(dir, cats, typoExt) }},
+	}
 	var left int64
 	if h.tablesWhenFit || h.storesWhenFit {
 		left = memoryBudget() / AutoHoldShare
-	}
-	hold := func(always, whenFit bool, size func() int64) bool {
-		switch {
-		case always:
-			left -= size()
-			return true
-		case whenFit:
-			if n := size(); n <= left {
-				left -= n
-				return true
+		for _, p := range parts {
+			if p.always {
+				left -= p.size()
 			}
 		}
-		return false
 	}
-	var p held
-	p.tables = hold(h.tables, h.tablesWhenFit, func() int64 { return tableBytes(dir, cats, ".tbl") })
-	p.stores = hold(h.stores, h.storesWhenFit, func() int64 { return storeBytes(filepath.Join(dir, recordsDir)) })
-	p.typos = hold(h.tables, h.tablesWhenFit, func() int64 { return tableBytes(dir, cats, typoExt) })
-	return p
+	var hold [3]bool
+	for i, p := range parts {
+		hold[i] = p.always
+		if !p.always && p.whenFit {
+			if n := p.size(); n <= left {
+				left -= n
+				hold[i] = true
+			}
+		}
+	}
+	return held{tables: hold[0], stores: hold[1], typos: hold[2]}
 }
 
 // tableBytes is the size of the files ending in ext in the directories of

@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// plan holds, in the order requests read them, the name tables, the
-// record stores and the typo indexes that are to be held when they fit,
-// each while it fits what the parts before it left of 1/AutoHoldShare of
-// the memory budget; parts held always count against it, parts never held
-// do not.
+// plan sets aside what the parts held always take of 1/AutoHoldShare of
+// the memory budget, then holds, in the order requests read them, the
+// name tables, the record stores and the typo indexes that are to be held
+// when they fit, each while it fits what those before it left; parts
+// never held take nothing.
 func TestPlanFillsOneBudget(t *testing.T) {
 	const tables, stores, typos = 700, 500, 150
 	dir := t.TempDir()
@@ -46,8 +46,11 @@ func TestPlanFillsOneBudget(t *testing.T) {
 		{"nothing fits", auto, typos - 1, held{}},
 		{"no budget known", auto, 0, held{}},
 		{"tables always count against the budget", inMemory{tables: true, storesWhenFit: true}, stores, held{true, false, true}},
-		{"tables always, stores when they fit", inMemory{tables: true, storesWhenFit: true}, tables + stores, held{true, true, true}},
+		{"tables always, with their typo indexes, stores when they fit", inMemory{tables: true, storesWhenFit: true}, tables + stores + typos, held{true, true, true}},
+		{"tables and typo indexes always, stores not beside them", inMemory{tables: true, storesWhenFit: true}, tables + stores + typos - 1, held{true, false, true}},
 		{"tables never do not count", inMemory{storesWhenFit: true}, stores, held{false, true, false}},
+		{"stores always are set aside before the tables", inMemory{tablesWhenFit: true, stores: true}, tables + stores - 1, held{false, true, true}},
+		{"stores always, tables and typo indexes when they fit", inMemory{tablesWhenFit: true, stores: true}, tables + stores + typos, held{true, true, true}},
 		{"tables never, stores always", inMemory{stores: true}, 0, held{false, true, false}},
 		{"typo indexes never held with tables mapped", inMemory{tablesWhenFit: false, storesWhenFit: true}, 1 << 20, held{false, true, false}},
 	} {
