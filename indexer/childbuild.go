@@ -92,7 +92,7 @@ func (m *Manager) runChild(j *job, req BuildRequest, res *BuildResult, log zerol
 	res.Generation, res.Incremental, res.Changed = meta.ID, meta.Incremental, meta.Changed
 	res.Searchable = Duration(m.now().Sub(res.Started))
 	log.Info().Uint64("generation", meta.ID).Bool("incremental", meta.Incremental).Int("changed", meta.Changed).
-		Dur("searchable_after", time.Duration(res.Searchable)).Bool("bleve_pending", !gen.BleveReady()).Bool("stores_held", gen.storesHeld).
+		Dur("searchable_after", time.Duration(res.Searchable)).Bool("bleve_pending", !gen.BleveReady()).EmbedObject(gen.held).
 		Msg("generation of the child process live: searches, lookups and structures answer from it")
 	if err != nil {
 		res.Error = err.Error()

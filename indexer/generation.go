@@ -133,8 +133,9 @@ type Generation struct {
 	// what lets go of them.
 	affs       map[snapshots.Kind]*affcol.Column
 	affRelease []func() error
-	// storesHeld: the stores are held in memory rather than mapped.
-	storesHeld bool
+	// held says which of its parts are held in memory rather than
+	// mapped.
+	held held
 
 	univOnce sync.Once
 	univ     *universe // systems to regions, for FieldValues
@@ -264,20 +265,10 @@ func readMeta(dir string) (Meta, error) {
 	return m, nil
 }
 
-// inMemory says what of a generation is read into memory of the process's
-// own instead of mapped: its name tables (nametable.Load) and what its
-// record stores' lookups read (openStore), always or when they fit
-// (storesFit).
-type inMemory struct{ tables, stores, storesWhenFit bool }
-
-func (o Options) inMemory() inMemory {
-	return inMemory{tables: o.TablesInMemory, stores: o.StoresInMemory, storesWhenFit: o.StoresInMemoryAuto}
-}
-
 // openGeneration opens a complete generation directory read-only, checking
 // that it holds what its Meta says. idle is how long its bleve indexes stay
 // open after the last analyst query (0: until it closes); held says what
-// it reads into memory instead of mapping.
+// it may read into memory instead of mapping (inMemory.plan).
 func openGeneration(dir string, idle time.Duration, held inMemory) (*Generation, error) {
 	meta, err := readMeta(dir)
 	if err != nil {
@@ -292,13 +283,13 @@ func openGeneration(dir string, idle time.Duration, held inMemory) (*Generation,
 		g.close()
 		return nil, fmt.Errorf("generation %s: %w", dir, err)
 	}
-	holdStores := held.stores
-	if !holdStores && held.storesWhenFit {
-		holdStores, _ = storesFit(filepath.Join(dir, recordsDir))
+	cats := make([]string, 0, len(meta.Counts))
+	for cat := range meta.Counts {
+		cats = append(cats, string(cat))
 	}
-	g.storesHeld = holdStores
+	g.held = held.plan(dir, cats)
 	for kind := range meta.Records {
-		s, err := recstore.Open(filepath.Join(dir, recordsDir), string(kind), holdStores, storeGroups(kind)...)
+		s, err := recstore.Open(filepath.Join(dir, recordsDir), string(kind), g.held.stores, storeGroups(kind)...)
 		if err != nil {
 			return fail(err)
 		}
@@ -308,7 +299,7 @@ func openGeneration(dir string, idle time.Duration, held inMemory) (*Generation,
 		return fail(err)
 	}
 	openTable := nametable.Open
-	if held.tables {
+	if g.held.tables {
 		openTable = nametable.Load
 	}
 	for cat, count := range meta.Counts {
@@ -346,7 +337,7 @@ func openGeneration(dir string, idle time.Duration, held inMemory) (*Generation,
 			ct.Overlays[lang] = t
 		}
 		if meta.Typos == typo.Version {
-			if err := ct.openTypos(cdir, held.tables); err != nil {
+			if err := ct.openTypos(cdir, g.held.typos); err != nil {
 				return fail(err)
 			}
 		}

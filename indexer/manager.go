@@ -68,10 +68,17 @@ type Options struct {
 	// generation retires.
 	AnalystIdle time.Duration
 	// TablesInMemory reads the name tables of the generations that serve
-	// searches into memory (nametable.Load: huge pages on Linux) instead
-	// of mapping their files: a server's choice, for faster contains
-	// searches; a one-off build or tool maps them.
+	// searches, and their typo indexes, into memory (nametable.Load: huge
+	// pages on Linux) instead of mapping their files: a server's choice,
+	// for faster contains searches; a one-off build or tool maps them.
 	TablesInMemory bool
+	// TablesInMemoryAuto reads them so (when TablesInMemory is false) in
+	// each generation whose tables fit 1/AutoHoldShare of the memory the
+	// process may use, and its typo indexes when they fit what the tables
+	// and the stores (StoresInMemory, StoresInMemoryAuto) left of it
+	// (inMemory.plan). Typo indexes not held are mapped unpopulated, the
+	// page cache holding the pages suggestions read.
+	TablesInMemoryAuto bool
 	// StoresInMemory holds what a record lookup reads (the record stores'
 	// data and the keys and places of their index) in memory of the
 	// process's own, in huge pages on Linux, instead of in the page
@@ -80,10 +87,12 @@ type Options struct {
 	// disk.
 	StoresInMemory bool
 	// StoresInMemoryAuto holds them so (when StoresInMemory is false) in
-	// each generation whose record stores' files take at most
+	// each generation whose record stores' files fit what its tables held
+	// in memory (TablesInMemory, TablesInMemoryAuto) left of
 	// 1/AutoHoldShare of the memory the process may use: the machine's, or
-	// its cgroup's limit when lower. Where they take more, they stay
-	// mapped, for the kernel to reclaim under pressure.
+	// its cgroup's limit when lower (inMemory.plan; what the parts held
+	// always take is set aside first). Where they take more,
+	// they stay mapped, for the kernel to reclaim under pressure.
 	StoresInMemoryAuto bool
 	// MaxIncrementalShare is the largest share of a category's records that
 	// may change for its bleve index to be patched rather than rebuilt.
@@ -235,7 +244,7 @@ func Open(opts Options) (*Manager, error) {
 			m.log.Error().Err(err).Uint64("generation", current).Msg("cannot open the current generation")
 		} else {
 			m.live.Store(g)
-			m.log.Info().Uint64("generation", current).Str("snapshot", g.Meta.Snapshot).Bool("stores_held", g.storesHeld).Msg("opened the live generation")
+			m.log.Info().Uint64("generation", current).Str("snapshot", g.Meta.Snapshot).EmbedObject(g.held).Msg("opened the live generation")
 			m.openAnalysts(g, analystsID, idle)
 		}
 	}
@@ -388,7 +397,7 @@ func (m *Manager) runHere(j *job, req BuildRequest, res *BuildResult, log zerolo
 			res.Searchable = Duration(m.now().Sub(res.Started))
 			m.swap(ph.gen)
 			log.Info().Uint64("generation", meta.ID).Bool("incremental", meta.Incremental).Int("changed", meta.Changed).
-				Dur("searchable_after", time.Duration(res.Searchable)).Bool("bleve_pending", ph.b != nil).Bool("stores_held", ph.gen.storesHeld).
+				Dur("searchable_after", time.Duration(res.Searchable)).Bool("bleve_pending", ph.b != nil).EmbedObject(ph.gen.held).
 				Msg("generation live: searches, lookups and structures answer from it")
 		}
 		if ph.b != nil {

@@ -41,13 +41,16 @@ type Status struct {
 	Schedule  *Schedule    `json:"schedule"`
 	Failures  int          `json:"failures"`
 	// HeldBytes is the memory the process holds generations' files in
-	// (Options.TablesInMemory, StoresInMemory: copies the kernel cannot
-	// reclaim; a copy generations share counted once).
+	// (Options.TablesInMemory, StoresInMemory and their Auto: copies the
+	// kernel cannot reclaim; a copy generations share counted once).
 	HeldBytes int64 `json:"held_bytes"`
-	// StoresHeld says whether the live generation's record stores are
-	// held in memory (Options.StoresInMemory, or StoresInMemoryAuto and
-	// they fit) rather than mapped.
+	// TablesHeld, StoresHeld and TyposHeld say whether the live
+	// generation's name tables, record stores and typo indexes are held
+	// in memory (Options.TablesInMemory, StoresInMemory, or their Auto and
+	// they fit: inMemory.plan) rather than mapped.
+	TablesHeld bool `json:"tables_held"`
 	StoresHeld bool `json:"stores_held"`
+	TyposHeld  bool `json:"typos_held"`
 }
 
 // Running describes a build in progress.
@@ -76,7 +79,7 @@ func (m *Manager) Status() Status {
 	var st Status
 	st.Live = m.Live()
 	if g := m.Acquire(); g != nil {
-		st.StoresHeld = g.storesHeld
+		st.TablesHeld, st.StoresHeld, st.TyposHeld = g.held.tables, g.held.stores, g.held.typos
 		g.Release()
 	}
 	st.Parts = m.Parts()

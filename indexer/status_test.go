@@ -60,6 +60,19 @@ func TestStatusCountsHeldMemory(t *testing.T) {
 	}
 }
 
+// statusWithMemory opens a manager with opts where the process may use
+// memory bytes, and returns its status and the bytes it held more than
+// before it opened.
+func statusWithMemory(t *testing.T, opts indexer.Options, memory int64) (indexer.Status, int64) {
+	t.Helper()
+	defer indexer.SetMemoryBudget(memory)()
+	before := disk.HeldBytes()
+	m := openWith(t, opts)
+	defer m.Close()
+	st := m.Status()
+	return st, st.HeldBytes - before
+}
+
 // StoresInMemoryAuto holds a generation's record stores when their files
 // take at most 1/AutoHoldShare of the memory the process may use, and
 // maps them otherwise; the status says which.
@@ -74,13 +87,7 @@ func TestStoresHeldWhenTheyFit(t *testing.T) {
 		{storeBytes * indexer.AutoHoldShare, true},
 		{storeBytes*indexer.AutoHoldShare - 1, false},
 	} {
-		restore := indexer.SetMemoryBudget(c.budget)
-		before := disk.HeldBytes()
-		m := openWith(t, opts)
-		st := m.Status()
-		held := st.HeldBytes - before
-		m.Close()
-		restore()
+		st, held := statusWithMemory(t, opts, c.budget)
 		if st.StoresHeld != c.held {
 			t.Errorf("stores of %d bytes, memory %d: held %v, want %v", storeBytes, c.budget, st.StoresHeld, c.held)
 		}
@@ -89,6 +96,47 @@ func TestStoresHeldWhenTheyFit(t *testing.T) {
 		}
 		if !c.held && held != 0 {
 			t.Errorf("stores mapped: %d bytes held", held)
+		}
+	}
+}
+
+// TablesInMemoryAuto holds the name tables first: with room for them
+// alone, the stores and the typo indexes stay mapped; with room for
+// everything, all is held. The status says which.
+func TestTablesHeldFirstWhenTheyFit(t *testing.T) {
+	data, sizes := builtRecords(t, "*.data", "*.idx")
+	storeBytes := sizes[0] + sizes[1]
+	m := open(t, data)
+	g := m.Acquire()
+	var tableBytes, typoBytes int64
+	for ext, n := range map[string]*int64{"*.tbl": &tableBytes, "*.typ": &typoBytes} {
+		files, _ := filepath.Glob(filepath.Join(g.Dir(), "*", ext))
+		for _, f := range files {
+			if st, err := os.Stat(f); err == nil {
+				*n += st.Size()
+			}
+		}
+	}
+	g.Release()
+	m.Close()
+	if tableBytes == 0 || typoBytes == 0 {
+		t.Fatalf("tables of %d bytes, typo indexes of %d", tableBytes, typoBytes)
+	}
+	opts := indexer.Options{DataDir: data, TablesInMemoryAuto: true, StoresInMemoryAuto: true}
+	for _, c := range []struct {
+		budget                int64
+		tables, stores, typos bool
+	}{
+		{tableBytes, true, false, false},
+		{tableBytes + storeBytes + typoBytes, true, true, true},
+	} {
+		st, held := statusWithMemory(t, opts, c.budget*indexer.AutoHoldShare)
+		if st.TablesHeld != c.tables || st.StoresHeld != c.stores || st.TyposHeld != c.typos {
+			t.Errorf("room for %d bytes: tables, stores, typo indexes held %v %v %v, want %v %v %v",
+				c.budget, st.TablesHeld, st.StoresHeld, st.TyposHeld, c.tables, c.stores, c.typos)
+		}
+		if held < tableBytes {
+			t.Errorf("room for %d bytes: %d bytes held, less than the tables' %d", c.budget, held, tableBytes)
 		}
 	}
 }

@@ -19,7 +19,10 @@ import (
 // Meta.Typos is not typo.Version have none; a build from one is full.
 
 // TypoPath is the typo index beside a table file.
-func TypoPath(table string) string { return strings.TrimSuffix(table, ".tbl") + ".typ" }
+func TypoPath(table string) string { return strings.TrimSuffix(table, ".tbl") + typoExt }
+
+// typoExt ends the name of a typo index file.
+const typoExt = ".typ"
 
 // writeTypos writes the typo index of a table just written from entries
 // (nametable.Write leaves them in ordinal order); tickers, when not nil,

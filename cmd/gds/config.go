@@ -55,7 +55,7 @@ type serveConfig struct {
 	AnalystTimeout        time.Duration
 	AnalystConcurrency    int
 	RequestLog            httplog.Keep
-	TablesInMemory        bool
+	TablesInMemory        holdFlag
 	StoresInMemory        holdFlag
 	RateLimits            rateLimitFlag
 	TrustedProxies        proxiesFlag
@@ -133,12 +133,15 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.Int64Var(&c.CacheBytes, "cache-bytes", 0, "size of the search response cache (0: 64 MiB; negative disables it)")
 	addBleveBatchFlag(fs, &c.BleveBatch, &c.BleveCharacters)
 	addRateLimitFlags(fs, &c.RateLimits, &c.TrustedProxies)
-	fs.BoolVar(&c.TablesInMemory, "tables-in-memory", true, "read the live generation's name tables into memory, in huge pages where the system has them, "+
-		"instead of mapping their files (false: mapped); contains searches are faster, the memory the same")
+	c.TablesInMemory = holdAuto
+	fs.Var(&c.TablesInMemory, "tables-in-memory", "true, false or auto: read the live generation's name tables into memory, in huge pages where the system has them, "+
+		"instead of mapping their files (false: mapped); contains searches are faster, the memory the same but not the kernel's to reclaim; "+
+		"true holds their typo indexes too, false maps those unpopulated; auto (the default): the tables, then the stores (--stores-in-memory auto), "+
+		"then the typo indexes, each while it fits what those before it left of an eighth of the memory the process may use (the machine's, or its cgroup's limit)")
 	c.StoresInMemory = holdAuto
 	fs.Var(&c.StoresInMemory, "stores-in-memory", "true, false or auto: read what record lookups read (the live generation's record stores but their hashes) into memory, "+
 		"in huge pages where the system has them, instead of mapping their files: a lookup never waits for the disk, for about 33 bytes a character of memory the kernel cannot reclaim; "+
-		"auto (the default): when the stores take at most an eighth of the memory the process may use (the machine's, or its cgroup's limit), else mapped")
+		"auto (the default): when the stores fit what the tables held in memory left of an eighth of the memory the process may use (the machine's, or its cgroup's limit), else mapped")
 	fs.DurationVar(&c.AnalystIdle, "analyst-idle", 10*time.Minute, "close the bleve indexes analysts' queries opened after this long without one (negative: keep them open)")
 	addAnalystTimeoutFlag(fs, &c.AnalystTimeout)
 	var requestLog string
@@ -320,8 +323,9 @@ func newHTTPServer(h http.Handler, c httpConfig, log zerolog.Logger) *http.Serve
 	}
 }
 
-// holdFlag is --stores-in-memory: true, false or auto. Given alone, as the
-// boolean flag it was before auto, it means true.
+// holdFlag is --tables-in-memory or --stores-in-memory: true, false or
+// auto. Given alone, as the boolean flags they were before auto, it means
+// true.
 type holdFlag string
 
 const (

@@ -18,35 +18,44 @@ func parseServe(t *testing.T, env func(string) string, args ...string) (serveCon
 		append([]string{"--data", t.TempDir()}, args...))
 }
 
-// --stores-in-memory is true, false or auto (the default); given alone, as
-// the boolean flag it was before auto, it means true.
-func TestStoresInMemoryFlag(t *testing.T) {
+// --tables-in-memory and --stores-in-memory are true, false or auto (the
+// default); given alone, as the boolean flags they were before auto, each
+// means true.
+func TestInMemoryFlags(t *testing.T) {
 	parse := func(env func(string) string, args ...string) (serveConfig, error) { return parseServe(t, env, args...) }
-	for _, c := range []struct {
-		env  []string
-		args []string
-		want holdFlag
+	for _, f := range []struct {
+		flag, env string
+		of        func(serveConfig) holdFlag
 	}{
-		{nil, nil, holdAuto},
-		{nil, []string{"--stores-in-memory"}, holdAlways},
-		{nil, []string{"--stores-in-memory=false"}, holdNever},
-		{nil, []string{"--stores-in-memory=TRUE"}, holdAlways},
-		{nil, []string{"--stores-in-memory=auto"}, holdAuto},
-		{[]string{"GDS_STORES_IN_MEMORY", "false"}, nil, holdNever},
-		{[]string{"GDS_STORES_IN_MEMORY", "auto"}, []string{"--stores-in-memory"}, holdAlways},
+		{"stores-in-memory", "GDS_STORES_IN_MEMORY", func(c serveConfig) holdFlag { return c.StoresInMemory }},
+		{"tables-in-memory", "GDS_TABLES_IN_MEMORY", func(c serveConfig) holdFlag { return c.TablesInMemory }},
 	} {
-		cfg, err := parse(envMap(c.env...), c.args...)
-		if err != nil || cfg.StoresInMemory != c.want {
-			t.Errorf("env %q, flags %q: %q (%v), want %q", c.env, c.args, cfg.StoresInMemory, err, c.want)
+		for _, c := range []struct {
+			env  []string
+			args []string
+			want holdFlag
+		}{
+			{nil, nil, holdAuto},
+			{nil, []string{"--" + f.flag}, holdAlways},
+			{nil, []string{"--" + f.flag + "=false"}, holdNever},
+			{nil, []string{"--" + f.flag + "=TRUE"}, holdAlways},
+			{nil, []string{"--" + f.flag + "=auto"}, holdAuto},
+			{[]string{f.env, "false"}, nil, holdNever},
+			{[]string{f.env, "auto"}, []string{"--" + f.flag}, holdAlways},
+		} {
+			cfg, err := parse(envMap(c.env...), c.args...)
+			if got := f.of(cfg); err != nil || got != c.want {
+				t.Errorf("env %q, flags %q: %q (%v), want %q", c.env, c.args, got, err, c.want)
+			}
 		}
-	}
-	for _, bad := range [][]string{{"--stores-in-memory=sometimes"}, {"--stores-in-memory="}} {
-		if _, err := parse(envMap(), bad...); err == nil {
-			t.Errorf("%q accepted", bad)
+		for _, bad := range [][]string{{"--" + f.flag + "=sometimes"}, {"--" + f.flag + "="}} {
+			if _, err := parse(envMap(), bad...); err == nil {
+				t.Errorf("%q accepted", bad)
+			}
 		}
-	}
-	if _, err := parse(envMap("GDS_STORES_IN_MEMORY", "yes please")); err == nil {
-		t.Error(`GDS_STORES_IN_MEMORY="yes please" accepted`)
+		if _, err := parse(envMap(f.env, "yes please")); err == nil {
+			t.Errorf(`%s="yes please" accepted`, f.env)
+		}
 	}
 }
 

@@ -226,12 +226,21 @@ func (b *blockReader) decode(blk uint32, s *Store, bb *blockBufs) ([]byte, error
 	if blk >= b.blocks {
 		return nil, ErrDamagedRecord
 	}
-	src := s.span(b.off(blk), b.off(blk+1))
+	start, end := b.off(blk), b.off(blk+1)
+	src := s.span(start, end)
 	if src == nil {
 		return nil, ErrDamagedRecord
 	}
 	if b.bare {
-		bb.frame = append(append(bb.frame[:0], zstdMagic...), src...)
+		bb.frame = append(bb.frame[:0], zstdMagic...)
+		if s.files != nil {
+			var err error
+			if bb.frame, err = s.files.appendSpan(bb.frame, start, end, s.baseSize); err != nil {
+				return nil, ErrDamagedRecord
+			}
+		} else {
+			bb.frame = append(bb.frame, src...)
+		}
 		src = bb.frame
 	}
 	out, err := b.dec.DecodeAll(src, bb.out[:0])

@@ -58,6 +58,7 @@ type Store struct {
 	groups map[string][]int64 // name → sorted (group key, position) pairs
 	maps   [][]byte
 	held   []*disk.Loaded // what a store opened in memory holds
+	files  *dataFiles     // what a mapped block store reads its blocks from
 }
 
 const (
@@ -358,6 +359,12 @@ func (s *Store) Close() error {
 		}
 	}
 	s.held = nil
+	if s.files != nil {
+		if err := s.files.close(); err != nil && first == nil {
+			first = err
+		}
+		s.files = nil
+	}
 	if s.blk != nil {
 		s.blk.close()
 	}
@@ -431,6 +438,10 @@ func Open(dir, kind string, inMemory bool, groups ...string) (*Store, error) {
 	if inMemory {
 		s.holdInMemory()
 		disk.Release(idx) // read to copy; its hashes are for builds
+	} else if s.blk != nil && s.blk.bare {
+		if s.files, err = openDataFiles(dir, kind, delta != nil); err != nil {
+			return fail(err)
+		}
 	}
 
 	for _, g := range groups {

@@ -70,8 +70,19 @@ type Index struct {
 	loaded   *disk.Loaded
 }
 
-// Open maps the typo index at path, written for a table of n ordinals.
-func Open(path string, n int) (*Index, error) { return open(path, n, disk.LoadMapped) }
+// Open maps the typo index at path, written for a table of n ordinals,
+// without populating the mapping (disk.LoadLazily): only suggestions read
+// it, each a few of its pages. Parse's check reads it whole; its pages
+// then leave the process's resident set (disk.Release), kept by the page
+// cache for as long as the kernel likes.
+func Open(path string, n int) (*Index, error) {
+	x, err := open(path, n, disk.LoadLazily)
+	if err != nil {
+		return nil, err
+	}
+	disk.Release(x.loaded.Bytes)
+	return x, nil
+}
 
 // Load reads the typo index at path into memory (as nametable.Load does
 // for tables).

@@ -198,14 +198,15 @@ type column struct {
 
 // Open maps the value columns of a table of n ordinals read-only, and
 // checks them: every section in the file, values in order, each ordinal
-// below n and at most once per column. The pages are then left to the
-// page cache until a range reads them (10M values are 120 MB).
+// below n and at most once per column. The check lets go of the pages it
+// read as it goes, and they are left to the page cache until a range
+// reads them (10M values are 120 MB).
 func Open(path string, n int) (*File, error) {
 	mm, err := disk.Map(path, false)
 	if err != nil {
 		return nil, fmt.Errorf("value columns %s: %w", path, err)
 	}
-	f, err := parse(mm, n)
+	f, err := parse(mm, n, func(from, to int) { disk.ReleasePages(mm, from, to) })
 	if err != nil {
 		disk.Unmap(mm)
 		return nil, fmt.Errorf("value columns %s: %w", path, err)
@@ -214,7 +215,16 @@ func Open(path string, n int) (*File, error) {
 	return f, nil
 }
 
-func parse(mm []byte, n int) (*File, error) {
+// checkStretch is how many entries of a column parse checks before it
+// tells read which bytes it is done with: 48 MiB of them. Open lets go of
+// their pages (disk.ReleasePages), where a whole file (1.44 GB at 50M
+// characters) would otherwise be resident at once, beside the name tables
+// a server holds.
+const checkStretch = 1 << 22
+
+// parse reads and checks a value-column file; read(from, to) says that
+// the check is done with mm[from:to].
+func parse(mm []byte, n int, read func(from, to int)) (*File, error) {
 	if len(mm) < 24 || string(mm[:8]) != magic {
 		return nil, errors.New("not a gds value-column file (bad magic)")
 	}
@@ -241,14 +251,20 @@ func parse(mm []byte, n int) (*File, error) {
 		}
 		c := column{values: disk.FromBytes[int64](mm[off : off+8*count]), ords: disk.FromBytes[uint32](mm[off+8*count : off+12*count])}
 		clear(seen)
-		for j, o := range c.ords {
-			if j > 0 && c.values[j] < c.values[j-1] {
-				return nil, fmt.Errorf("column %q: values out of order", name)
+		for lo := 0; lo < len(c.ords); lo += checkStretch {
+			hi := min(lo+checkStretch, len(c.ords))
+			for j := lo; j < hi; j++ {
+				if j > 0 && c.values[j] < c.values[j-1] {
+					return nil, fmt.Errorf("column %q: values out of order", name)
+				}
+				o := c.ords[j]
+				if o >= uint32(n) || seen[o/64]&(1<<(o%64)) != 0 {
+					return nil, fmt.Errorf("column %q: ordinal %d out of range or repeated", name, o)
+				}
+				seen[o/64] |= 1 << (o % 64)
 			}
-			if o >= uint32(n) || seen[o/64]&(1<<(o%64)) != 0 {
-				return nil, fmt.Errorf("column %q: ordinal %d out of range or repeated", name, o)
-			}
-			seen[o/64] |= 1 << (o % 64)
+			read(int(off)+8*lo, int(off)+8*hi)
+			read(int(off+8*count)+4*lo, int(off+8*count)+4*hi)
 		}
 		f.cols[name] = c
 	}

@@ -153,10 +153,11 @@ func openManager(data string) (*indexer.Manager, error) {
 	return indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard)})
 }
 
-// openServing opens data as gds serve does by default: name tables read
-// into memory, record stores too when they fit (--stores-in-memory auto).
+// openServing opens data as gds serve does by default: name tables, record
+// stores and typo indexes read into memory while they fit its share of
+// the memory (--tables-in-memory auto, --stores-in-memory auto).
 func openServing(data string) (*indexer.Manager, error) {
-	return indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), TablesInMemory: true, StoresInMemoryAuto: true})
+	return indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard), TablesInMemoryAuto: true, StoresInMemoryAuto: true})
 }
 
 func helperBuild(a helperArgs) (buildOut, error) {

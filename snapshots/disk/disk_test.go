@@ -1,6 +1,7 @@
 package disk
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -101,4 +102,31 @@ func TestTryLock(t *testing.T) {
 		t.Fatalf("TryLock after Unlock = %v, %v", ok, err)
 	}
 	l2.Unlock()
+}
+
+// A mapping whose pages ReleasePages let go of (bounds past either end
+// too) reads the file's bytes again, and LoadLazily maps a file as
+// LoadMapped does.
+func TestReleasePagesKeepsContent(t *testing.T) {
+	page := os.Getpagesize()
+	want := make([]byte, 5*page+100)
+	for i := range want {
+		want[i] = byte(i * 7)
+	}
+	name := filepath.Join(t.TempDir(), "pages")
+	if err := os.WriteFile(name, want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := LoadLazily(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	b := l.Bytes
+	for _, r := range [][2]int{{1, 3*page + 5}, {2 * page, 2*page + 10}, {4 * page, 10 * page}, {0, len(b)}} {
+		ReleasePages(b, r[0], r[1]) // after the last check read every page
+		if !bytes.Equal(b, want) {
+			t.Fatalf("after ReleasePages(%d, %d) the mapping reads other bytes", r[0], r[1])
+		}
+	}
 }

@@ -20,8 +20,16 @@ func (l *Loaded) Close() error {
 
 // LoadMapped is Load without the copy: the content is the file mapped
 // from the page cache, populated up front (Map).
-func LoadMapped(name string) (*Loaded, error) {
-	b, err := Map(name, true)
+func LoadMapped(name string) (*Loaded, error) { return loadMapped(name, true) }
+
+// LoadLazily is LoadMapped without populating the mapping: a page is read
+// (and counts in the process's resident memory) when something first
+// touches it. For a file read rarely and in small parts, such as a typo
+// index only suggestions read.
+func LoadLazily(name string) (*Loaded, error) { return loadMapped(name, false) }
+
+func loadMapped(name string, populate bool) (*Loaded, error) {
+	b, err := Map(name, populate)
 	if err != nil {
 		return nil, err
 	}

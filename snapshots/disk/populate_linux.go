@@ -1,6 +1,9 @@
 package disk
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 const mapPopulate = syscall.MAP_POPULATE
 
@@ -10,5 +13,18 @@ const mapPopulate = syscall.MAP_POPULATE
 func Release(mapped []byte) {
 	if len(mapped) > 0 {
 		_ = syscall.Madvise(mapped, syscall.MADV_DONTNEED)
+	}
+}
+
+// ReleasePages is Release for the whole pages within mapped[from:to]
+// (mapped starts at a page boundary, as a mapping does): a check reading
+// a large file through drops what it read as it goes, so that no more
+// than a stretch of it is resident at once.
+func ReleasePages(mapped []byte, from, to int) {
+	page := os.Getpagesize()
+	from = (from + page - 1) &^ (page - 1)
+	to = min(to, len(mapped)) &^ (page - 1)
+	if from < to {
+		Release(mapped[from:to])
 	}
 }
