@@ -136,12 +136,14 @@ func (v *View) LocalOf(ids []int64) (Local, error) {
 	if out.Corporations, out.Alliances, err = v.groups(out.Characters); err != nil {
 		return Local{}, err
 	}
-	slices.SortFunc(out.Characters, func(a, b LocalCharacter) int {
-		if c := strings.Compare(a.Name, b.Name); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.CharacterID, b.CharacterID)
-	})
+	sortLocal(out.Characters, func(*LocalCharacter) uint32 { return 0 },
+		func(c *LocalCharacter) string { return c.Name },
+		func(a, b LocalCharacter) int {
+			if c := strings.Compare(a.Name, b.Name); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.CharacterID, b.CharacterID)
+		})
 	return out, nil
 }
 
@@ -280,12 +282,16 @@ func (v *View) groups(chars []LocalCharacter) ([]LocalCorporation, []LocalAllian
 	if err := v.nameAlliances(alliances); err != nil {
 		return nil, nil, err
 	}
-	slices.SortFunc(corps, func(a, b LocalCorporation) int {
-		return byCount(a.Count, b.Count, a.Name, b.Name, a.CorporationID, b.CorporationID)
-	})
-	slices.SortFunc(alliances, func(a, b LocalAlliance) int {
-		return byCount(a.Count, b.Count, a.Name, b.Name, a.AllianceID, b.AllianceID)
-	})
+	sortLocal(corps, func(c *LocalCorporation) uint32 { return byCountRank(c.Count) },
+		func(c *LocalCorporation) string { return c.Name },
+		func(a, b LocalCorporation) int {
+			return byCount(a.Count, b.Count, a.Name, b.Name, a.CorporationID, b.CorporationID)
+		})
+	sortLocal(alliances, func(a *LocalAlliance) uint32 { return byCountRank(a.Count) },
+		func(a *LocalAlliance) string { return a.Name },
+		func(a, b LocalAlliance) int {
+			return byCount(a.Count, b.Count, a.Name, b.Name, a.AllianceID, b.AllianceID)
+		})
 	return corps, alliances, nil
 }
 
@@ -358,11 +364,7 @@ func nameGroups[R any, P interface {
 }](v *View, kind snapshots.Kind, n int, id func(int) int64, named func(P) groupName, set func(int, groupName)) error {
 	st := v.g.Store(kind)
 	if k, ok := v.columnOf(kind); ok {
-		rows, err := k.groups(kind, n, id)
-		for i := range n {
-			set(i, groupName{rows.names[i], rows.tickers[i], rows.alliances[i]})
-		}
-		return err
+		return k.groups(kind, n, id, set)
 	}
 	d := v.dir(kind, st)
 	for i := range n {
