@@ -47,20 +47,21 @@ func (k columned) find(key int64) (int, bool) {
 // positions returns the store positions of keys (-1 for a key of no
 // record) with their rows warmed in the column: a batch's cache misses
 // overlap instead of coming one after another (recstore.FindAll,
-// affcol.Column.Warm).
-func (k columned) positions(keys []int64) []int {
-	pos := make([]int, len(keys))
+// affcol.Column.Warm). The slice is intScratch's, for the caller to put.
+func (k columned) positions(keys []int64) *[]int {
+	posP := intScratch.get(len(keys))
+	pos := *posP
 	if k.s == nil {
 		for j := range pos {
 			pos[j] = -1
 		}
-		return pos
+		return posP
 	}
 	k.s.FindAll(keys, pos)
 	if k.c != nil {
 		runtime.KeepAlive(k.c.Warm(pos))
 	}
-	return pos
+	return posP
 }
 
 // affColumns are the columns an affiliation reads.
@@ -103,8 +104,10 @@ func (a affColumns) affiliationsFrom(ids []int64, out []Affiliation) (missing in
 // names are substrings of one string.
 func localCharactersFrom(k columned, ids []int64, out []LocalCharacter) error {
 	text := make([]byte, 0, len(ids)*nameBytes)
-	ends := make([]uint32, len(ids))
-	for j, p := range k.positions(ids) {
+	ends, pos := uint32Scratch.get(len(ids)), k.positions(ids)
+	defer uint32Scratch.put(ends)
+	defer intScratch.put(pos)
+	for j, p := range *pos {
 		if id := ids[j]; p >= 0 {
 			corp, alliance, faction := k.c.IDs(p)
 			name, _, err := k.c.Text(p)
@@ -114,10 +117,10 @@ func localCharactersFrom(k columned, ids []int64, out []LocalCharacter) error {
 			text = append(text, name...)
 			out[j] = LocalCharacter{CharacterID: id, CorporationID: corp, AllianceID: alliance, FactionID: faction}
 		}
-		ends[j] = uint32(len(text))
+		(*ends)[j] = uint32(len(text))
 	}
 	all, start := frozen(text), uint32(0)
-	for j, end := range ends {
+	for j, end := range *ends {
 		out[j].Name, start = all[start:end], end
 	}
 	return nil
@@ -136,13 +139,17 @@ const nameBytes, tickerBytes = 32, 8
 // one found to set; the names and tickers are substrings of one string.
 func (k columned) groups(kind snapshots.Kind, n int, id func(int) int64, set func(int, groupName)) error {
 	text := make([]byte, 0, n*(nameBytes+tickerBytes))
-	ends := make([]uint32, 2*n)
-	keys := make([]int64, n)
+	endsP, keysP, alliancesP := uint32Scratch.get(2*n), int64Scratch.get(n), int64Scratch.get(n)
+	defer uint32Scratch.put(endsP)
+	defer int64Scratch.put(keysP)
+	defer int64Scratch.put(alliancesP)
+	ends, keys, alliances := *endsP, *keysP, *alliancesP
 	for j := range keys {
 		keys[j] = id(j)
 	}
-	pos := k.positions(keys)
-	alliances := make([]int64, n)
+	posP := k.positions(keys)
+	defer intScratch.put(posP)
+	pos := *posP
 	for j, p := range pos {
 		if p >= 0 {
 			name, ticker, err := k.c.Text(p)
