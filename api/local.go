@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
@@ -98,7 +99,14 @@ func ParseLocal(contentType string, body io.Reader) ([]string, error) {
 		return nil, errors.New("request body: missing; send names, one a line, or a JSON array of names")
 	}
 	mt, _, _ := mime.ParseMediaType(contentType)
-	data, err := io.ReadAll(io.LimitReader(body, maxBodyBytes+1))
+	buf := localReads.Get().(*[]byte)
+	data, err := readInto((*buf)[:0], io.LimitReader(body, maxBodyBytes+1))
+	*buf = data[:0]
+	defer func() {
+		if cap(*buf) <= maxPooledLocal {
+			localReads.Put(buf)
+		}
+	}()
 	if err != nil {
 		return nil, readBodyError(err)
 	}
@@ -117,6 +125,29 @@ func ParseLocal(contentType string, body io.Reader) ([]string, error) {
 	}
 	return nil, &bodyError{status: http.StatusUnsupportedMediaType,
 		msg: fmt.Sprintf("Content-Type: %s is not text/plain (one name a line) or application/json (an array of names)", mt), location: "header.Content-Type", value: mt}
+}
+
+// localReads are the buffers local bodies are read into: what a body's
+// parsing keeps it copies (the text's lines, JSON's strings), so that the
+// buffer serves the next body.
+var localReads = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// readInto appends what r reads to buf until io.EOF, as io.ReadAll does
+// from an empty buffer.
+func readInto(buf []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // localText splits a text body into its names (query.LocalLines).

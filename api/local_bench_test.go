@@ -3,11 +3,20 @@
 package api
 
 import (
+	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/rs/zerolog"
+
+	"gds/indexer"
+	"gds/query"
+	"gds/snapshots"
 )
 
 // BenchmarkLocalServed is POST /latest/local/ end to end, body in and
@@ -16,11 +25,20 @@ import (
 // benchmark's proportions), with the response cache and the rate limits
 // off: 16 bodies of 1,000 names of one character each, in turn, written
 // out as net/http would write them (wireWriter); cpu-ns/op is the
-// process's processor time per answer:
+// process's processor time per answer. With GDS_BENCH_DATA, over the
+// generation of an existing data directory opened as gds serve opens it
+// instead, the names drawn from its character table:
 //
 //	go test -run '^$' -bench LocalServed -benchmem ./api
+//	GDS_BENCH_DATA=/var/tmp/w10m/data go test -run '^$' -bench LocalServed -benchmem ./api
 func BenchmarkLocalServed(b *testing.B) {
-	ts, bodies := localBench(b, 200_000, 16)
+	var ts *testServer
+	var bodies []string
+	if data := os.Getenv("GDS_BENCH_DATA"); data != "" {
+		ts, bodies = localBenchData(b, data, 16)
+	} else {
+		ts, bodies = localBench(b, 200_000, 16)
+	}
 	b.ReportAllocs()
 	i, cpu := 0, processCPU(b)
 	for b.Loop() {
@@ -34,6 +52,48 @@ func BenchmarkLocalServed(b *testing.B) {
 		i++
 	}
 	b.ReportMetric(float64(processCPU(b)-cpu)/float64(max(i, 1)), "cpu-ns/op")
+}
+
+// localBenchData serves the generation in the data directory data as
+// gds serve does (tables and stores in memory when they fit) and draws n
+// bodies of 1,000 names of one character each from its character table.
+func localBenchData(b *testing.B, data string, n int) (*testServer, []string) {
+	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard),
+		TablesInMemory: true, StoresInMemoryAuto: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { m.Close() })
+	ts := newTestServerWith(b, Deps{Views: query.New(m), Logger: zerolog.New(io.Discard)}, func(d *Deps) {
+		d.Limits.CacheBytes, d.Limits.RateLimitsOff = -1, true
+	})
+	g := m.Acquire()
+	if g == nil {
+		b.Fatal("no live generation")
+	}
+	defer g.Release()
+	ct := g.Tables(snapshots.CategoryCharacter)
+	if ct == nil || ct.Base.Len() == 0 {
+		b.Fatal("no characters")
+	}
+	t := ct.Base
+	rng := rand.New(rand.NewPCG(7, 37))
+	bodies := make([]string, n)
+	for i := range bodies {
+		var sb strings.Builder
+		for names := 0; names < query.MaxLocalNames; {
+			name := t.Name(uint32(rng.IntN(t.Len())))
+			found := 0
+			t.Exact(name, func(uint32) bool { found++; return found < 2 })
+			if found == 1 {
+				sb.Write(name)
+				sb.WriteByte('\n')
+				names++
+			}
+		}
+		bodies[i] = sb.String()
+	}
+	return ts, bodies
 }
 
 // processCPU is the processor time the process has used, in nanoseconds:

@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 	"runtime"
+	"unsafe"
 
 	"gds/indexer/affcol"
 	"gds/indexer/recstore"
@@ -46,20 +47,21 @@ func (k columned) find(key int64) (int, bool) {
 // positions returns the store positions of keys (-1 for a key of no
 // record) with their rows warmed in the column: a batch's cache misses
 // overlap instead of coming one after another (recstore.FindAll,
-// affcol.Column.Warm).
-func (k columned) positions(keys []int64) []int {
-	pos := make([]int, len(keys))
+// affcol.Column.Warm). The slice is intScratch's, for the caller to put.
+func (k columned) positions(keys []int64) *[]int {
+	posP := intScratch.get(len(keys))
+	pos := *posP
 	if k.s == nil {
 		for j := range pos {
 			pos[j] = -1
 		}
-		return pos
+		return posP
 	}
 	k.s.FindAll(keys, pos)
 	if k.c != nil {
 		runtime.KeepAlive(k.c.Warm(pos))
 	}
-	return pos
+	return posP
 }
 
 // affColumns are the columns an affiliation reads.
@@ -102,8 +104,10 @@ func (a affColumns) affiliationsFrom(ids []int64, out []Affiliation) (missing in
 // names are substrings of one string.
 func localCharactersFrom(k columned, ids []int64, out []LocalCharacter) error {
 	text := make([]byte, 0, len(ids)*nameBytes)
-	ends := make([]uint32, len(ids))
-	for j, p := range k.positions(ids) {
+	ends, pos := uint32Scratch.get(len(ids)), k.positions(ids)
+	defer uint32Scratch.put(ends)
+	defer intScratch.put(pos)
+	for j, p := range *pos {
 		if id := ids[j]; p >= 0 {
 			corp, alliance, faction := k.c.IDs(p)
 			name, _, err := k.c.Text(p)
@@ -113,55 +117,60 @@ func localCharactersFrom(k columned, ids []int64, out []LocalCharacter) error {
 			text = append(text, name...)
 			out[j] = LocalCharacter{CharacterID: id, CorporationID: corp, AllianceID: alliance, FactionID: faction}
 		}
-		ends[j] = uint32(len(text))
+		(*ends)[j] = uint32(len(text))
 	}
-	all, start := string(text), uint32(0)
-	for j, end := range ends {
+	all, start := frozen(text), uint32(0)
+	for j, end := range *ends {
 		out[j].Name, start = all[start:end], end
 	}
 	return nil
 }
+
+// frozen is b's bytes as a string, without a copy: its callers build b
+// and never write it again.
+func frozen(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // nameBytes and tickerBytes are room enough for most names and tickers
 // (the game's names are at most 37 characters, tickers 5), so that the
 // text of a thousand rows grows once or not at all.
 const nameBytes, tickerBytes = 32, 8
 
-// groupRows are corporations' or alliances' rows: their names and
-// tickers (substrings of one string) and alliances, in the order asked.
-type groupRows struct {
-	names, tickers []string
-	alliances      []int64
-}
-
-// groups reads the rows of the n IDs id(0), …, id(n-1); an ID of no
-// record has an empty one.
-func (k columned) groups(kind snapshots.Kind, n int, id func(int) int64) (groupRows, error) {
-	g := groupRows{names: make([]string, n), tickers: make([]string, n), alliances: make([]int64, n)}
+// groups reads the rows of the n IDs id(0), …, id(n-1), passing each
+// one found to set; the names and tickers are substrings of one string.
+func (k columned) groups(kind snapshots.Kind, n int, id func(int) int64, set func(int, groupName)) error {
 	text := make([]byte, 0, n*(nameBytes+tickerBytes))
-	ends := make([]uint32, 2*n)
-	keys := make([]int64, n)
+	endsP, keysP, alliancesP := uint32Scratch.get(2*n), int64Scratch.get(n), int64Scratch.get(n)
+	defer uint32Scratch.put(endsP)
+	defer int64Scratch.put(keysP)
+	defer int64Scratch.put(alliancesP)
+	ends, keys, alliances := *endsP, *keysP, *alliancesP
 	for j := range keys {
 		keys[j] = id(j)
 	}
-	for j, p := range k.positions(keys) {
-		if id := keys[j]; p >= 0 {
+	posP := k.positions(keys)
+	defer intScratch.put(posP)
+	pos := *posP
+	for j, p := range pos {
+		if p >= 0 {
 			name, ticker, err := k.c.Text(p)
 			if err != nil {
-				return g, fmt.Errorf("local: %w", recordErr(kind, id, true, err))
+				return fmt.Errorf("local: %w", recordErr(kind, keys[j], true, err))
 			}
 			text = append(text, name...)
 			ends[2*j] = uint32(len(text))
 			text = append(text, ticker...)
-			_, g.alliances[j], _ = k.c.IDs(p)
+			_, alliances[j], _ = k.c.IDs(p)
 		} else {
 			ends[2*j] = uint32(len(text))
 		}
 		ends[2*j+1] = uint32(len(text))
 	}
-	all, start := string(text), uint32(0)
-	for j := range n {
-		g.names[j], g.tickers[j], start = all[start:ends[2*j]], all[ends[2*j]:ends[2*j+1]], ends[2*j+1]
+	all, start := frozen(text), uint32(0)
+	for j, p := range pos {
+		if p >= 0 {
+			set(j, groupName{all[start:ends[2*j]], all[ends[2*j]:ends[2*j+1]], alliances[j]})
+		}
+		start = ends[2*j+1]
 	}
-	return g, nil
+	return nil
 }

@@ -68,10 +68,17 @@ type Local struct {
 // them (up to MaxLocalNamesakes); a character named twice counts once. A record a store cannot read
 // fails the call.
 func (v *View) Local(names []string) (Local, error) {
-	ids := make([]int64, 0, len(names))
+	idsP, keptP, foldedP, bufP := int64Scratch.get(0), stringScratch.get(0), bytesScratch.get(0), byteScratch.get(0)
+	defer func() {
+		int64Scratch.put(idsP)
+		stringScratch.put(keptP)
+		bytesScratch.put(foldedP)
+		byteScratch.put(bufP)
+	}()
 	var unknown []string
 	ct := v.g.Tables(snapshots.CategoryCharacter)
-	kept, folded := foldAll(names)
+	*keptP, *foldedP, *bufP = foldAll(names, *keptP, *foldedP, *bufP)
+	kept, folded := *keptP, *foldedP
 	if ct != nil {
 		// The lookups' first reads, all at once: their cache misses
 		// overlap.
@@ -81,6 +88,7 @@ func (v *View) Local(names []string) (Local, error) {
 		}
 		runtime.KeepAlive(touch)
 	}
+	ids := *idsP
 	for i, name := range kept {
 		n := len(ids)
 		if ct != nil {
@@ -90,6 +98,7 @@ func (v *View) Local(names []string) (Local, error) {
 			unknown = append(unknown, name)
 		}
 	}
+	*idsP = ids
 	out, err := v.LocalOf(ids)
 	if err != nil {
 		return Local{}, err
@@ -102,15 +111,17 @@ func (v *View) Local(names []string) (Local, error) {
 
 // foldAll returns names trimmed, blank ones left out, and each one
 // folded (slices of one buffer, sized for names that fold to as many
-// bytes, as ASCII ones do).
-func foldAll(names []string) (kept []string, folded [][]byte) {
+// bytes, as ASCII ones do), appended to kept and folded, emptied first;
+// buf is the buffer's room.
+func foldAll(names, kept []string, folded [][]byte, buf []byte) ([]string, [][]byte, []byte) {
 	size := 0
 	for _, name := range names {
 		size += len(name)
 	}
-	kept = make([]string, 0, len(names))
-	folded = make([][]byte, 0, len(names))
-	buf := make([]byte, 0, size)
+	kept, folded, buf = kept[:0], folded[:0], buf[:0]
+	if cap(buf) < size {
+		buf = make([]byte, 0, size)
+	}
 	for _, name := range names {
 		if name = strings.TrimSpace(name); name != "" {
 			start := len(buf)
@@ -118,16 +129,19 @@ func foldAll(names []string) (kept []string, folded [][]byte) {
 			kept, folded = append(kept, name), append(folded, buf[start:len(buf):len(buf)])
 		}
 	}
-	return kept, folded
+	return kept, folded, buf
 }
 
 // LocalOf is the breakdown of the characters with the given IDs (in any
 // order, repeats counted once; IDs of no character left out), with no
 // unknown names.
 func (v *View) LocalOf(ids []int64) (Local, error) {
-	ids = slices.Clone(ids)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
+	sorted, buf := int64Scratch.get(len(ids)), int64Scratch.get(len(ids))
+	defer int64Scratch.put(sorted)
+	defer int64Scratch.put(buf)
+	copy(*sorted, ids)
+	radixSort(*sorted, *buf)
+	ids = slices.Compact(*sorted)
 	out := Local{Unknown: []string{}}
 	var err error
 	if out.Characters, err = v.localCharacters(ids); err != nil {
@@ -136,12 +150,14 @@ func (v *View) LocalOf(ids []int64) (Local, error) {
 	if out.Corporations, out.Alliances, err = v.groups(out.Characters); err != nil {
 		return Local{}, err
 	}
-	slices.SortFunc(out.Characters, func(a, b LocalCharacter) int {
-		if c := strings.Compare(a.Name, b.Name); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.CharacterID, b.CharacterID)
-	})
+	sortLocal(out.Characters, func(*LocalCharacter) uint32 { return 0 },
+		func(c *LocalCharacter) string { return c.Name },
+		func(a, b *LocalCharacter) int {
+			if c := strings.Compare(a.Name, b.Name); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.CharacterID, b.CharacterID)
+		})
 	return out, nil
 }
 
@@ -262,7 +278,9 @@ func readAffiliations(s *recstore.Store, ids []int64, out []LocalCharacter) erro
 // from its record (a group whose record is missing keeps its ID, with no
 // name or ticker).
 func (v *View) groups(chars []LocalCharacter) ([]LocalCorporation, []LocalAlliance, error) {
-	keys := make([]int64, 0, len(chars))
+	keysP := int64Scratch.get(0)
+	defer int64Scratch.put(keysP)
+	keys := (*keysP)[:0]
 	for _, c := range chars {
 		keys = append(keys, c.CorporationID)
 	}
@@ -274,18 +292,23 @@ func (v *View) groups(chars []LocalCharacter) ([]LocalCorporation, []LocalAllian
 		}
 	}
 	alliances := counted(keys, func(id int64, n int) LocalAlliance { return LocalAlliance{AllianceID: id, Count: n} })
+	*keysP = keys
 	if err := v.nameCorporations(corps); err != nil {
 		return nil, nil, err
 	}
 	if err := v.nameAlliances(alliances); err != nil {
 		return nil, nil, err
 	}
-	slices.SortFunc(corps, func(a, b LocalCorporation) int {
-		return byCount(a.Count, b.Count, a.Name, b.Name, a.CorporationID, b.CorporationID)
-	})
-	slices.SortFunc(alliances, func(a, b LocalAlliance) int {
-		return byCount(a.Count, b.Count, a.Name, b.Name, a.AllianceID, b.AllianceID)
-	})
+	sortLocal(corps, func(c *LocalCorporation) uint32 { return byCountRank(c.Count) },
+		func(c *LocalCorporation) string { return c.Name },
+		func(a, b *LocalCorporation) int {
+			return byCount(a.Count, b.Count, a.Name, b.Name, a.CorporationID, b.CorporationID)
+		})
+	sortLocal(alliances, func(a *LocalAlliance) uint32 { return byCountRank(a.Count) },
+		func(a *LocalAlliance) string { return a.Name },
+		func(a, b *LocalAlliance) int {
+			return byCount(a.Count, b.Count, a.Name, b.Name, a.AllianceID, b.AllianceID)
+		})
 	return corps, alliances, nil
 }
 
@@ -293,7 +316,9 @@ func (v *View) groups(chars []LocalCharacter) ([]LocalCorporation, []LocalAllian
 // the times it is there, in ascending order of key: a sort of a thousand
 // IDs costs less than a map of them.
 func counted[G any](keys []int64, group func(id int64, n int) G) []G {
-	slices.Sort(keys)
+	buf := int64Scratch.get(len(keys))
+	radixSort(keys, *buf)
+	int64Scratch.put(buf)
 	distinct := 0
 	for i, k := range keys {
 		if i == 0 || k != keys[i-1] {
@@ -358,11 +383,7 @@ func nameGroups[R any, P interface {
 }](v *View, kind snapshots.Kind, n int, id func(int) int64, named func(P) groupName, set func(int, groupName)) error {
 	st := v.g.Store(kind)
 	if k, ok := v.columnOf(kind); ok {
-		rows, err := k.groups(kind, n, id)
-		for i := range n {
-			set(i, groupName{rows.names[i], rows.tickers[i], rows.alliances[i]})
-		}
-		return err
+		return k.groups(kind, n, id, set)
 	}
 	d := v.dir(kind, st)
 	for i := range n {

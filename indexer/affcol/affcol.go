@@ -3,10 +3,11 @@
 // affiliation and local routes read (a character's corporation, alliance,
 // faction and name; a corporation's alliance, faction, name and ticker; an
 // alliance's name and ticker), fixed-width and read in place, so that a
-// lookup is the store's key search plus one array read, with no block to
-// decompress. The build writes it beside the store (Writer) from the
-// records it decodes anyway, or carries an unchanged record's row from the
-// previous generation's column (Column.Row); gds serve opens it (Open).
+// lookup is the store's key search plus one read of the record's row (a
+// cache line at most) and of its name, with no block to decompress. The
+// build writes it beside the store (Writer) from the records it decodes
+// anyway, or carries an unchanged record's row from the previous
+// generation's column (Column.Row); gds serve opens it (Open).
 //
 // It is a package of its own rather than part of indexer/recstore: a
 // store holds any kind's records as the snapshot had them, whole; a
@@ -15,13 +16,37 @@
 //
 // # The file
 //
-// records/<kind>.aff:
+// records/<kind>.aff, as Writer writes it (rows.go):
+//
+//	magic    "GDSAFF02"
+//	n        uint64   rows (the store's records)
+//	fields   uint64   bits 1–5: which fields it holds (corporation,
+//	                  alliance, faction, name, ticker)
+//	3 words  uint64   how each ID field is coded (0: absent; idcol.go)
+//	lengths  uint64   bytes of a text's length in a row: 1, 2 or 4 (by
+//	                  the longest text); 0 without a text field
+//	width    uint64   bytes of a row: its fields' sum rounded up to a
+//	                  power of two, at most 64
+//	2 words  uint64   bytes of the name text and of the ticker text
+//	padding  to byte 128, a cache line's boundary
+//	rows     n rows of width bytes: each ID field present, in the order
+//	                  corporation, alliance, faction, as its code (1 or 2
+//	                  bytes) or value (uint32 or int64); then per text
+//	                  field present, name then ticker, its offset (uint32)
+//	                  in its text and its length; padded to 8 bytes
+//	per coded ID field, in that order: its distinct values (int64)
+//	per text field present: the text, padded
+//
+// A row never spans two cache lines (mapped, the rows start on a page):
+// a character's corporation, alliance, faction and the place of its name
+// are one cache miss, its name one more.
+//
+// The files generations hold from before GDSAFF02 are column-major, and
+// Open reads them alike:
 //
 //	magic    "GDSAFF01"
-//	n        uint64   rows (the store's records)
-//	fields   uint64   bits 1–5: which columns it holds (corporation,
-//	                  alliance, faction, name, ticker)
-//	3 words  uint64   how each ID column is coded (0: absent; idcol.go)
+//	n, fields as above
+//	3 words  uint64   how each ID column is coded
 //	per ID column present, in that order: a coded column's distinct
 //	                  values (int64) then its n codes (uint8 or uint16),
 //	                  or n values (uint32 or int64); each padded to 8 bytes
@@ -33,10 +58,17 @@
 //
 // # Versions
 //
-//	GDSAFF01  2026-11-27  the layout above
+// A change of the layout is a new magic, GDSAFF and the next number,
+// written by Writer and recorded below; Open keeps reading the earlier
+// ones, which generations on disk hold.
+//
+//	GDSAFF01  2026-11-27  column-major: each field a column
 //	          2026-11-29  (same magic) a base and a delta beside a store's
 //	                      index delta: <kind>.aff of the base index's
 //	                      records, <kind>.aff-delta of the delta's
+//	GDSAFF02  2026-11-29  row-major: a record's fields in one row of a
+//	                      cache line at most; a base and a delta may be
+//	                      of either version
 package affcol
 
 import (
@@ -52,7 +84,9 @@ const magic = "GDSAFF01"
 
 // FormatVersions are the affiliation-column format Writer writes and
 // those Open reads, for `gds version`.
-func FormatVersions() (writes string, reads []string) { return magic, []string{magic} }
+func FormatVersions() (writes string, reads []string) {
+	return magicRows, []string{magic, magicRows}
+}
 
 // Suffix is the column file's name after its kind's (records/<kind>.aff).
 const Suffix = ".aff"
@@ -60,7 +94,8 @@ const Suffix = ".aff"
 // DeltaSuffix is the name, after its kind's, of a column's delta: beside
 // a store read through a base index and an index delta (indexer/recstore),
 // the rows of the delta's records in its order, while <kind>.aff holds
-// those of the base index's records. Both are GDSAFF01 files.
+// those of the base index's records. Each is a GDSAFF02 file, or the
+// base a GDSAFF01 one of a generation written before it.
 const DeltaSuffix = ".aff-delta"
 
 // Positions places a store's position in a column kept as a base and a
@@ -104,7 +139,8 @@ type Column struct {
 	ids    [3]idColumn
 	offs   [2][]uint32
 	text   [2][]byte
-	split  *split // a base and a delta read as one (WithDelta)
+	rows   *rowLayout // a GDSAFF02 file's rows; nil for GDSAFF01's columns
+	split  *split     // a base and a delta read as one (WithDelta)
 }
 
 // split is a column kept as a base and a delta, by a store's positions.
@@ -153,12 +189,24 @@ func (c *Column) id(k, i int) int64 { return c.ids[k].at(i) }
 // IDs returns row i's corporation, alliance and faction.
 func (c *Column) IDs(i int) (corporation, alliance, faction int64) {
 	c, i = c.at(i)
+	if l := c.rows; l != nil {
+		row := l.row(i)
+		return l.ids[0].id(row), l.ids[1].id(row), l.ids[2].id(row)
+	}
 	return c.id(0, i), c.id(1, i), c.id(2, i)
 }
 
 // Text returns row i's name and ticker, aliasing the file.
 func (c *Column) Text(i int) (name, ticker []byte, err error) {
 	c, i = c.at(i)
+	if l := c.rows; l != nil {
+		row := l.row(i)
+		if name, err = l.str(0, row); err != nil {
+			return nil, nil, err
+		}
+		ticker, err = l.str(1, row)
+		return name, ticker, err
+	}
 	if name, err = c.str(0, i); err != nil {
 		return nil, nil, err
 	}
@@ -198,6 +246,9 @@ func (c *Column) Warm(rows []int) byte {
 		}
 		return c.split.base.Warm(base) + c.split.delta.Warm(delta)
 	}
+	if c.rows != nil {
+		return c.rows.warm(rows, c.n)
+	}
 	var touch byte
 	for k := range c.ids {
 		touch += c.ids[k].warm(rows)
@@ -230,9 +281,9 @@ func (c *Column) Row(i int) (Row, error) {
 	return r, err
 }
 
-// parse reads a column file; every slice aliases b.
+// parse reads a column file of either layout; every slice aliases b.
 func parse(b []byte) (*Column, error) {
-	if len(b) < header || string(b[:8]) != magic {
+	if len(b) < header || (string(b[:8]) != magic && string(b[:8]) != magicRows) {
 		return nil, fmt.Errorf("not an affiliation column")
 	}
 	n64, fields := binary.LittleEndian.Uint64(b[8:]), binary.LittleEndian.Uint64(b[16:])
@@ -241,6 +292,9 @@ func parse(b []byte) (*Column, error) {
 	}
 	if fields&^uint64(allField) != 0 {
 		return nil, fmt.Errorf("unknown fields %#x", fields)
+	}
+	if string(b[:8]) == magicRows {
+		return parseRows(b, n64, Fields(fields))
 	}
 	n := int(n64)
 	c := &Column{n: n, fields: Fields(fields)}

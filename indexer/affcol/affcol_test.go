@@ -5,12 +5,28 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
+// layouts are the files' layouts: GDSAFF02's rows (what Writer writes)
+// and GDSAFF01's columns (what generations written before it hold).
+var layouts = []struct {
+	name    string
+	columns bool
+}{{"rows", false}, {"columns", true}}
+
 func writeRows(t testing.TB, fields Fields, rows []Row) string {
 	t.Helper()
+	return writeLayout(t, fields, rows, false)
+}
+
+// writeLayout writes rows in GDSAFF01's columns when columns, else in
+// GDSAFF02's rows.
+func writeLayout(t testing.TB, fields Fields, rows []Row, columns bool) string {
+	t.Helper()
 	w := NewWriter(fields, len(rows))
+	w.columns = columns
 	for _, r := range rows {
 		if err := w.Add(r); err != nil {
 			t.Fatal(err)
@@ -23,8 +39,8 @@ func writeRows(t testing.TB, fields Fields, rows []Row) string {
 	return path
 }
 
-// TestRoundTrip writes rows of each width and every set of fields and
-// reads them back, mapped and in memory.
+// TestRoundTrip writes rows of each width and every set of fields in
+// either layout and reads them back, mapped and in memory.
 func TestRoundTrip(t *testing.T) {
 	narrow := []Row{
 		{Corporation: 98000001, Alliance: 99000002, Faction: 500001, Name: "Pilot One", Ticker: "P1"},
@@ -33,6 +49,9 @@ func TestRoundTrip(t *testing.T) {
 		{Corporation: math.MaxUint32, Alliance: 1, Name: "x"},
 	}
 	wide := append([]Row{{Corporation: 1 << 40, Alliance: 3, Name: "wide"}}, narrow...)
+	// Texts whose lengths take 2 and 4 bytes in a row.
+	long := append([]Row{{Corporation: 5, Name: strings.Repeat("n", 300), Ticker: "T"}}, narrow...)
+	longer := append([]Row{{Name: "a", Ticker: strings.Repeat("t", 70_000)}}, narrow...)
 	// Every coding: 1-byte and 2-byte codes, uint32 and int64 values.
 	many := func(n int, base int64) []Row {
 		rows := make([]Row, n)
@@ -41,36 +60,49 @@ func TestRoundTrip(t *testing.T) {
 		}
 		return rows
 	}
-	for _, rows := range [][]Row{narrow, wide, nil, many(maxDistinct+10, 98000000), many(maxDistinct+10, 1<<40)} {
-		for _, fields := range []Fields{allField, Corporation | Alliance | Faction | Name, Corporation, Name | Ticker, Alliance | Faction | Name | Ticker} {
-			path := writeRows(t, fields, rows)
-			for _, mem := range []bool{false, true} {
-				c, release, err := Open(path, mem, len(rows))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if c.Len() != len(rows) || c.Fields() != fields {
-					t.Fatalf("len %d fields %b, want %d %b", c.Len(), c.Fields(), len(rows), fields)
-				}
-				c.Warm(warmRows(c.Len())) // rows out of range are passed over
-				for i, want := range rows {
-					got, err := c.Row(i)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if want = project(want, fields); got != want {
-						t.Fatalf("row %d: %+v, want %+v", i, got, want)
-					}
-				}
-				keepsAll(t, c, path)
-				release()
+	for _, layout := range layouts {
+		for _, rows := range [][]Row{narrow, wide, long, longer, nil, many(maxDistinct+10, 98000000), many(maxDistinct+10, 1<<40)} {
+			for _, fields := range []Fields{allField, Corporation | Alliance | Faction | Name, Corporation, Name | Ticker, Alliance | Faction | Name | Ticker} {
+				roundTrip(t, fields, rows, layout.columns)
 			}
 		}
 	}
 }
 
-// keepsAll writes a column keeping every row of c, as a build carrying
-// unchanged records does, and wants the file written from the rows.
+// roundTrip writes rows of fields in a layout, reads them back and keeps
+// every one (keepsAll).
+func roundTrip(t *testing.T, fields Fields, rows []Row, columns bool) {
+	t.Helper()
+	path := writeLayout(t, fields, rows, columns)
+	for _, mem := range []bool{false, true} {
+		c, release, err := Open(path, mem, len(rows))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Len() != len(rows) || c.Fields() != fields || (c.rows == nil) != columns {
+			t.Fatalf("len %d fields %b rows %v, want %d %b %v", c.Len(), c.Fields(), c.rows != nil, len(rows), fields, !columns)
+		}
+		if l := c.rows; l != nil && (l.width > 64 || l.width&(l.width-1) != 0) {
+			t.Fatalf("rows of %d bytes, not a power of two of at most a cache line", l.width)
+		}
+		c.Warm(warmRows(c.Len())) // rows out of range are passed over
+		for i, want := range rows {
+			got, err := c.Row(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want = project(want, fields); got != want {
+				t.Fatalf("row %d: %+v, want %+v", i, got, want)
+			}
+		}
+		keepsAll(t, c, writeRows(t, fields, rows))
+		release()
+	}
+}
+
+// keepsAll writes a column keeping every row of c (of either layout), as
+// a build carrying unchanged records does, and wants the file at path,
+// written from the rows.
 func keepsAll(t *testing.T, c *Column, path string) {
 	t.Helper()
 	w := NewWriter(c.Fields(), c.Len())
@@ -137,16 +169,19 @@ func TestOpenRefuses(t *testing.T) {
 // FuzzParse: whatever the bytes, parse returns an error or a column
 // whose every row reads (maybe as ErrDamaged), never a panic.
 func FuzzParse(f *testing.F) {
-	for _, rows := range [][]Row{
-		{{Corporation: 1, Alliance: 2, Faction: 3, Name: "abc", Ticker: "T"}},
-		{{Corporation: 1 << 40, Name: "wide"}, {Name: ""}},
-		nil,
-	} {
-		raw, err := os.ReadFile(writeRows(f, allField, rows))
-		if err != nil {
-			f.Fatal(err)
+	for _, layout := range layouts {
+		for _, rows := range [][]Row{
+			{{Corporation: 1, Alliance: 2, Faction: 3, Name: "abc", Ticker: "T"}},
+			{{Corporation: 1 << 40, Name: "wide"}, {Name: ""}},
+			{{Corporation: 7, Alliance: 2, Name: strings.Repeat("n", 300)}, {Alliance: 2, Faction: 1}},
+			nil,
+		} {
+			raw, err := os.ReadFile(writeLayout(f, allField, rows, layout.columns))
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(raw)
 		}
-		f.Add(raw)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := parse(b)

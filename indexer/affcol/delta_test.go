@@ -22,8 +22,15 @@ func (p positions) Split(i int) (int, bool) { return p[i].j, p[i].delta }
 // column written whole: rows kept from the base, changed (the delta's row
 // hides the base's), added between and around the base's, and removed
 // (a base row no position names); a Writer keeping rows from it copies
-// them as they read.
+// them as they read. The base is of either layout: a generation written
+// before GDSAFF02 is the base of a delta written in it.
 func TestDeltaReadsAsWhole(t *testing.T) {
+	for _, layout := range layouts {
+		t.Run("base "+layout.name, func(t *testing.T) { deltaReadsAsWhole(t, layout.columns) })
+	}
+}
+
+func deltaReadsAsWhole(t *testing.T, baseColumns bool) {
 	fields := Corporation | Alliance | Faction | Name
 	row := func(id int, gen string) Row {
 		return Row{Corporation: int64(98000000 + id), Alliance: int64(id % 7), Faction: int64(id % 3), Name: fmt.Sprintf("pilot %d %s", id, gen)}
@@ -58,7 +65,7 @@ func TestDeltaReadsAsWhole(t *testing.T) {
 	}
 	addDelta(row(3000, "new"))
 
-	base, releaseBase, err := Open(writeRows(t, fields, baseRows), false, len(baseRows))
+	base, releaseBase, err := Open(writeLayout(t, fields, baseRows, baseColumns), false, len(baseRows))
 	if err != nil {
 		t.Fatal(err)
 	}

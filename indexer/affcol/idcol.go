@@ -167,25 +167,45 @@ func (b *idBuilder) add(v int64) {
 	}
 }
 
-// encode returns the column's header word and its sections.
-func (b *idBuilder) encode(n int) (uint64, [][]byte) {
+// coding is the column's header word and, for a coded column, its
+// values by code.
+func (b *idBuilder) coding() (word uint64, dict []int64) {
 	switch {
 	case b.distinct != nil && len(b.order) > 0:
 		width := 1
 		if len(b.order) > 256 {
 			width = 2
 		}
-		codes := make([]byte, width*n)
-		for i, code := range b.codes[:n] {
-			if width == 1 {
-				codes[i] = byte(code)
-			} else {
-				binary.LittleEndian.PutUint16(codes[2*i:], code)
-			}
-		}
-		return uint64(width) | uint64(len(b.order))<<8, [][]byte{disk.AsBytes(b.order), codes}
+		return uint64(width) | uint64(len(b.order))<<8, b.order
 	case b.i64 != nil:
-		return 8, [][]byte{disk.AsBytes(b.i64)}
+		return 8, nil
 	}
-	return 4, [][]byte{disk.AsBytes(b.u32)}
+	return 4, nil
+}
+
+// value is row i as its coding stores it: its code, or its value.
+func (b *idBuilder) value(i int) uint64 {
+	switch {
+	case b.distinct != nil:
+		return uint64(b.codes[i])
+	case b.i64 != nil:
+		return uint64(b.i64[i])
+	}
+	return uint64(b.u32[i])
+}
+
+// encode returns the column's header word and its GDSAFF01 sections.
+func (b *idBuilder) encode(n int) (uint64, [][]byte) {
+	word, dict := b.coding()
+	switch width := int(word & 0xff); {
+	case dict != nil:
+		codes := make([]byte, width*n)
+		for i := range n {
+			putWidth(codes[width*i:], width, b.value(i))
+		}
+		return word, [][]byte{disk.AsBytes(dict), codes}
+	case width == 8:
+		return word, [][]byte{disk.AsBytes(b.i64)}
+	}
+	return word, [][]byte{disk.AsBytes(b.u32)}
 }

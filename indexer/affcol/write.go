@@ -10,13 +10,14 @@ import (
 )
 
 // Writer collects a column's rows in store order and writes the file at
-// Write.
+// Write, a GDSAFF02 file.
 type Writer struct {
-	fields Fields
-	n      int
-	ids    [3]*idBuilder
-	offs   [2][]uint32
-	text   [2][]byte
+	fields  Fields
+	n       int
+	ids     [3]*idBuilder
+	offs    [2][]uint32
+	text    [2][]byte
+	columns bool // write GDSAFF01's columns instead (the reader's tests)
 }
 
 // NewWriter starts a column of the given fields, with room for n rows.
@@ -82,6 +83,27 @@ func addText[T string | []byte](w *Writer, name, ticker T) error {
 
 // Write writes the column to path atomically.
 func (w *Writer) Write(path string) error {
+	parts := w.rowParts()
+	if w.columns {
+		parts = w.columnParts()
+	}
+	return disk.ReplaceFile(path, disk.PrivateFile, func(f *os.File) error {
+		cw := disk.NewChunkWriter(f, disk.HugeChunk)
+		var pad [8]byte
+		for _, p := range parts {
+			if _, err := cw.Write(p); err != nil {
+				return err
+			}
+			if _, err := cw.Write(pad[:disk.Pad8(uint64(len(p)))-uint64(len(p))]); err != nil {
+				return err
+			}
+		}
+		return cw.Flush()
+	})
+}
+
+// columnParts are the sections of a GDSAFF01 file of w's rows.
+func (w *Writer) columnParts() [][]byte {
 	hdr := []byte(magic)
 	hdr = binary.LittleEndian.AppendUint64(hdr, uint64(w.n))
 	hdr = binary.LittleEndian.AppendUint64(hdr, uint64(w.fields))
@@ -100,20 +122,7 @@ func (w *Writer) Write(path string) error {
 			parts = append(parts, disk.AsBytes(w.offs[k]), w.text[k])
 		}
 	}
-	parts = append([][]byte{hdr}, parts...)
-	return disk.ReplaceFile(path, disk.PrivateFile, func(f *os.File) error {
-		cw := disk.NewChunkWriter(f, disk.HugeChunk)
-		var pad [8]byte
-		for _, p := range parts {
-			if _, err := cw.Write(p); err != nil {
-				return err
-			}
-			if _, err := cw.Write(pad[:disk.Pad8(uint64(len(p)))-uint64(len(p))]); err != nil {
-				return err
-			}
-		}
-		return cw.Flush()
-	})
+	return append([][]byte{hdr}, parts...)
 }
 
 // Open reads the column file at path: held in memory of the process's

@@ -236,7 +236,53 @@ func (t *Table) Warm(texts [][]byte) byte {
 				n++
 			}
 		}
-		touch += t.fetch(batch[:n])
+		touch += t.fetch(batch[:n]) + t.warmDups(batch[:n])
+	}
+	return touch
+}
+
+// findDup is the index in dupKeys of ordinal o, if it is there: the last
+// key not above o, found by halving the range with conditional moves
+// rather than branches.
+func (t *Table) findDup(o uint32) (int, bool) {
+	base, n := 0, len(t.dupKeys)
+	if n == 0 {
+		return 0, false
+	}
+	for n > 1 {
+		half, step := n/2, 0
+		if t.dupKeys[base+half] <= o {
+			step = half
+		}
+		base += step
+		n -= half
+	}
+	return base, t.dupKeys[base] == o
+}
+
+// warmDups makes findDup's reads for the ordinals in batch, a step of
+// every search at a time: the reads of a step do not depend on one
+// another, so that their cache misses overlap, where a search of
+// millions of keys would wait for each of its deeper reads in turn.
+func (t *Table) warmDups(batch []uint32) byte {
+	if !t.grouped || len(t.dupKeys) == 0 {
+		return 0
+	}
+	var base [64]int
+	var touch byte
+	for n := len(t.dupKeys); n > 1; {
+		half := n / 2
+		for k, o := range batch {
+			step := 0
+			if t.dupKeys[base[k]+half] <= o {
+				step = half
+			}
+			base[k] += step
+		}
+		n -= half
+	}
+	for k := range batch {
+		touch += byte(t.dupKeys[base[k]])
 	}
 	return touch
 }
@@ -340,7 +386,7 @@ func (t *Table) Exact(text []byte, fn func(o uint32) bool) {
 			if string(t.Name(o)) != string(text) {
 				continue
 			}
-			if j, ok := slices.BinarySearch(t.dupKeys, o); ok {
+			if j, ok := t.findDup(o); ok {
 				off, n := t.dupOffs[2*j], t.dupOffs[2*j+1]
 				for _, d := range t.dupList[off : off+n] {
 					if !fn(d) {

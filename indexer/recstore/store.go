@@ -226,8 +226,8 @@ func findSampled[T uint32 | int64](keys, sample []T, k T) (int, bool) {
 
 // FindAll sets pos[j] to the position of keys[j], or -1 when there is
 // none (pos as long as keys). It finds them in passes over all keys
-// rather than one key after another: first in the sample, which stays in
-// the processor's caches, then one read of each key's stretch of the key
+// rather than one key after another: first in the sample, a level of
+// all keys' searches at a time, then one read of each key's stretch of the key
 // column, reads independent of each other whose cache misses overlap,
 // and last the searches, which find those stretches cached. For a
 // thousand keys of millions it takes a fraction of Find's time a key.
@@ -257,19 +257,32 @@ func findAllSampled[T uint32 | int64](keys, sample []T, n int, key func(int) (T,
 		return
 	}
 	// Pass 1: each key's stretch of the key column (sampleEvery keys
-	// from pos[j]), found in the sample; -1 for a key before them all.
+	// from pos[j]), from the last sample entry not above it; -1 for a key
+	// before them all. The searches in the sample go a level at a time
+	// over all keys: a level's reads do not depend on one another, so
+	// that the misses of the deeper levels, which the caches do not all
+	// hold, overlap.
+	ks := make([]T, n)
 	for j := range n {
-		k, ok := key(j)
-		pos[j] = -1
-		if !ok {
-			continue
+		ks[j], _ = key(j)
+		pos[j] = 0
+	}
+	for length := len(sample); length > 1; {
+		half := length / 2
+		for j, k := range ks {
+			step := 0
+			if sample[pos[j]+half] <= k {
+				step = half
+			}
+			pos[j] += step
 		}
-		i, found := slices.BinarySearch(sample, k)
-		if !found {
-			i--
-		}
-		if i >= 0 {
-			pos[j] = i * sampleEvery
+		length -= half
+	}
+	for j, k := range ks {
+		if _, ok := key(j); !ok || len(sample) == 0 || sample[pos[j]] > k {
+			pos[j] = -1
+		} else {
+			pos[j] *= sampleEvery
 		}
 	}
 	// Pass 2: the stretches' cache lines, read independently.
@@ -283,15 +296,26 @@ func findAllSampled[T uint32 | int64](keys, sample []T, n int, key func(int) (T,
 		}
 	}
 	runtime.KeepAlive(touch) // the reads are the point
-	// Pass 3: the searches within the stretches.
-	for j, lo := range pos[:n] {
-		if lo >= 0 {
-			k, _ := key(j)
-			i, found := slices.BinarySearch(keys[lo:min(lo+sampleEvery, len(keys))], k)
-			pos[j] = -1
-			if found {
-				pos[j] = lo + i
+	// Pass 3: the searches within the stretches, which hold their first
+	// keys, a level at a time too: pos[j] becomes the last key not above
+	// keys[j], which is it or none.
+	for length := sampleEvery; length > 1; {
+		half := length / 2
+		for j, k := range ks {
+			if pos[j] < 0 {
+				continue
 			}
+			step := 0
+			if i := pos[j] + half; i < len(keys) && keys[i] <= k {
+				step = half
+			}
+			pos[j] += step
+		}
+		length -= half
+	}
+	for j, k := range ks {
+		if pos[j] >= 0 && keys[pos[j]] != k {
+			pos[j] = -1
 		}
 	}
 }
