@@ -18,17 +18,25 @@ import (
 // A table's posting lists, built for every name at once, would cost more
 // than its names, and their serialized bytes as much again. Write builds
 // them a range of keys at a time instead (one pass over the names for
-// each range, its lists about postingsPerPass postings), writes each
+// each range, its lists about postingsPerPass postings, or more where
+// that would take more than passesAtMost passes), writes each
 // range's lists to a temporary file beside the table as soon as they are
 // built, and copies that file into the table's last section: a pass's
 // lists are all it holds of them. The bytes are those of lists built all
 // at once, as each list is built from the same names in the same order.
 
-// postingsPerPass bounds the postings one pass over the names builds (a
+// postingsPerPass is what one pass over the names builds at least (a
 // key whose postings pass it gets a pass of its own): about 32 MiB of
 // lists at two bytes a posting, and as much again while the parallel
 // parts' lists are joined. Tests lower it.
 var postingsPerPass uint64 = 1 << 24
+
+// passesAtMost bounds the passes over the names a kind of list takes
+// (each pass reads every name): past postingsPerPass × passesAtMost
+// postings a pass builds more, so that the passes' work grows with the
+// names, not with their square. At 50M names a pass of trigrams holds
+// about 46M postings.
+const passesAtMost = 12
 
 // keysOf appends the keys a folded name is listed under to buf.
 type keysOf func(name string, buf []uint32) []uint32
@@ -157,15 +165,18 @@ func (b *blobFile) addLists(ctx context.Context, entries []Entry, kind listKind,
 	shift := kind.bits - 16
 	counts := make([]uint64, 1<<16)
 	var buf []uint32
+	var total uint64
 	for _, e := range entries {
 		buf = kind.keys(e.Folded, buf[:0])
 		for _, k := range buf {
 			counts[k>>shift]++
 		}
+		total += uint64(len(buf))
 	}
+	perPass := max(postingsPerPass, total/passesAtMost)
 	for lo := 0; lo < len(counts); {
 		hi, sum := lo, uint64(0)
-		for hi < len(counts) && (hi == lo || sum+counts[hi] <= postingsPerPass) {
+		for hi < len(counts) && (hi == lo || sum+counts[hi] <= perPass) {
 			sum += counts[hi]
 			hi++
 		}
