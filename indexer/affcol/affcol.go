@@ -282,7 +282,9 @@ func (c *Column) Row(i int) (Row, error) {
 }
 
 // parse reads a column file of either layout; every slice aliases b.
-func parse(b []byte) (*Column, error) {
+// read(from, to) says that the check of GDSAFF02's rows is done with
+// b[from:to].
+func parse(b []byte, read func(from, to int)) (*Column, error) {
 	if len(b) < header || (string(b[:8]) != magic && string(b[:8]) != magicRows) {
 		return nil, fmt.Errorf("not an affiliation column")
 	}
@@ -294,7 +296,7 @@ func parse(b []byte) (*Column, error) {
 		return nil, fmt.Errorf("unknown fields %#x", fields)
 	}
 	if string(b[:8]) == magicRows {
-		return parseRows(b, n64, Fields(fields))
+		return parseRows(b, n64, Fields(fields), read)
 	}
 	n := int(n64)
 	c := &Column{n: n, fields: Fields(fields)}

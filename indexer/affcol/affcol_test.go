@@ -184,7 +184,7 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := parse(b)
+		c, err := parse(b, func(from, to int) {})
 		if err != nil {
 			return
 		}
@@ -221,4 +221,47 @@ func BenchmarkWriter(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/row")
+}
+
+// TestCheckLetsGoOfItsRows: the check of GDSAFF02's codes says it is
+// done with every row, stretch by stretch and in order, and a mapped
+// column whose checked pages were let go of still reads every row.
+func TestCheckLetsGoOfItsRows(t *testing.T) {
+	defer func(was int) { checkStretch = was }(checkStretch)
+	checkStretch = 64
+	rows := make([]Row, 1000)
+	for i := range rows {
+		rows[i] = Row{Corporation: 98000000 + int64(i), Alliance: 99000000 + int64(i%300), Name: "pilot"}
+	}
+	path := writeRows(t, allField, rows)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := -1
+	c, err := parse(raw, func(from, to int) {
+		if next >= 0 && from != next {
+			t.Errorf("read %d-%d after a stretch that ended at %d", from, to, next)
+		}
+		if next < 0 && from != rowsAt {
+			t.Errorf("the first stretch starts at %d, not at the rows (%d)", from, rowsAt)
+		}
+		next = to
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := rowsAt + len(rows)*c.rows.width; next != want {
+		t.Fatalf("the check said it was done up to %d; the rows end at %d", next, want)
+	}
+	mapped, release, err := Open(path, false, len(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	for i, want := range rows {
+		if got, err := mapped.Row(i); err != nil || got != want {
+			t.Fatalf("row %d: %+v, %v; want %+v", i, got, err, want)
+		}
+	}
 }

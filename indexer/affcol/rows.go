@@ -148,7 +148,7 @@ func (l *rowLayout) warm(rows []int, n int) byte {
 
 // parseRows reads the rest of a GDSAFF02 file of n rows of fields, its
 // header's words in words (after magic, n and fields).
-func parseRows(b []byte, n uint64, fields Fields) (*Column, error) {
+func parseRows(b []byte, n uint64, fields Fields, read func(from, to int)) (*Column, error) {
 	c := &Column{n: int(n), fields: fields, rows: &rowLayout{}}
 	l := c.rows
 	word := func(k int) uint64 { return binary.LittleEndian.Uint64(b[24+8*k:]) }
@@ -224,27 +224,39 @@ func parseRows(b []byte, n uint64, fields Fields) (*Column, error) {
 	if p != uint64(len(b)) {
 		return nil, fmt.Errorf("%d bytes, the layout says %d", len(b), p)
 	}
-	return c, l.checkCodes(int(n))
+	return c, l.checkCodes(int(n), func(from, to int) { read(rowsAt+from, rowsAt+to) })
 }
 
+// checkStretch is how many rows checkCodes checks before it tells read
+// which bytes it is done with: Open lets go of a mapped column's pages
+// (disk.ReleasePages), where the rows of 50M characters (800 MB) would
+// otherwise all be resident after the check, beside the tables a server
+// holds. Tests lower it.
+var checkStretch = 1 << 22
+
 // checkCodes refuses a code outside its field's table, read once at open
-// where it would index outside the table at every lookup.
-func (l *rowLayout) checkCodes(n int) error {
-	for k := range l.ids {
-		f := &l.ids[k]
-		if f.dict == nil {
-			continue
-		}
-		for i := range n {
-			b := l.b[i*l.width+f.at:]
-			code := int(b[0])
-			if f.width == 2 {
-				code = int(binary.LittleEndian.Uint16(b))
+// where it would index outside the table at every lookup. read(from, to)
+// says that it is done with l.b[from:to].
+func (l *rowLayout) checkCodes(n int, read func(from, to int)) error {
+	for lo := 0; lo < n; lo += checkStretch {
+		hi := min(lo+checkStretch, n)
+		for k := range l.ids {
+			f := &l.ids[k]
+			if f.dict == nil {
+				continue
 			}
-			if code >= len(f.dict) {
-				return fmt.Errorf("code %d of %d values", code, len(f.dict))
+			for i := lo; i < hi; i++ {
+				b := l.b[i*l.width+f.at:]
+				code := int(b[0])
+				if f.width == 2 {
+					code = int(binary.LittleEndian.Uint16(b))
+				}
+				if code >= len(f.dict) {
+					return fmt.Errorf("code %d of %d values", code, len(f.dict))
+				}
 			}
 		}
+		read(lo*l.width, hi*l.width)
 	}
 	return nil
 }

@@ -126,12 +126,14 @@ func (w *Writer) columnParts() [][]byte {
 }
 
 // Open reads the column file at path: held in memory of the process's
-// own (disk.Load) when inMemory, else mapped. A file that does not parse
+// own (disk.Load) when inMemory, else mapped, the pages its check read
+// let go of as it goes. A file that does not parse
 // is an error; so is one of another number of rows than want (its
 // store's).
 func Open(path string, inMemory bool, want int) (*Column, func() error, error) {
 	var b []byte
 	var release func() error
+	read := func(from, to int) {} // a held copy keeps its pages
 	if inMemory {
 		l, err := disk.Load(path)
 		if err != nil {
@@ -144,8 +146,9 @@ func Open(path string, inMemory bool, want int) (*Column, func() error, error) {
 			return nil, nil, err
 		}
 		b, release = m, func() error { return disk.Unmap(m) }
+		read = func(from, to int) { disk.ReleasePages(m, from, to) }
 	}
-	c, err := parse(b)
+	c, err := parse(b, read)
 	if err == nil && c.n != want {
 		err = fmt.Errorf("%d rows, the store has %d", c.n, want)
 	}
