@@ -5,11 +5,11 @@ import (
 	"testing"
 )
 
-func TestTuneGCForBuildRestores(t *testing.T) {
+func TestTuneGCRestores(t *testing.T) {
 	before := debug.SetGCPercent(-1)
 	debug.SetGCPercent(before)
 	limit := debug.SetMemoryLimit(-1)
-	restore := TuneGCForBuild(400, true)
+	restore := TuneGC(400, true)
 	if got := debug.SetGCPercent(-1); got != 400 {
 		t.Errorf("GOGC during the build = %d, want 400", got)
 	}

@@ -57,6 +57,7 @@ type serveConfig struct {
 	RequestLog            httplog.Keep
 	TablesInMemory        holdFlag
 	StoresInMemory        holdFlag
+	GCPercent             int
 	RateLimits            rateLimitFlag
 	TrustedProxies        proxiesFlag
 	HTTP                  httpConfig
@@ -142,6 +143,9 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.Var(&c.StoresInMemory, "stores-in-memory", "true, false or auto: read what record lookups read (the live generation's record stores but their hashes) into memory, "+
 		"in huge pages where the system has them, instead of mapping their files: a lookup never waits for the disk, for about 33 bytes a character of memory the kernel cannot reclaim; "+
 		"auto (the default): when the stores fit what the tables held in memory left of an eighth of the memory the process may use (the machine's, or its cgroup's limit), else mapped")
+	fs.IntVar(&c.GCPercent, "gc-percent", indexer.DefaultServeGCPercent, "Go's GOGC for the server: its heap holds little (the tables and stores are outside it), "+
+		"so collecting less often saves CPU on every request; a soft memory limit of 2.5 GiB (at most half the machine's) bounds it while a build runs in the server "+
+		"(100 is Go's default; a GOGC variable in the environment wins, a GOMEMLIMIT one replaces the soft limit)")
 	fs.DurationVar(&c.AnalystIdle, "analyst-idle", 10*time.Minute, "close the bleve indexes analysts' queries opened after this long without one (negative: keep them open)")
 	addAnalystTimeoutFlag(fs, &c.AnalystTimeout)
 	var requestLog string
@@ -209,6 +213,9 @@ func addHTTPFlags(fs *flag.FlagSet, h *httpConfig) {
 // check refuses the flag values serve cannot run with that parsing alone
 // lets through.
 func (c *serveConfig) check() error {
+	if c.GCPercent < 1 {
+		return fmt.Errorf("--gc-percent %d: want 1 or more (GOGC=off in the environment turns the collector off)", c.GCPercent)
+	}
 	if c.Schedule != "" {
 		if c.Snapshot == "" {
 			return errors.New("--schedule needs --snapshot to rebuild from")

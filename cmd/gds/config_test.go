@@ -9,6 +9,7 @@ import (
 
 	"gds/api"
 	"gds/api/admin"
+	"gds/indexer"
 )
 
 // parseServe parses gds serve's flags after a --data of its own, with env
@@ -91,5 +92,29 @@ func TestBuildYieldFlag(t *testing.T) {
 	}
 	if _, err := parseServe(t, envMap(), "--build-yield", "soon"); err == nil {
 		t.Error("--build-yield soon accepted")
+	}
+}
+
+// --gc-percent is the server's GOGC: 400 unless given (or GDS_GC_PERCENT),
+// and at least 1.
+func TestGCPercentFlag(t *testing.T) {
+	for _, c := range []struct {
+		env  []string
+		args []string
+		want int
+	}{
+		{nil, nil, indexer.DefaultServeGCPercent},
+		{nil, []string{"--gc-percent=100"}, 100},
+		{[]string{"GDS_GC_PERCENT", "250"}, nil, 250},
+	} {
+		cfg, err := parseServe(t, envMap(c.env...), c.args...)
+		if err != nil || cfg.GCPercent != c.want {
+			t.Errorf("env %q, flags %q: %d (%v), want %d", c.env, c.args, cfg.GCPercent, err, c.want)
+		}
+	}
+	for _, bad := range []string{"0", "-1", "many"} {
+		if _, err := parseServe(t, envMap(), "--gc-percent="+bad); err == nil {
+			t.Errorf("--gc-percent=%s accepted", bad)
+		}
 	}
 }

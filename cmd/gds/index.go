@@ -82,7 +82,7 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	if env.Getenv("GOGC") == "" {
-		defer indexer.TuneGCForBuild(*gcPercent, env.Getenv("GOMEMLIMIT") == "")()
+		defer indexer.TuneGC(*gcPercent, env.Getenv("GOMEMLIMIT") == "")()
 	}
 	fr, err := openPublisher(ctx, fc, log)
 	if err != nil {

@@ -49,6 +49,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer closeLog()
+	if env.Getenv("GOGC") == "" {
+		defer indexer.TuneGC(cfg.GCPercent, env.Getenv("GOMEMLIMIT") == "")()
+	}
 	if err := admin.CheckExposure(cfg.AdminAddr, cfg.AdminToken); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

@@ -167,7 +167,7 @@ func helperBuild(a helperArgs) (buildOut, error) {
 	}
 	defer m.Close()
 	if a.GCPercent > 0 && os.Getenv("GOGC") == "" { // build as gds index does
-		defer indexer.TuneGCForBuild(a.GCPercent, os.Getenv("GOMEMLIMIT") == "")()
+		defer indexer.TuneGC(a.GCPercent, os.Getenv("GOMEMLIMIT") == "")()
 	}
 	start := time.Now()
 	searchable := make(chan time.Duration, 1)
