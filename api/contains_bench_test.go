@@ -37,14 +37,7 @@ func BenchmarkContainsServed(b *testing.B) {
 		b.Skip("GDS_BENCH_DATA and GDS_BENCH_QUERIES name a data directory and a bench query set")
 	}
 	paths := containsPaths(b, qpath)
-	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard),
-		TablesInMemory: true, StoresInMemoryAuto: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { m.Close() })
-	ts := newTestServerWith(b, Deps{Views: query.New(m), Logger: zerolog.New(io.Discard)}, func(d *Deps) {
-		d.Limits.CacheBytes, d.Limits.RateLimitsOff = -1, true
+	_, ts := serveData(b, data, func(d *Deps) {
 		d.Metrics = admin.NewMetrics()
 		d.Middleware = []gin.HandlerFunc{httplog.Logger(httplog.Options{
 			Logger: zerolog.New(io.Discard),
@@ -66,6 +59,22 @@ func BenchmarkContainsServed(b *testing.B) {
 		i++
 	}
 	b.ReportMetric(float64(processCPU(b)-cpu)/float64(max(i, 1)), "cpu-ns/op")
+}
+
+// serveData serves the generation in the data directory data as gds
+// serve does on a large machine (tables and stores in memory), its
+// response cache and rate limits off, with tune's changes to its Deps.
+func serveData(b *testing.B, data string, tune func(*Deps)) (*indexer.Manager, *testServer) {
+	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard),
+		TablesInMemory: true, StoresInMemoryAuto: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { m.Close() })
+	return m, newTestServerWith(b, Deps{Views: query.New(m), Logger: zerolog.New(io.Discard)}, func(d *Deps) {
+		d.Limits.CacheBytes, d.Limits.RateLimitsOff = -1, true
+		tune(d)
+	})
 }
 
 // containsPaths are the public search paths of a bench query set's

@@ -3,7 +3,6 @@
 package api
 
 import (
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -12,9 +11,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/rs/zerolog"
-
-	"gds/indexer"
 	"gds/query"
 	"gds/snapshots"
 )
@@ -58,15 +54,7 @@ func BenchmarkLocalServed(b *testing.B) {
 // gds serve does (tables and stores in memory when they fit) and draws n
 // bodies of 1,000 names of one character each from its character table.
 func localBenchData(b *testing.B, data string, n int) (*testServer, []string) {
-	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard),
-		TablesInMemory: true, StoresInMemoryAuto: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { m.Close() })
-	ts := newTestServerWith(b, Deps{Views: query.New(m), Logger: zerolog.New(io.Discard)}, func(d *Deps) {
-		d.Limits.CacheBytes, d.Limits.RateLimitsOff = -1, true
-	})
+	m, ts := serveData(b, data, func(*Deps) {})
 	g := m.Acquire()
 	if g == nil {
 		b.Fatal("no live generation")
