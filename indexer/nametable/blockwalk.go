@@ -173,12 +173,12 @@ func overlaps(rs []ref, pos, width int32) bool {
 const emitBatch = 32
 
 // flush calls fn with the pending candidates, s.batch[:w.pending], after
-// reading their IDs and names together (Table.fetch).
+// asking for their IDs and names together (Table.request).
 func (w *walk) flush(s *blockScratch, fn func(o uint32) bool) bool {
 	n := w.pending
 	w.pending = 0
 	if w.t != nil { // nil in tests of intersect alone
-		w.touch += w.t.fetch(s.batch[:n])
+		w.touch += w.t.request(s.batch[:n])
 	}
 	for _, o := range s.batch[:n] {
 		w.stats.Candidates++

@@ -7,6 +7,7 @@ import (
 	"gds/snapshots/disk"
 	"slices"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Cells (GDSTBL04) hold each ordinal's ID and folded name together, so
@@ -63,12 +64,33 @@ type cellLayout struct {
 
 // cellOf is where ordinal o's cell starts in the cells section.
 func (c *cellLayout) cellOf(o uint32) int {
+	bd := c.bandOf(o)
+	return int(bd.off) + int(o-bd.start)*int(bd.size)
+}
+
+// bandOf is the band of ordinal o.
+func (c *cellLayout) bandOf(o uint32) *band {
 	b := int(c.blockBand[o>>16])
 	for b+1 < len(c.bands) && c.bands[b+1].start <= o {
 		b++
 	}
-	bd := &c.bands[b]
-	return int(bd.off) + int(o-bd.start)*int(bd.size)
+	return &c.bands[b]
+}
+
+// prefetchCells asks for the cache lines of the cells of the ordinals in
+// batch (both lines of a cell that spans two), without waiting for them:
+// a walk verifies the first candidates while the others' lines are on
+// their way.
+func (c *cellLayout) prefetchCells(batch []uint32) {
+	base := unsafe.Pointer(unsafe.SliceData(c.cells))
+	for _, o := range batch {
+		bd := c.bandOf(o)
+		at := unsafe.Add(base, uintptr(bd.off)+uintptr(o-bd.start)*uintptr(bd.size))
+		prefetch(at)
+		if end := unsafe.Add(at, bd.size-1); uintptr(end)>>6 != uintptr(at)>>6 {
+			prefetch(end)
+		}
+	}
 }
 
 // overflowName is the name of ordinal o, whose cell says it overflows.
