@@ -77,19 +77,16 @@ func (c *cellLayout) bandOf(o uint32) *band {
 	return &c.bands[b]
 }
 
-// prefetchCells asks for the cache lines of the cells of the ordinals in
-// batch (both lines of a cell that spans two), without waiting for them:
-// a walk verifies the first candidates while the others' lines are on
-// their way.
-func (c *cellLayout) prefetchCells(batch []uint32) {
-	base := unsafe.Pointer(unsafe.SliceData(c.cells))
-	for _, o := range batch {
-		bd := c.bandOf(o)
-		at := unsafe.Add(base, uintptr(bd.off)+uintptr(o-bd.start)*uintptr(bd.size))
-		prefetch(at)
-		if end := unsafe.Add(at, bd.size-1); uintptr(end)>>6 != uintptr(at)>>6 {
-			prefetch(end)
-		}
+// prefetchCell asks for the cache line of ordinal o's cell (both lines
+// of a cell that spans two), without waiting for it: a walk asks as it
+// finds a candidate, and reads the cell when it verifies the candidate's
+// batch (see walk.push).
+func (c *cellLayout) prefetchCell(o uint32) {
+	bd := c.bandOf(o)
+	at := unsafe.Add(unsafe.Pointer(unsafe.SliceData(c.cells)), uintptr(bd.off)+uintptr(o-bd.start)*uintptr(bd.size))
+	prefetch(at)
+	if end := unsafe.Add(at, bd.size-1); uintptr(end)>>6 != uintptr(at)>>6 {
+		prefetch(end)
 	}
 }
 

@@ -214,18 +214,6 @@ func (t *Table) fetch(batch []uint32) byte {
 	return touch
 }
 
-// request starts bringing in what verifying the ordinals in batch reads,
-// as fetch does, and returns a byte of what it read, for the caller to
-// keep: GDSTBL04's cells are prefetched, not waited for (see
-// cellLayout.prefetchCells); older tables' offsets and names are read.
-func (t *Table) request(batch []uint32) byte {
-	if t.cells {
-		t.cl.prefetchCells(batch)
-		return 0
-	}
-	return t.fetch(batch)
-}
-
 // Warm reads what Exact reads first for each of texts (its slot and the
 // name there) and returns a byte of what it read, for the caller to keep.
 // The loads of one pass do not depend on one another, so their cache

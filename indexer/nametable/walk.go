@@ -91,6 +91,9 @@ func (t *Table) Contains(text []byte, f *Filter, st *Stats, limit int, fn func(o
 	s := scratchPool.Get().(*blockScratch)
 	defer scratchPool.Put(s)
 	w := walk{t: t, text: text, f: *f}
+	if t.cells {
+		w.cells = &t.cl
+	}
 	w.contains(s, limit, fn)
 	st.add(w.stats)
 }
@@ -98,6 +101,7 @@ func (t *Table) Contains(text []byte, f *Filter, st *Stats, limit int, fn func(o
 // walk is one contains search of a table.
 type walk struct {
 	t       *Table
+	cells   *cellLayout // t's, when it has cells (GDSTBL04)
 	text    []byte
 	f       Filter
 	width   int   // the bytes of the gram lists the walk intersects: 3 or 4
