@@ -312,19 +312,20 @@ type Type struct {
 	DogmaEffects    []DogmaEffect    `json:"dogma_effects,omitempty"`
 }
 
-// TypeDetails are a type's optional figures, in the record and in ESI's
-// type answer alike (api embeds them): pointers, so that "unknown" and 0
-// stay distinct.
+// TypeDetails are a type's optional figures, in the record, in ESI's type
+// answer (api embeds them) and in the SDE's types.yaml (sde decodes them)
+// alike (the importer reads no packaged volume): pointers, so that
+// "unknown" and 0 stay distinct.
 type TypeDetails struct {
-	MarketGroupID  *int64   `json:"market_group_id,omitempty"`
-	Radius         *float64 `json:"radius,omitempty"`
-	Volume         *float64 `json:"volume,omitempty"`
-	PackagedVolume *float64 `json:"packaged_volume,omitempty"`
-	Capacity       *float64 `json:"capacity,omitempty"`
-	PortionSize    *int64   `json:"portion_size,omitempty"`
-	Mass           *float64 `json:"mass,omitempty"`
-	GraphicID      *int64   `json:"graphic_id,omitempty"`
-	IconID         *int64   `json:"icon_id,omitempty"`
+	MarketGroupID  *int64   `json:"market_group_id,omitempty" yaml:"marketGroupID"`
+	Radius         *float64 `json:"radius,omitempty" yaml:"radius"`
+	Volume         *float64 `json:"volume,omitempty" yaml:"volume"`
+	PackagedVolume *float64 `json:"packaged_volume,omitempty" yaml:"-"`
+	Capacity       *float64 `json:"capacity,omitempty" yaml:"capacity"`
+	PortionSize    *int64   `json:"portion_size,omitempty" yaml:"portionSize"`
+	Mass           *float64 `json:"mass,omitempty" yaml:"mass"`
+	GraphicID      *int64   `json:"graphic_id,omitempty" yaml:"graphicID"`
+	IconID         *int64   `json:"icon_id,omitempty" yaml:"iconID"`
 }
 
 func (r *Type) Validate() error {
