@@ -1,6 +1,7 @@
 package snapshots
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -66,13 +67,30 @@ func (e *Entity) DisplayName() string       { return e.Name }
 func (e *Entity) LocalizedNames() Localized { return e.Names }
 
 func (e *Entity) validate() error {
-	if e.ID <= 0 {
-		return fmt.Errorf("id: must be a positive integer, got %d", e.ID)
+	if err := positive("id", e.ID); err != nil {
+		return err
 	}
 	if strings.TrimSpace(e.Name) == "" {
 		return fmt.Errorf("name: missing or empty")
 	}
 	return e.Names.validate("names")
+}
+
+// positive checks an ID field: nil when v is positive.
+func positive(field string, v int64) error {
+	if v <= 0 {
+		return fmt.Errorf("%s: must be a positive integer, got %d", field, v)
+	}
+	return nil
+}
+
+// within checks a field of a range (a weekday, an hour): nil when v is
+// lo to hi.
+func within(field string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("%s: must be %d to %d, got %d", field, lo, hi, v)
+	}
+	return nil
 }
 
 // Agent is an NPC character that gives out missions (category agent).
@@ -126,11 +144,8 @@ type Character struct {
 }
 
 func (r *Character) Validate() error {
-	if err := r.validate(); err != nil {
+	if err := cmp.Or(r.validate(), positive("corporation_id", r.CorporationID)); err != nil {
 		return err
-	}
-	if r.CorporationID <= 0 {
-		return fmt.Errorf("corporation_id: must be a positive integer, got %d", r.CorporationID)
 	}
 	if r.Gender != "" && r.Gender != "male" && r.Gender != "female" {
 		return fmt.Errorf("gender: must be male or female, got %q", r.Gender)
@@ -241,15 +256,12 @@ type Planet struct {
 }
 
 func (r *SolarSystem) Validate() error {
-	if err := r.validate(); err != nil {
+	if err := cmp.Or(r.validate(), positive("constellation_id", r.ConstellationID)); err != nil {
 		return err
 	}
-	if r.ConstellationID <= 0 {
-		return fmt.Errorf("constellation_id: must be a positive integer, got %d", r.ConstellationID)
-	}
 	for i, p := range r.Planets {
-		if p.PlanetID <= 0 {
-			return fmt.Errorf("planets[%d].planet_id: must be a positive integer, got %d", i, p.PlanetID)
+		if err := positive("planet_id", p.PlanetID); err != nil {
+			return fmt.Errorf("planets[%d].%w", i, err)
 		}
 	}
 	return nil
@@ -272,16 +284,7 @@ type Station struct {
 }
 
 func (r *Station) Validate() error {
-	if err := r.validate(); err != nil {
-		return err
-	}
-	if r.SystemID <= 0 {
-		return fmt.Errorf("system_id: must be a positive integer, got %d", r.SystemID)
-	}
-	if r.TypeID <= 0 {
-		return fmt.Errorf("type_id: must be a positive integer, got %d", r.TypeID)
-	}
-	return nil
+	return cmp.Or(r.validate(), positive("system_id", r.SystemID), positive("type_id", r.TypeID))
 }
 
 // DogmaAttribute is one dogma attribute value of a type.
@@ -329,11 +332,8 @@ type TypeDetails struct {
 }
 
 func (r *Type) Validate() error {
-	if err := r.validate(); err != nil {
+	if err := cmp.Or(r.validate(), positive("group_id", r.GroupID)); err != nil {
 		return err
-	}
-	if r.GroupID <= 0 {
-		return fmt.Errorf("group_id: must be a positive integer, got %d", r.GroupID)
 	}
 	if r.CategoryID < 0 {
 		return fmt.Errorf("category_id: must be a positive integer when present, got %d", r.CategoryID)
@@ -349,13 +349,7 @@ type Window struct {
 
 // Validate checks the ranges ESI accepts: day 0 (Monday) to 6, hour 0 to 23.
 func (w Window) Validate() error {
-	if w.Day < 0 || w.Day > 6 {
-		return fmt.Errorf("day: must be 0 to 6, got %d", w.Day)
-	}
-	if w.Hour < 0 || w.Hour > 23 {
-		return fmt.Errorf("hour: must be 0 to 23, got %d", w.Hour)
-	}
-	return nil
+	return cmp.Or(within("day", w.Day, 0, 6), within("hour", w.Hour, 0, 23))
 }
 
 // Service is a structure service and whether it is online.
@@ -402,8 +396,8 @@ func (r *Structure) DisplayName() string       { return r.Name }
 func (r *Structure) LocalizedNames() Localized { return nil }
 
 func (r *Structure) Validate() error {
-	if r.ID <= 0 {
-		return fmt.Errorf("id: must be a positive integer, got %d", r.ID)
+	if err := positive("id", r.ID); err != nil {
+		return err
 	}
 	if strings.TrimSpace(r.Name) == "" {
 		return fmt.Errorf("name: missing or empty")
@@ -414,11 +408,8 @@ func (r *Structure) Validate() error {
 	if !knownState(r.State) {
 		return fmt.Errorf("state: unknown structure state %q", r.State)
 	}
-	if r.ReinforceWeekday < 0 || r.ReinforceWeekday > 6 {
-		return fmt.Errorf("reinforce_weekday: must be 0 to 6, got %d", r.ReinforceWeekday)
-	}
-	if r.ReinforceHour < 0 || r.ReinforceHour > 23 {
-		return fmt.Errorf("reinforce_hour: must be 0 to 23, got %d", r.ReinforceHour)
+	if err := cmp.Or(within("reinforce_weekday", r.ReinforceWeekday, 0, 6), within("reinforce_hour", r.ReinforceHour, 0, 23)); err != nil {
+		return err
 	}
 	for i, s := range r.Services {
 		if s.Name == "" {
@@ -432,14 +423,14 @@ func (r *Structure) Validate() error {
 	n := 0
 	if r.NextReinforceWeekday != nil {
 		n++
-		if *r.NextReinforceWeekday < 0 || *r.NextReinforceWeekday > 6 {
-			return fmt.Errorf("next_reinforce_weekday: must be 0 to 6, got %d", *r.NextReinforceWeekday)
+		if err := within("next_reinforce_weekday", *r.NextReinforceWeekday, 0, 6); err != nil {
+			return err
 		}
 	}
 	if r.NextReinforceHour != nil {
 		n++
-		if *r.NextReinforceHour < 0 || *r.NextReinforceHour > 23 {
-			return fmt.Errorf("next_reinforce_hour: must be 0 to 23, got %d", *r.NextReinforceHour)
+		if err := within("next_reinforce_hour", *r.NextReinforceHour, 0, 23); err != nil {
+			return err
 		}
 	}
 	if r.NextReinforceApply != nil {
@@ -488,11 +479,8 @@ type CharacterRoles struct {
 func (r *CharacterRoles) Key() int64 { return r.CharacterID }
 
 func (r *CharacterRoles) Validate() error {
-	if r.CharacterID <= 0 {
-		return fmt.Errorf("character_id: must be a positive integer, got %d", r.CharacterID)
-	}
-	if r.CorporationID <= 0 {
-		return fmt.Errorf("corporation_id: must be a positive integer, got %d", r.CorporationID)
+	if err := cmp.Or(positive("character_id", r.CharacterID), positive("corporation_id", r.CorporationID)); err != nil {
+		return err
 	}
 	for i, role := range r.Roles {
 		if role == "" {
@@ -525,8 +513,8 @@ type Document struct {
 func (r *Document) Key() int64 { return r.Seq }
 
 func (r *Document) Validate() error {
-	if r.Seq <= 0 {
-		return fmt.Errorf("seq: must be a positive integer, got %d", r.Seq)
+	if err := positive("seq", r.Seq); err != nil {
+		return err
 	}
 	if !strings.HasPrefix(r.Path, "/") || !strings.HasSuffix(r.Path, "/") {
 		return fmt.Errorf("path: must start and end with '/', got %q", r.Path)
