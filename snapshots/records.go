@@ -198,15 +198,21 @@ func (r *Corporation) Validate() error {
 // Faction is an NPC faction (category faction).
 type Faction struct {
 	Entity
-	Description          string    `json:"description"`
-	Descriptions         Localized `json:"descriptions,omitempty"`
-	CorporationID        int64     `json:"corporation_id,omitempty"`
-	MilitiaCorporationID int64     `json:"militia_corporation_id,omitempty"`
-	SolarSystemID        int64     `json:"solar_system_id,omitempty"`
-	SizeFactor           float64   `json:"size_factor"`
-	StationCount         int64     `json:"station_count"`
-	StationSystemCount   int64     `json:"station_system_count"`
-	IsUnique             bool      `json:"is_unique"`
+	Description  string    `json:"description"`
+	Descriptions Localized `json:"descriptions,omitempty"`
+	FactionDetails
+}
+
+// FactionDetails are a faction's figures, in the record and in ESI's
+// faction answer alike (api embeds them).
+type FactionDetails struct {
+	CorporationID        int64   `json:"corporation_id,omitempty"`
+	MilitiaCorporationID int64   `json:"militia_corporation_id,omitempty"`
+	SolarSystemID        int64   `json:"solar_system_id,omitempty"`
+	SizeFactor           float64 `json:"size_factor"`
+	StationCount         int64   `json:"station_count"`
+	StationSystemCount   int64   `json:"station_system_count"`
+	IsUnique             bool    `json:"is_unique"`
 }
 
 func (r *Faction) Validate() error {
@@ -271,6 +277,13 @@ func (r *SolarSystem) Validate() error {
 // stations.
 type Station struct {
 	Entity
+	StationDetails
+	Services []string `json:"services,omitempty"`
+}
+
+// StationDetails are a station's figures, in the record and in ESI's
+// station answer alike (api embeds them).
+type StationDetails struct {
 	SystemID                 int64     `json:"system_id"`
 	TypeID                   int64     `json:"type_id"`
 	Owner                    int64     `json:"owner,omitempty"`
@@ -280,7 +293,6 @@ type Station struct {
 	ReprocessingStationsTake float64   `json:"reprocessing_stations_take"`
 	MaxDockableShipVolume    float64   `json:"max_dockable_ship_volume"`
 	OfficeRentalCost         float64   `json:"office_rental_cost"`
-	Services                 []string  `json:"services,omitempty"`
 }
 
 func (r *Station) Validate() error {
