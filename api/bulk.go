@@ -127,6 +127,36 @@ func decodeBodyArray(body io.Reader, max int) ([]json.RawMessage, error) {
 	return items, nil
 }
 
+// decodeBodyList reads a JSON array body of 1..max elements
+// (decodeBodyArray), parsing element i into its slot of the list with
+// parse; given dup, an element equal to an earlier one j is refused with
+// dup's error. It stops at the first element refused.
+func decodeBodyList[T comparable](body io.Reader, max int, parse func(i int, raw json.RawMessage, v *T) error,
+	dup func(i int, raw json.RawMessage, v T, j int) error) ([]T, error) {
+	items, err := decodeBodyArray(body, max)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, len(items))
+	var seen map[T]int
+	if dup != nil {
+		seen = make(map[T]int, len(items))
+	}
+	for i, raw := range items {
+		if err := parse(i, raw, &out[i]); err != nil {
+			return nil, err
+		}
+		if dup == nil {
+			continue
+		}
+		if j, ok := seen[out[i]]; ok {
+			return nil, dup(i, raw, out[i], j)
+		}
+		seen[out[i]] = i
+	}
+	return out, nil
+}
+
 // splitIntArray splits a JSON array of integers (an ID list, the body of
 // nearly every POST /universe/names/) into its elements as encoding/json
 // would leave them raw, without encoding/json; false for any other body,
@@ -189,27 +219,23 @@ func splitIntArray(data []byte) ([]json.RawMessage, bool) {
 // unique refuses duplicates. ESI's ID lists of int32 refuse a larger ID
 // with 400 before looking anything up, in its validator's words.
 func parseIDList(body io.Reader, max int, unique bool, maxID int64) ([]int64, error) {
-	items, err := decodeBodyArray(body, max)
-	if err != nil {
-		return nil, err
+	var dup func(i int, raw json.RawMessage, id int64, j int) error
+	if unique {
+		dup = func(i int, raw json.RawMessage, id int64, _ int) error {
+			return bodyItemError(i, raw, "duplicate ID %d, IDs must be unique", id)
+		}
 	}
-	ids := make([]int64, len(items))
-	seen := make(map[int64]bool, len(items))
-	for i, raw := range items {
-		id, err := strconv.ParseInt(string(raw), 10, 64)
-		if err != nil || id <= 0 {
-			return nil, bodyItemError(i, raw, "must be a positive integer ID, got %s", raw)
+	return decodeBodyList(body, max, func(i int, raw json.RawMessage, id *int64) error {
+		var err error
+		*id, err = strconv.ParseInt(string(raw), 10, 64)
+		if err != nil || *id <= 0 {
+			return bodyItemError(i, raw, "must be a positive integer ID, got %s", raw)
 		}
-		if id > maxID {
-			return nil, bodyItemError(i, raw, "failed to coerce value '%d' into type integer (format: int32)", id)
+		if *id > maxID {
+			return bodyItemError(i, raw, "failed to coerce value '%d' into type integer (format: int32)", *id)
 		}
-		if unique && seen[id] {
-			return nil, bodyItemError(i, raw, "duplicate ID %d, IDs must be unique", id)
-		}
-		seen[id] = true
-		ids[i] = id
-	}
-	return ids, nil
+		return nil
+	}, dup)
 }
 
 // parseNameList reads a JSON array of 1..max distinct non-empty strings
@@ -217,32 +243,24 @@ func parseIDList(body io.Reader, max int, unique bool, maxID int64) ([]int64, er
 // requires (uniqueItems: the very same string twice; names differing in
 // case are distinct items).
 func parseNameList(body io.Reader, max, maxLen int) ([]string, error) {
-	items, err := decodeBodyArray(body, max)
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(items))
-	seen := make(map[string]int, len(items))
-	for i, raw := range items {
-		if err := json.Unmarshal(raw, &names[i]); err != nil {
-			return nil, bodyItemError(i, raw, "must be a string, got %s", raw)
+	return decodeBodyList(body, max, func(i int, raw json.RawMessage, name *string) error {
+		if err := json.Unmarshal(raw, name); err != nil {
+			return bodyItemError(i, raw, "must be a string, got %s", raw)
 		}
-		if strings.TrimSpace(names[i]) == "" {
-			return nil, bodyItemError(i, raw, "must not be empty")
+		if strings.TrimSpace(*name) == "" {
+			return bodyItemError(i, raw, "must not be empty")
 		}
 		// encoding/json turns invalid UTF-8 and lone surrogate escapes
 		// into U+FFFD silently; no name holds that rune, so a name with
 		// one was garbled on the way and is refused, as the search text is.
-		if !utf8.Valid(raw) || strings.ContainsRune(names[i], utf8.RuneError) {
-			return nil, bodyItemError(i, raw, "must be valid UTF-8 text")
+		if !utf8.Valid(raw) || strings.ContainsRune(*name, utf8.RuneError) {
+			return bodyItemError(i, raw, "must be valid UTF-8 text")
 		}
-		if n := utf8.RuneCountInString(names[i]); n > maxLen {
-			return nil, bodyItemError(i, raw, "string too long for 'name': %d characters, at most %d", n, maxLen)
+		if n := utf8.RuneCountInString(*name); n > maxLen {
+			return bodyItemError(i, raw, "string too long for 'name': %d characters, at most %d", n, maxLen)
 		}
-		if j, dup := seen[names[i]]; dup {
-			return nil, bodyItemError(i, raw, "non-unique items for 'names': %q is also body[%d]", names[i], j)
-		}
-		seen[names[i]] = i
-	}
-	return names, nil
+		return nil
+	}, func(i int, raw json.RawMessage, name string, j int) error {
+		return bodyItemError(i, raw, "non-unique items for 'names': %q is also body[%d]", name, j)
+	})
 }

@@ -265,27 +265,16 @@ func renderCorporation(rec snapshots.Record, lang string) any {
 }
 
 type stationResponse struct {
-	StationID                int64               `json:"station_id"`
-	Name                     string              `json:"name"`
-	SystemID                 int64               `json:"system_id"`
-	TypeID                   int64               `json:"type_id"`
-	Owner                    int64               `json:"owner,omitempty"`
-	RaceID                   int64               `json:"race_id,omitempty"`
-	Position                 *snapshots.Position `json:"position,omitempty"`
-	ReprocessingEfficiency   float64             `json:"reprocessing_efficiency"`
-	ReprocessingStationsTake float64             `json:"reprocessing_stations_take"`
-	MaxDockableShipVolume    float64             `json:"max_dockable_ship_volume"`
-	OfficeRentalCost         float64             `json:"office_rental_cost"`
-	Services                 []string            `json:"services" schema:"maxItems=30"`
+	StationID int64  `json:"station_id"`
+	Name      string `json:"name"`
+	snapshots.StationDetails
+	Services []string `json:"services" schema:"maxItems=30"`
 }
 
 func renderStation(rec snapshots.Record, lang string) any {
 	r := rec.(*snapshots.Station)
 	return stationResponse{
-		StationID: r.ID, Name: localized(r.Name, r.Names, lang), SystemID: r.SystemID, TypeID: r.TypeID,
-		Owner: r.Owner, RaceID: r.RaceID, Position: r.Position,
-		ReprocessingEfficiency: r.ReprocessingEfficiency, ReprocessingStationsTake: r.ReprocessingStationsTake,
-		MaxDockableShipVolume: r.MaxDockableShipVolume, OfficeRentalCost: r.OfficeRentalCost,
+		StationID: r.ID, Name: localized(r.Name, r.Names, lang), StationDetails: r.StationDetails,
 		Services: nonNil(r.Services),
 	}
 }
@@ -357,24 +346,16 @@ func renderSystem(rec snapshots.Record, lang string) any {
 }
 
 type factionResponse struct {
-	FactionID            int64   `json:"faction_id"`
-	Name                 string  `json:"name"`
-	Description          string  `json:"description"`
-	CorporationID        int64   `json:"corporation_id,omitempty"`
-	MilitiaCorporationID int64   `json:"militia_corporation_id,omitempty"`
-	SolarSystemID        int64   `json:"solar_system_id,omitempty"`
-	SizeFactor           float64 `json:"size_factor"`
-	StationCount         int64   `json:"station_count"`
-	StationSystemCount   int64   `json:"station_system_count"`
-	IsUnique             bool    `json:"is_unique"`
+	FactionID   int64  `json:"faction_id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	snapshots.FactionDetails
 }
 
 func renderFaction(r *snapshots.Faction, lang string) factionResponse {
 	return factionResponse{
 		FactionID: r.ID, Name: localized(r.Name, r.Names, lang),
-		Description: localized(r.Description, r.Descriptions, lang), CorporationID: r.CorporationID,
-		MilitiaCorporationID: r.MilitiaCorporationID, SolarSystemID: r.SolarSystemID, SizeFactor: r.SizeFactor,
-		StationCount: r.StationCount, StationSystemCount: r.StationSystemCount, IsUnique: r.IsUnique,
+		Description: localized(r.Description, r.Descriptions, lang), FactionDetails: r.FactionDetails,
 	}
 }
 

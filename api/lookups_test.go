@@ -55,10 +55,12 @@ func universeFixture() indexertest.Records {
 		},
 		snapshots.Stations: {
 			&snapshots.Station{Entity: named(60003760, "Jita IV - Moon 4 - Caldari Navy Assembly Plant", nil),
-				SystemID: 30000142, TypeID: 1529, Owner: 1000035, RaceID: 1, Position: &snapshots.Position{X: 1, Y: -2, Z: 3.5},
-				ReprocessingEfficiency: 0.5, ReprocessingStationsTake: 0.05, MaxDockableShipVolume: 50000000,
-				OfficeRentalCost: 10000, Services: []string{"market", "repair-facilities"}},
-			&snapshots.Station{Entity: named(60000004, "Bare Station", nil), SystemID: 30000142, TypeID: 1529},
+				StationDetails: snapshots.StationDetails{SystemID: 30000142, TypeID: 1529, Owner: 1000035, RaceID: 1,
+					Position: &snapshots.Position{X: 1, Y: -2, Z: 3.5}, ReprocessingEfficiency: 0.5, ReprocessingStationsTake: 0.05,
+					MaxDockableShipVolume: 50000000, OfficeRentalCost: 10000},
+				Services: []string{"market", "repair-facilities"}},
+			&snapshots.Station{Entity: named(60000004, "Bare Station", nil),
+				StationDetails: snapshots.StationDetails{SystemID: 30000142, TypeID: 1529}},
 		},
 		snapshots.Alliances: {
 			&snapshots.Alliance{Entity: named(99000001, "Alpha Alliance", nil), Ticker: "A-A", CreatorID: 90000001,
@@ -66,9 +68,10 @@ func universeFixture() indexertest.Records {
 		},
 		snapshots.Factions: {
 			&snapshots.Faction{Entity: named(500001, "Caldari State", snapshots.Localized{"de": "Staat der Caldari"}),
-				Description: "The State.", CorporationID: 1000035, MilitiaCorporationID: 1000180, SolarSystemID: 30000145,
-				SizeFactor: 5, StationCount: 1503, StationSystemCount: 503},
-			&snapshots.Faction{Entity: named(500002, "Minmatar Republic", nil), Description: "The Republic.", IsUnique: true},
+				Description: "The State.", FactionDetails: snapshots.FactionDetails{CorporationID: 1000035, MilitiaCorporationID: 1000180,
+					SolarSystemID: 30000145, SizeFactor: 5, StationCount: 1503, StationSystemCount: 503}},
+			&snapshots.Faction{Entity: named(500002, "Minmatar Republic", nil), Description: "The Republic.",
+				FactionDetails: snapshots.FactionDetails{IsUnique: true}},
 		},
 		snapshots.Regions: {
 			&snapshots.Region{Entity: named(10000002, "The Forge", nil), Description: "Trade.", Constellations: []int64{20000020}},

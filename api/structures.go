@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -338,31 +339,26 @@ func structureOwner(v Reader, id int64) (int64, error) {
 // parseWindows reads the PUT body: 1 to 168 windows {"day": 0-6, "hour":
 // 0-23}, naming the index and field of the first bad one.
 func parseWindows(body io.Reader) ([]snapshots.Window, error) {
-	items, err := decodeBodyArray(body, maxWindows)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]snapshots.Window, len(items))
-	for i, raw := range items {
+	return decodeBodyList(body, maxWindows, func(i int, raw json.RawMessage, out *snapshots.Window) error {
 		var w struct {
 			Day  *int `json:"day"`
 			Hour *int `json:"hour"`
 		}
 		if err := decodeStrict(raw, &w); err != nil {
-			return nil, fmt.Errorf("request body[%d]: must be an object {\"day\": 0-6, \"hour\": 0-23}: %v", i, err)
+			return fmt.Errorf("request body[%d]: must be an object {\"day\": 0-6, \"hour\": 0-23}: %v", i, err)
 		}
 		if w.Day == nil {
-			return nil, fmt.Errorf("request body[%d].day: missing", i)
+			return fmt.Errorf("request body[%d].day: missing", i)
 		}
 		if w.Hour == nil {
-			return nil, fmt.Errorf("request body[%d].hour: missing", i)
+			return fmt.Errorf("request body[%d].hour: missing", i)
 		}
-		out[i] = snapshots.Window{Day: *w.Day, Hour: *w.Hour}
-		if err := out[i].Validate(); err != nil {
-			return nil, fmt.Errorf("request body[%d].%w", i, err)
+		*out = snapshots.Window{Day: *w.Day, Hour: *w.Hour}
+		if err := out.Validate(); err != nil {
+			return fmt.Errorf("request body[%d].%w", i, err)
 		}
-	}
-	return out, nil
+		return nil
+	}, nil)
 }
 
 var windowSchema = object([]string{"day", "hour"}, map[string]any{

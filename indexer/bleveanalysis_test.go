@@ -241,7 +241,7 @@ func attributeRecords() []snapshots.Named {
 		&snapshots.SolarSystem{Entity: snapshots.Entity{ID: 30000142, Name: "Jita"}, ConstellationID: 20000020, SecurityStatus: 0.9459},
 		&snapshots.SolarSystem{Entity: snapshots.Entity{ID: 30000143, Name: "Null"}, ConstellationID: 1, SecurityStatus: -0.35},
 		&snapshots.Constellation{Entity: snapshots.Entity{ID: 20000020, Name: "Kimotoro"}, RegionID: 10000002},
-		&snapshots.Station{Entity: snapshots.Entity{ID: 60003760, Name: "Jita IV - Moon 4"}, SystemID: 30000142, TypeID: 1531, Owner: 1000035},
+		&snapshots.Station{Entity: snapshots.Entity{ID: 60003760, Name: "Jita IV - Moon 4"}, StationDetails: snapshots.StationDetails{SystemID: 30000142, TypeID: 1531, Owner: 1000035}},
 		&snapshots.Agent{Entity: snapshots.Entity{ID: 3008416, Name: "Antaken Kamola"}, CorporationID: 1000035, Level: 4, DivisionID: 22},
 	}
 }

@@ -55,7 +55,7 @@ func TestColumnValuesMatchAttributes(t *testing.T) {
 			Services: []snapshots.Service{{Name: "a", State: reinforce.ServiceOnline}, {Name: "b", State: "offline"}}},
 		&snapshots.Structure{},
 		&snapshots.SolarSystem{SecurityStatus: -0.3}, &snapshots.Agent{Level: 4}, &snapshots.Agent{},
-		&snapshots.Type{Published: true}, &snapshots.Station{SystemID: 1},
+		&snapshots.Type{Published: true}, &snapshots.Station{StationDetails: snapshots.StationDetails{SystemID: 1}},
 	}
 	for _, rec := range recs {
 		type kv struct {

@@ -1,6 +1,7 @@
 package snapshots
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -66,13 +67,30 @@ func (e *Entity) DisplayName() string       { return e.Name }
 func (e *Entity) LocalizedNames() Localized { return e.Names }
 
 func (e *Entity) validate() error {
-	if e.ID <= 0 {
-		return fmt.Errorf("id: must be a positive integer, got %d", e.ID)
+	if err := positive("id", e.ID); err != nil {
+		return err
 	}
 	if strings.TrimSpace(e.Name) == "" {
 		return fmt.Errorf("name: missing or empty")
 	}
 	return e.Names.validate("names")
+}
+
+// positive checks an ID field: nil when v is positive.
+func positive(field string, v int64) error {
+	if v <= 0 {
+		return fmt.Errorf("%s: must be a positive integer, got %d", field, v)
+	}
+	return nil
+}
+
+// within checks a field of a range (a weekday, an hour): nil when v is
+// lo to hi.
+func within(field string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("%s: must be %d to %d, got %d", field, lo, hi, v)
+	}
+	return nil
 }
 
 // Agent is an NPC character that gives out missions (category agent).
@@ -126,11 +144,8 @@ type Character struct {
 }
 
 func (r *Character) Validate() error {
-	if err := r.validate(); err != nil {
+	if err := cmp.Or(r.validate(), positive("corporation_id", r.CorporationID)); err != nil {
 		return err
-	}
-	if r.CorporationID <= 0 {
-		return fmt.Errorf("corporation_id: must be a positive integer, got %d", r.CorporationID)
 	}
 	if r.Gender != "" && r.Gender != "male" && r.Gender != "female" {
 		return fmt.Errorf("gender: must be male or female, got %q", r.Gender)
@@ -183,15 +198,21 @@ func (r *Corporation) Validate() error {
 // Faction is an NPC faction (category faction).
 type Faction struct {
 	Entity
-	Description          string    `json:"description"`
-	Descriptions         Localized `json:"descriptions,omitempty"`
-	CorporationID        int64     `json:"corporation_id,omitempty"`
-	MilitiaCorporationID int64     `json:"militia_corporation_id,omitempty"`
-	SolarSystemID        int64     `json:"solar_system_id,omitempty"`
-	SizeFactor           float64   `json:"size_factor"`
-	StationCount         int64     `json:"station_count"`
-	StationSystemCount   int64     `json:"station_system_count"`
-	IsUnique             bool      `json:"is_unique"`
+	Description  string    `json:"description"`
+	Descriptions Localized `json:"descriptions,omitempty"`
+	FactionDetails
+}
+
+// FactionDetails are a faction's figures, in the record and in ESI's
+// faction answer alike (api embeds them).
+type FactionDetails struct {
+	CorporationID        int64   `json:"corporation_id,omitempty"`
+	MilitiaCorporationID int64   `json:"militia_corporation_id,omitempty"`
+	SolarSystemID        int64   `json:"solar_system_id,omitempty"`
+	SizeFactor           float64 `json:"size_factor"`
+	StationCount         int64   `json:"station_count"`
+	StationSystemCount   int64   `json:"station_system_count"`
+	IsUnique             bool    `json:"is_unique"`
 }
 
 func (r *Faction) Validate() error {
@@ -241,15 +262,12 @@ type Planet struct {
 }
 
 func (r *SolarSystem) Validate() error {
-	if err := r.validate(); err != nil {
+	if err := cmp.Or(r.validate(), positive("constellation_id", r.ConstellationID)); err != nil {
 		return err
 	}
-	if r.ConstellationID <= 0 {
-		return fmt.Errorf("constellation_id: must be a positive integer, got %d", r.ConstellationID)
-	}
 	for i, p := range r.Planets {
-		if p.PlanetID <= 0 {
-			return fmt.Errorf("planets[%d].planet_id: must be a positive integer, got %d", i, p.PlanetID)
+		if err := positive("planet_id", p.PlanetID); err != nil {
+			return fmt.Errorf("planets[%d].%w", i, err)
 		}
 	}
 	return nil
@@ -259,6 +277,13 @@ func (r *SolarSystem) Validate() error {
 // stations.
 type Station struct {
 	Entity
+	StationDetails
+	Services []string `json:"services,omitempty"`
+}
+
+// StationDetails are a station's figures, in the record and in ESI's
+// station answer alike (api embeds them).
+type StationDetails struct {
 	SystemID                 int64     `json:"system_id"`
 	TypeID                   int64     `json:"type_id"`
 	Owner                    int64     `json:"owner,omitempty"`
@@ -268,20 +293,10 @@ type Station struct {
 	ReprocessingStationsTake float64   `json:"reprocessing_stations_take"`
 	MaxDockableShipVolume    float64   `json:"max_dockable_ship_volume"`
 	OfficeRentalCost         float64   `json:"office_rental_cost"`
-	Services                 []string  `json:"services,omitempty"`
 }
 
 func (r *Station) Validate() error {
-	if err := r.validate(); err != nil {
-		return err
-	}
-	if r.SystemID <= 0 {
-		return fmt.Errorf("system_id: must be a positive integer, got %d", r.SystemID)
-	}
-	if r.TypeID <= 0 {
-		return fmt.Errorf("type_id: must be a positive integer, got %d", r.TypeID)
-	}
-	return nil
+	return cmp.Or(r.validate(), positive("system_id", r.SystemID), positive("type_id", r.TypeID))
 }
 
 // DogmaAttribute is one dogma attribute value of a type.
@@ -312,27 +327,25 @@ type Type struct {
 	DogmaEffects    []DogmaEffect    `json:"dogma_effects,omitempty"`
 }
 
-// TypeDetails are a type's optional figures, in the record and in ESI's
-// type answer alike (api embeds them): pointers, so that "unknown" and 0
-// stay distinct.
+// TypeDetails are a type's optional figures, in the record, in ESI's type
+// answer (api embeds them) and in the SDE's types.yaml (sde decodes them)
+// alike (the importer reads no packaged volume): pointers, so that
+// "unknown" and 0 stay distinct.
 type TypeDetails struct {
-	MarketGroupID  *int64   `json:"market_group_id,omitempty"`
-	Radius         *float64 `json:"radius,omitempty"`
-	Volume         *float64 `json:"volume,omitempty"`
-	PackagedVolume *float64 `json:"packaged_volume,omitempty"`
-	Capacity       *float64 `json:"capacity,omitempty"`
-	PortionSize    *int64   `json:"portion_size,omitempty"`
-	Mass           *float64 `json:"mass,omitempty"`
-	GraphicID      *int64   `json:"graphic_id,omitempty"`
-	IconID         *int64   `json:"icon_id,omitempty"`
+	MarketGroupID  *int64   `json:"market_group_id,omitempty" yaml:"marketGroupID"`
+	Radius         *float64 `json:"radius,omitempty" yaml:"radius"`
+	Volume         *float64 `json:"volume,omitempty" yaml:"volume"`
+	PackagedVolume *float64 `json:"packaged_volume,omitempty" yaml:"-"`
+	Capacity       *float64 `json:"capacity,omitempty" yaml:"capacity"`
+	PortionSize    *int64   `json:"portion_size,omitempty" yaml:"portionSize"`
+	Mass           *float64 `json:"mass,omitempty" yaml:"mass"`
+	GraphicID      *int64   `json:"graphic_id,omitempty" yaml:"graphicID"`
+	IconID         *int64   `json:"icon_id,omitempty" yaml:"iconID"`
 }
 
 func (r *Type) Validate() error {
-	if err := r.validate(); err != nil {
+	if err := cmp.Or(r.validate(), positive("group_id", r.GroupID)); err != nil {
 		return err
-	}
-	if r.GroupID <= 0 {
-		return fmt.Errorf("group_id: must be a positive integer, got %d", r.GroupID)
 	}
 	if r.CategoryID < 0 {
 		return fmt.Errorf("category_id: must be a positive integer when present, got %d", r.CategoryID)
@@ -348,13 +361,7 @@ type Window struct {
 
 // Validate checks the ranges ESI accepts: day 0 (Monday) to 6, hour 0 to 23.
 func (w Window) Validate() error {
-	if w.Day < 0 || w.Day > 6 {
-		return fmt.Errorf("day: must be 0 to 6, got %d", w.Day)
-	}
-	if w.Hour < 0 || w.Hour > 23 {
-		return fmt.Errorf("hour: must be 0 to 23, got %d", w.Hour)
-	}
-	return nil
+	return cmp.Or(within("day", w.Day, 0, 6), within("hour", w.Hour, 0, 23))
 }
 
 // Service is a structure service and whether it is online.
@@ -401,8 +408,8 @@ func (r *Structure) DisplayName() string       { return r.Name }
 func (r *Structure) LocalizedNames() Localized { return nil }
 
 func (r *Structure) Validate() error {
-	if r.ID <= 0 {
-		return fmt.Errorf("id: must be a positive integer, got %d", r.ID)
+	if err := positive("id", r.ID); err != nil {
+		return err
 	}
 	if strings.TrimSpace(r.Name) == "" {
 		return fmt.Errorf("name: missing or empty")
@@ -413,11 +420,8 @@ func (r *Structure) Validate() error {
 	if !knownState(r.State) {
 		return fmt.Errorf("state: unknown structure state %q", r.State)
 	}
-	if r.ReinforceWeekday < 0 || r.ReinforceWeekday > 6 {
-		return fmt.Errorf("reinforce_weekday: must be 0 to 6, got %d", r.ReinforceWeekday)
-	}
-	if r.ReinforceHour < 0 || r.ReinforceHour > 23 {
-		return fmt.Errorf("reinforce_hour: must be 0 to 23, got %d", r.ReinforceHour)
+	if err := cmp.Or(within("reinforce_weekday", r.ReinforceWeekday, 0, 6), within("reinforce_hour", r.ReinforceHour, 0, 23)); err != nil {
+		return err
 	}
 	for i, s := range r.Services {
 		if s.Name == "" {
@@ -431,14 +435,14 @@ func (r *Structure) Validate() error {
 	n := 0
 	if r.NextReinforceWeekday != nil {
 		n++
-		if *r.NextReinforceWeekday < 0 || *r.NextReinforceWeekday > 6 {
-			return fmt.Errorf("next_reinforce_weekday: must be 0 to 6, got %d", *r.NextReinforceWeekday)
+		if err := within("next_reinforce_weekday", *r.NextReinforceWeekday, 0, 6); err != nil {
+			return err
 		}
 	}
 	if r.NextReinforceHour != nil {
 		n++
-		if *r.NextReinforceHour < 0 || *r.NextReinforceHour > 23 {
-			return fmt.Errorf("next_reinforce_hour: must be 0 to 23, got %d", *r.NextReinforceHour)
+		if err := within("next_reinforce_hour", *r.NextReinforceHour, 0, 23); err != nil {
+			return err
 		}
 	}
 	if r.NextReinforceApply != nil {
@@ -487,11 +491,8 @@ type CharacterRoles struct {
 func (r *CharacterRoles) Key() int64 { return r.CharacterID }
 
 func (r *CharacterRoles) Validate() error {
-	if r.CharacterID <= 0 {
-		return fmt.Errorf("character_id: must be a positive integer, got %d", r.CharacterID)
-	}
-	if r.CorporationID <= 0 {
-		return fmt.Errorf("corporation_id: must be a positive integer, got %d", r.CorporationID)
+	if err := cmp.Or(positive("character_id", r.CharacterID), positive("corporation_id", r.CorporationID)); err != nil {
+		return err
 	}
 	for i, role := range r.Roles {
 		if role == "" {
@@ -524,8 +525,8 @@ type Document struct {
 func (r *Document) Key() int64 { return r.Seq }
 
 func (r *Document) Validate() error {
-	if r.Seq <= 0 {
-		return fmt.Errorf("seq: must be a positive integer, got %d", r.Seq)
+	if err := positive("seq", r.Seq); err != nil {
+		return err
 	}
 	if !strings.HasPrefix(r.Path, "/") || !strings.HasSuffix(r.Path, "/") {
 		return fmt.Errorf("path: must start and end with '/', got %q", r.Path)

@@ -69,8 +69,8 @@ func TestValidate(t *testing.T) {
 		{"corporation tax rate", &Corporation{Entity: Entity{ID: 98000001, Name: "C"}, TaxRate: 1.5}, "tax_rate: must be between 0 and 1, got 1.5"},
 		{"faction descriptions", &Faction{Entity: Entity{ID: 500001, Name: "F"}, Descriptions: Localized{"de": ""}}, "descriptions.de: empty"},
 		{"solar system without constellation", &SolarSystem{Entity: Entity{ID: 30000142, Name: "Jita"}}, "constellation_id: must be a positive integer, got 0"},
-		{"station without system", &Station{Entity: Entity{ID: 60003760, Name: "S"}, TypeID: 1}, "system_id: must be a positive integer, got 0"},
-		{"station without type", &Station{Entity: Entity{ID: 60003760, Name: "S"}, SystemID: 1}, "type_id: must be a positive integer, got 0"},
+		{"station without system", &Station{Entity: Entity{ID: 60003760, Name: "S"}, StationDetails: StationDetails{TypeID: 1}}, "system_id: must be a positive integer, got 0"},
+		{"station without type", &Station{Entity: Entity{ID: 60003760, Name: "S"}, StationDetails: StationDetails{SystemID: 1}}, "type_id: must be a positive integer, got 0"},
 
 		// Roles and documents.
 		{"roles valid", &CharacterRoles{CharacterID: 1, CorporationID: 2, Roles: []string{RoleStationManager}}, ""},

@@ -37,7 +37,7 @@ func sample() map[Kind][]Record {
 		Constellations: {&Constellation{Entity: Entity{ID: 20000020, Name: "Kimotoro"}, RegionID: 10000002, Systems: []int64{30000142, 30000144}}},
 		Corporations: {&Corporation{Entity: Entity{ID: 1000035, Name: "Caldari Navy", Names: Localized{"en": "Caldari Navy", "ja": "カルダリ海軍"}},
 			Ticker: "CN", TaxRate: 0.1, NPC: true, WarEligible: ptr(false), Descriptions: Localized{"de": "Die Marine"}}},
-		Factions: {&Faction{Entity: Entity{ID: 500001, Name: "Caldari State"}, Description: "…", CorporationID: 1000035, SizeFactor: 5, StationCount: 1527, IsUnique: true}},
+		Factions: {&Faction{Entity: Entity{ID: 500001, Name: "Caldari State"}, Description: "…", FactionDetails: FactionDetails{CorporationID: 1000035, SizeFactor: 5, StationCount: 1527, IsUnique: true}}},
 		Types: {
 			&Type{Entity: Entity{ID: 34, Name: "Tritanium", Names: Localized{"en": "Tritanium", "zh": "三钛合金"}}, GroupID: 18, Published: true, TypeDetails: TypeDetails{Volume: ptr(0.01), PortionSize: ptr(int64(1))}},
 			// Tritanium has no category_id (optional), the Rifter has one.
@@ -47,8 +47,8 @@ func sample() map[Kind][]Record {
 		},
 		Regions:      {&Region{Entity: Entity{ID: 10000002, Name: "The Forge"}, Constellations: []int64{20000020}}},
 		SolarSystems: {&SolarSystem{Entity: Entity{ID: 30000142, Name: "Jita"}, ConstellationID: 20000020, SecurityStatus: 0.9459, SecurityClass: "B", Position: &Position{X: -1.29e17, Y: 6.07e16, Z: 1.17e17}, Stations: []int64{60003760}}},
-		Stations: {&Station{Entity: Entity{ID: 60003760, Name: "Jita IV - Moon 4 - Caldari Navy Assembly Plant"}, SystemID: 30000142, TypeID: 52678, Owner: 1000035,
-			ReprocessingEfficiency: 0.5, Services: []string{"docking", "market"}}},
+		Stations: {&Station{Entity: Entity{ID: 60003760, Name: "Jita IV - Moon 4 - Caldari Navy Assembly Plant"}, StationDetails: StationDetails{SystemID: 30000142, TypeID: 52678, Owner: 1000035,
+			ReprocessingEfficiency: 0.5}, Services: []string{"docking", "market"}}},
 		Structures: {&Structure{ID: 1021975535893, Name: "Jita - Keepstar", TypeID: 35834, CorporationID: 98000001, SystemID: 30000142, ProfileID: 1,
 			State: "shield_vulnerable", ReinforceWeekday: 2, ReinforceHour: 18, Services: []Service{{Name: "Market", State: "online"}},
 			NextReinforceWeekday: ptr(3), NextReinforceHour: ptr(20), NextReinforceApply: &apply,

@@ -36,7 +36,7 @@ func records() indexertest.Records {
 		return &snapshots.SolarSystem{Entity: indexertest.Named(id, name), ConstellationID: 20000020}
 	}
 	station := func(id int64, name string) snapshots.Record {
-		return &snapshots.Station{Entity: indexertest.Named(id, name), SystemID: 30000142, TypeID: 52678}
+		return &snapshots.Station{Entity: indexertest.Named(id, name), StationDetails: snapshots.StationDetails{SystemID: 30000142, TypeID: 52678}}
 	}
 	return indexertest.Records{
 		snapshots.Characters: {

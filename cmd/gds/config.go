@@ -167,8 +167,8 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 		return c, fmt.Errorf("serve: %w", err)
 	}
 	c.RequestLog.Counts = &httplog.Counts{}
-	if c.Data == "" {
-		return c, errors.New("serve: --data is required (or GDS_DATA)")
+	if err := requireFlags(fs, "data"); err != nil {
+		return c, err
 	}
 	if adminTokenFile != "" {
 		if c.AdminToken != "" {

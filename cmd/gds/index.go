@@ -60,8 +60,8 @@ func runIndex(ctx context.Context, env *Env, args []string) error {
 	if err := checkBleveBatch(batch); err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
-	if *snapshot == "" || *data == "" {
-		return errors.New("index: --snapshot and --data are required (or GDS_SNAPSHOT, GDS_DATA)")
+	if err := requireFlags(fs, "snapshot", "data"); err != nil {
+		return err
 	}
 	if err := fc.check(*snapshot, ""); err != nil {
 		return fmt.Errorf("index: %w", err)

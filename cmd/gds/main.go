@@ -163,6 +163,27 @@ func parseOnlyFlags(env *Env, fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// requireFlags is nil when each named flag of fs has a value, else the
+// error naming them all and the variables that can stand in for them:
+// "index: --snapshot and --data are required (or GDS_SNAPSHOT, GDS_DATA)".
+func requireFlags(fs *flag.FlagSet, names ...string) error {
+	missing := false
+	flags := make([]string, len(names))
+	vars := make([]string, len(names))
+	for i, name := range names {
+		missing = missing || fs.Lookup(name).Value.String() == ""
+		flags[i], vars[i] = "--"+name, EnvName(name)
+	}
+	if !missing {
+		return nil
+	}
+	verb := "is"
+	if len(names) > 1 {
+		verb = "are"
+	}
+	return fmt.Errorf("%s: %s %s required (or %s)", fs.Name(), strings.Join(flags, " and "), verb, strings.Join(vars, ", "))
+}
+
 // EnvName is the environment variable read for a flag: GDS_ and the flag's
 // name in upper case with '-' as '_'.
 func EnvName(flagName string) string {

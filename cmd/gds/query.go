@@ -52,8 +52,8 @@ func runQuery(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *data == "" {
-		return errors.New("query: --data is required (or GDS_DATA)")
+	if err := requireFlags(fs, "data"); err != nil {
+		return err
 	}
 	if *asJSON {
 		*format = analyst.FormatJSON

@@ -33,8 +33,8 @@ func runStructures(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *snapshot == "" {
-		return errors.New("structures: --snapshot is required (or GDS_SNAPSHOT)")
+	if err := requireFlags(fs, "snapshot"); err != nil {
+		return err
 	}
 	if *corporation <= 0 {
 		return errors.New("structures: --corporation must be a positive corporation ID")

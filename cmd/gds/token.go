@@ -27,8 +27,8 @@ func runToken(ctx context.Context, env *Env, args []string) error {
 	if err := parseOnlyFlags(env, fs, args); err != nil {
 		return err
 	}
-	if *data == "" {
-		return errors.New("token: --data is required (or GDS_DATA)")
+	if err := requireFlags(fs, "data"); err != nil {
+		return err
 	}
 	if *character <= 0 {
 		return errors.New("token: --character must be a positive character ID")

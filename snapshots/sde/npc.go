@@ -133,16 +133,18 @@ func (im *importer) readStations() error {
 			return err
 		}
 		im.stations = append(im.stations, &snapshots.Station{
-			Entity:                   snapshots.Entity{ID: s.StationID, Name: s.StationName},
-			SystemID:                 s.SolarSystemID,
-			TypeID:                   s.StationTypeID,
-			Owner:                    s.CorporationID,
-			Position:                 &snapshots.Position{X: s.X, Y: s.Y, Z: s.Z},
-			ReprocessingEfficiency:   s.ReprocessingEfficiency,
-			ReprocessingStationsTake: s.ReprocessingStationsTake,
-			MaxDockableShipVolume:    s.MaxShipVolumeDockable,
-			OfficeRentalCost:         s.OfficeRentalCost,
-			Services:                 services[s.OperationID],
+			Entity: snapshots.Entity{ID: s.StationID, Name: s.StationName},
+			StationDetails: snapshots.StationDetails{
+				SystemID:                 s.SolarSystemID,
+				TypeID:                   s.StationTypeID,
+				Owner:                    s.CorporationID,
+				Position:                 &snapshots.Position{X: s.X, Y: s.Y, Z: s.Z},
+				ReprocessingEfficiency:   s.ReprocessingEfficiency,
+				ReprocessingStationsTake: s.ReprocessingStationsTake,
+				MaxDockableShipVolume:    s.MaxShipVolumeDockable,
+				OfficeRentalCost:         s.OfficeRentalCost,
+			},
+			Services: services[s.OperationID],
 		})
 		im.progress("stations", len(im.stations))
 		return nil
@@ -335,16 +337,18 @@ func (im *importer) importFactions() error {
 		names := localized(f.Name)
 		descs := localized(f.Description)
 		rec := &snapshots.Faction{
-			Entity:               snapshots.Entity{ID: ch.ID, Name: english(names), Names: names},
-			Description:          english(descs),
-			Descriptions:         descs,
-			CorporationID:        f.CorporationID,
-			MilitiaCorporationID: f.MilitiaCorporationID,
-			SolarSystemID:        f.SolarSystemID,
-			SizeFactor:           f.SizeFactor,
-			StationCount:         stations[ch.ID],
-			StationSystemCount:   int64(len(systems[ch.ID])),
-			IsUnique:             f.UniqueName,
+			Entity:       snapshots.Entity{ID: ch.ID, Name: english(names), Names: names},
+			Description:  english(descs),
+			Descriptions: descs,
+			FactionDetails: snapshots.FactionDetails{
+				CorporationID:        f.CorporationID,
+				MilitiaCorporationID: f.MilitiaCorporationID,
+				SolarSystemID:        f.SolarSystemID,
+				SizeFactor:           f.SizeFactor,
+				StationCount:         stations[ch.ID],
+				StationSystemCount:   int64(len(systems[ch.ID])),
+				IsUnique:             f.UniqueName,
+			},
 		}
 		if err := im.add(snapshots.Factions, rec); err != nil {
 			return fmt.Errorf("%s line %d: %w", fileFactions, ch.Line, err)

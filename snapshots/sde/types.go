@@ -8,18 +8,11 @@ import (
 )
 
 type typeYAML struct {
-	Name          map[string]string `yaml:"name"`
-	Description   map[string]string `yaml:"description"`
-	Published     bool              `yaml:"published"`
-	GroupID       int64             `yaml:"groupID"`
-	MarketGroupID *int64            `yaml:"marketGroupID"`
-	Radius        *float64          `yaml:"radius"`
-	Volume        *float64          `yaml:"volume"`
-	Capacity      *float64          `yaml:"capacity"`
-	PortionSize   *int64            `yaml:"portionSize"`
-	Mass          *float64          `yaml:"mass"`
-	GraphicID     *int64            `yaml:"graphicID"`
-	IconID        *int64            `yaml:"iconID"`
+	Name                  map[string]string `yaml:"name"`
+	Description           map[string]string `yaml:"description"`
+	Published             bool              `yaml:"published"`
+	GroupID               int64             `yaml:"groupID"`
+	snapshots.TypeDetails `yaml:",inline"`
 }
 
 // groupYAML is the part of a groups.yaml entry types need.
@@ -155,10 +148,7 @@ func newType(id int64, t *typeYAML) *snapshots.Type {
 		Descriptions: descs,
 		Published:    t.Published,
 		GroupID:      t.GroupID,
-		TypeDetails: snapshots.TypeDetails{
-			MarketGroupID: t.MarketGroupID, Radius: t.Radius, Volume: t.Volume, Capacity: t.Capacity,
-			PortionSize: t.PortionSize, Mass: t.Mass, GraphicID: t.GraphicID, IconID: t.IconID,
-		},
+		TypeDetails:  t.TypeDetails,
 	}
 }
 

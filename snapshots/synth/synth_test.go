@@ -358,7 +358,7 @@ func base(t *testing.T, extraCorp int64) *snapshots.Snapshot {
 	add(snapshots.Corporations, &snapshots.Corporation{Entity: snapshots.Entity{ID: 99_999_999_999, Name: "Far Future"}, Ticker: "FF"})
 	add(snapshots.SolarSystems, &snapshots.SolarSystem{Entity: snapshots.Entity{ID: 30000001, Name: "Tanoo"}, ConstellationID: 20000001})
 	add(snapshots.SolarSystems, &snapshots.SolarSystem{Entity: snapshots.Entity{ID: 30000002, Name: "Lashesih"}, ConstellationID: 20000001})
-	add(snapshots.Stations, &snapshots.Station{Entity: snapshots.Entity{ID: 60000004, Name: "Muvolailen X - Moon 3 - CBD Corporation Storage"}, SystemID: 30000001, TypeID: 1531})
+	add(snapshots.Stations, &snapshots.Station{Entity: snapshots.Entity{ID: 60000004, Name: "Muvolailen X - Moon 3 - CBD Corporation Storage"}, StationDetails: snapshots.StationDetails{SystemID: 30000001, TypeID: 1531}})
 	add(snapshots.Types, &snapshots.Type{Entity: snapshots.Entity{ID: 587, Name: "Rifter"}, GroupID: 25})
 	add(snapshots.Documents, &snapshots.Document{Seq: 7, Path: "/corporations/1000035/standings/", Body: json.RawMessage(`[]`)})
 	snap, err := w.Commit()
