@@ -1,0 +1,46 @@
+package analyst_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"gds/query/analyst"
+	"gds/snapshots"
+)
+
+// benchWildcards are the bench's wildcard class (query/bench): infixes
+// matching from tens of thousands to millions of characters.
+var benchWildcards = []string{"ari", "aki", "tan", "ikk", "luc", "ode", "esa", "lfs", "ebi", "ave"}
+
+// BenchmarkWildcardTables runs each of the bench's wildcard queries
+// (name:*ari*, 20 hits and the total, over the characters) through the
+// analysts' engine on the live generation of an existing data directory,
+// warm. It only runs when one is named:
+//
+//	GDS_BENCH_DATA=/path/data go test -run '^$' -bench WildcardTables -benchtime 10x ./query/analyst
+func BenchmarkWildcardTables(b *testing.B) {
+	data := os.Getenv("GDS_BENCH_DATA")
+	if data == "" {
+		b.Skip("GDS_BENCH_DATA names a data directory")
+	}
+	e, err := analyst.Open(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	for _, w := range benchWildcards {
+		req := analyst.Request{Query: "name:*" + w + "*", Category: snapshots.CategoryCharacter}
+		b.Run(w, func(b *testing.B) {
+			var total uint64
+			for b.Loop() {
+				res, err := e.Query(context.Background(), req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				total = res.Total
+			}
+			b.ReportMetric(float64(total), "total")
+		})
+	}
+}
