@@ -77,6 +77,7 @@ type Table struct {
 	mask    *roaring.Bitmap
 	// accessLists holds, by character, the ordinals it may access.
 	accessLists postingLists[int64]
+	breaks      lineBreaks // LineBreaks' set, found on first use
 
 	mm     []byte
 	loaded *disk.Loaded // what holds mm
