@@ -186,6 +186,16 @@ func (tv tableView) all() *roaring.Bitmap {
 // characters, ? one character, the rest literal, the whole name.
 func (tv tableView) pattern(ctx context.Context, pat string) (*roaring.Bitmap, error) {
 	g := compileGlob(pat)
+	if bm, ok := tv.exactPattern(g); ok {
+		return bm, nil
+	}
+	return tv.walkPattern(ctx, g)
+}
+
+// walkPattern is pattern by a walk of the lists of g's longest literal
+// (of every name, when it is shorter than three bytes) that verifies each
+// candidate.
+func (tv tableView) walkPattern(ctx context.Context, g *glob) (*roaring.Bitmap, error) {
 	out := roaring.New()
 	lit, prefix := g.longestLiteral()
 	if len(lit) < 3 {
@@ -216,6 +226,40 @@ func (tv tableView) pattern(ctx context.Context, pat string) (*roaring.Bitmap, e
 		return true
 	})
 	return out, ctx.Err()
+}
+
+// exactPattern returns the ordinals matching g read whole from the one
+// list of the table that holds them, when g is *lit* or lit* and the
+// table has lit's exact list (see nametable.ContainsSet and PrefixSet);
+// otherwise false, and pattern walks and verifies. The list holds the
+// names containing (or starting with) lit, byte for byte, as the walk's
+// verification compares them; less the hidden ones, and those holding a
+// newline, which the pattern's regexp does not match (see match).
+func (tv tableView) exactPattern(g *glob) (*roaring.Bitmap, bool) {
+	var lit string
+	var set func(text []byte) (*roaring.Bitmap, bool)
+	switch p := g.parts; {
+	case len(p) == 3 && p[0].star && p[1].lit != "" && p[2].star:
+		lit, set = p[1].lit, tv.t.ContainsSet
+	case len(p) == 2 && p[0].lit != "" && p[1].star:
+		lit, set = p[0].lit, tv.t.PrefixSet
+	default:
+		return nil, false
+	}
+	if strings.Contains(lit, "\n") {
+		return nil, false
+	}
+	bm, ok := set([]byte(lit))
+	if !ok {
+		return nil, false
+	}
+	if tv.hide != nil {
+		bm.AndNot(tv.hide)
+	}
+	if breaks := tv.t.LineBreaks(); !breaks.IsEmpty() {
+		bm.AndNot(breaks)
+	}
+	return bm, true
 }
 
 // glob is a bleve wildcard pattern split into its parts.
