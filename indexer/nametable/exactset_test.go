@@ -37,18 +37,7 @@ func TestExactSets(t *testing.T) {
 	}
 	dir := t.TempDir()
 	open := func(layout string) *Table {
-		writeLayout = layout
-		defer func() { writeLayout = "" }()
-		path := filepath.Join(dir, layout+".tbl")
-		if err := Write(context.Background(), path, slices.Clone(entries), nil, nil); err != nil {
-			t.Fatal(err)
-		}
-		tbl, err := Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { tbl.Close() })
-		return tbl
+		return layoutTable(t, filepath.Join(dir, layout+".tbl"), layout, entries, nil)
 	}
 	quads, trigrams := open(""), open(tableMagicV4)
 	if !quads.hasQuad || trigrams.hasQuad {
@@ -120,4 +109,21 @@ func TestExactSets(t *testing.T) {
 			t.Fatalf("LineBreaks holds %d names, %d of three bytes or more hold a newline", len(got), len(breaks))
 		}
 	}
+}
+
+// layoutTable writes entries and access to a table of layout (a magic;
+// "" for the one Write writes) at path, and opens it until the test ends.
+func layoutTable(t *testing.T, path, layout string, entries []Entry, access Access) *Table {
+	t.Helper()
+	writeLayout = layout
+	defer func() { writeLayout = "" }()
+	if err := Write(context.Background(), path, slices.Clone(entries), access, nil); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tbl.Close() })
+	return tbl
 }

@@ -1,7 +1,6 @@
 package nametable
 
 import (
-	"context"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -37,18 +36,7 @@ func TestQuadsAnswerAsTrigrams(t *testing.T) {
 	}
 	dir := t.TempDir()
 	open := func(layout string) *Table {
-		writeLayout = layout
-		defer func() { writeLayout = "" }()
-		path := filepath.Join(dir, layout+".tbl")
-		if err := Write(context.Background(), path, slices.Clone(entries), access, nil); err != nil {
-			t.Fatal(err)
-		}
-		tbl, err := Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { tbl.Close() })
-		return tbl
+		return layoutTable(t, filepath.Join(dir, layout+".tbl"), layout, entries, access)
 	}
 	quads, trigrams := open(""), open(tableMagicV4)
 	if !quads.hasQuad || trigrams.hasQuad {
