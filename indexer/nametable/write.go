@@ -341,15 +341,6 @@ func writeFile(path, magic string, n uint64, secs *[secCount]section) error {
 	})
 }
 
-func addTo(m map[uint32]*roaring.Bitmap, k uint32, o uint32) {
-	bm := m[k]
-	if bm == nil {
-		bm = roaring.New()
-		m[k] = bm
-	}
-	bm.Add(o)
-}
-
 // rankOrder sorts entries into their table order (RankOrdinals), in
 // place: each cycle of the permutation is followed by swaps, rather than
 // a sorted copy of every entry.
