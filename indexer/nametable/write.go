@@ -77,6 +77,7 @@ func Write(ctx context.Context, path string, entries []Entry, access Access, mas
 			return fmt.Errorf("table %s: %w", path, err)
 		}
 	}
+	blob.bufs = nil // the runs' buffers, free before the cells are built
 	accessKeys, accessOffs, err := blob.addAccess(accessLists(entries, access))
 	if err != nil {
 		return fmt.Errorf("table %s: %w", path, err)
