@@ -23,9 +23,11 @@ import (
 // of the list built from every name at once.
 
 // postingsPerRun is how many postings the scan holds before it spills
-// them (split among its goroutines): 64 MiB of postings and as much
-// again to sort them. Tests lower it.
-var postingsPerRun = 1 << 23
+// them (split among its goroutines): 32 MiB of postings and as much again
+// to sort them, about what the lists of 2^24 postings take. At 5M names
+// twice as many cost 128 MiB more of heap at the build's peak for no CPU
+// that a busy machine could tell apart. Tests lower it.
+var postingsPerRun = 1 << 22
 
 // runBuffers are a scan goroutine's postings and its sort's room, kept
 // from one kind of list to the next.
