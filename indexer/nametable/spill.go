@@ -5,9 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -17,26 +15,9 @@ import (
 
 // A table's posting lists, built for every name at once, would cost more
 // than its names, and their serialized bytes as much again. Write builds
-// them a range of keys at a time instead (one pass over the names for
-// each range, its lists about postingsPerPass postings, or more where
-// that would take more than passesAtMost passes), writes each
-// range's lists to a temporary file beside the table as soon as they are
-// built, and copies that file into the table's last section: a pass's
-// lists are all it holds of them. The bytes are those of lists built all
-// at once, as each list is built from the same names in the same order.
-
-// postingsPerPass is what one pass over the names builds at least (a
-// key whose postings pass it gets a pass of its own): about 32 MiB of
-// lists at two bytes a posting, and as much again while the parallel
-// parts' lists are joined. Tests lower it.
-var postingsPerPass uint64 = 1 << 24
-
-// passesAtMost bounds the passes over the names a kind of list takes
-// (each pass reads every name): past postingsPerPass × passesAtMost
-// postings a pass builds more, so that the passes' work grows with the
-// names, not with their square. At 50M names a pass of trigrams holds
-// about 46M postings.
-const passesAtMost = 12
+// each kind's lists from sorted runs of postings instead (runs.go) and
+// writes each list to a temporary file beside the table as soon as it is
+// built; that file is copied into the table's last section.
 
 // keysOf appends the keys a folded name is listed under to buf.
 type keysOf func(name string, buf []uint32) []uint32
@@ -121,12 +102,24 @@ type blobFile struct {
 	f    *os.File
 	w    *bufio.Writer
 	size uint64
+	dir  string       // where the runs' files go
+	bufs []runBuffers // the runs' buffers, from one kind of list to the next
 }
 
 // newBlobFile creates the temporary file in dir, unlinked at once:
 // nothing is left behind, however the build ends.
 func newBlobFile(dir string) (*blobFile, error) {
-	f, err := os.CreateTemp(dir, ".postings-*")
+	f, err := unlinkedTemp(dir, ".postings-*")
+	if err != nil {
+		return nil, err
+	}
+	return &blobFile{f: f, w: bufio.NewWriterSize(f, 1<<20), dir: dir}, nil
+}
+
+// unlinkedTemp creates a temporary file in dir and unlinks it: it goes
+// when closed, however the build ends.
+func unlinkedTemp(dir, pattern string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +127,7 @@ func newBlobFile(dir string) (*blobFile, error) {
 		f.Close()
 		return nil, err
 	}
-	return &blobFile{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+	return f, nil
 }
 
 // close closes the file, which goes with it.
@@ -157,54 +150,40 @@ func (b *blobFile) add(bm *roaring.Bitmap) (off, n uint64, err error) {
 }
 
 // addLists adds the posting lists of the keys the names of entries (in
-// ordinal order) are listed under, run-optimized, in ascending key order,
-// a range of keys at a time. A list omit reports (by its key and number
-// of ordinals) is left out: written empty.
+// ordinal order) are listed under, run-optimized, in ascending key order.
+// A list omit reports (by its key and number of ordinals) is left out:
+// written empty.
 func (b *blobFile) addLists(ctx context.Context, entries []Entry, kind listKind, omit func(k uint32, card uint64) bool) (l lists, err error) {
-	// Postings per key's top 16 bits, to cut the keys into ranges.
-	shift := kind.bits - 16
-	counts := make([]uint64, 1<<16)
-	var buf []uint32
-	var total uint64
-	for _, e := range entries {
-		buf = kind.keys(e.Folded, buf[:0])
-		for _, k := range buf {
-			counts[k>>shift]++
-		}
-		total += uint64(len(buf))
+	if len(b.bufs) == 0 {
+		b.bufs = make([]runBuffers, scanParts(len(entries)))
 	}
-	perPass := max(postingsPerPass, total/passesAtMost)
-	for lo := 0; lo < len(counts); {
-		hi, sum := lo, uint64(0)
-		for hi < len(counts) && (hi == lo || sum+counts[hi] <= perPass) {
-			sum += counts[hi]
-			hi++
+	files, err := spillAll(ctx, b.dir, entries, kind, b.bufs)
+	if err != nil {
+		return lists{}, err
+	}
+	defer closeRuns(files)
+	tick := pace.Every(ctx, namesPerPace)
+	var bm *roaring.Bitmap
+	start := func(k uint32) {
+		tick()
+		l.keys = append(l.keys, k)
+		bm = roaring.New()
+	}
+	add := func(ords []uint32) { bm.AddMany(ords) }
+	done := func() error {
+		k, card := l.keys[len(l.keys)-1], bm.GetCardinality()
+		l.cards = append(l.cards, uint32(card))
+		if omit != nil && omit(k, card) {
+			l.offs = append(l.offs, b.size, 0)
+			return nil
 		}
-		if sum > 0 {
-			m := buildLists(ctx, entries, kind.keys, uint64(lo)<<shift, uint64(hi)<<shift)
-			start := len(l.keys)
-			for k := range m {
-				l.keys = append(l.keys, k)
-			}
-			slices.Sort(l.keys[start:])
-			for _, k := range l.keys[start:] {
-				bm := m[k]
-				card := bm.GetCardinality()
-				l.cards = append(l.cards, uint32(card))
-				delete(m, k)
-				if omit != nil && omit(k, card) {
-					l.offs = append(l.offs, b.size, 0)
-					continue
-				}
-				bm.RunOptimize()
-				off, n, err := b.add(bm)
-				if err != nil {
-					return lists{}, err
-				}
-				l.offs = append(l.offs, off, n)
-			}
-		}
-		lo = hi
+		bm.RunOptimize()
+		off, n, err := b.add(bm)
+		l.offs = append(l.offs, off, n)
+		return err
+	}
+	if err := mergeRuns(files, start, add, done); err != nil {
+		return lists{}, err
 	}
 	return l, nil
 }
@@ -251,49 +230,4 @@ func (b *blobFile) copyTo(w *sectionWriter) {
 			return
 		}
 	}
-}
-
-// buildLists builds the posting lists of the keys in [lo, hi) the names
-// of entries are listed under, splitting the ordinals into ranges built
-// in parallel and joined in order.
-func buildLists(ctx context.Context, entries []Entry, keys keysOf, lo, hi uint64) map[uint32]*roaring.Bitmap {
-	parts := runtime.GOMAXPROCS(0)
-	if len(entries) < 100000 {
-		parts = 1
-	}
-	results := make([]map[uint32]*roaring.Bitmap, parts)
-	var wg sync.WaitGroup
-	chunk := (len(entries) + parts - 1) / parts
-	for p := 0; p < parts; p++ {
-		first, end := p*chunk, min((p+1)*chunk, len(entries))
-		wg.Add(1)
-		go func(p, first, end int) {
-			defer wg.Done()
-			m := map[uint32]*roaring.Bitmap{}
-			tick := pace.Every(ctx, namesPerPace)
-			var buf []uint32
-			for i := first; i < end; i++ {
-				tick()
-				buf = keys(entries[i].Folded, buf[:0])
-				for _, k := range buf {
-					if uint64(k) >= lo && uint64(k) < hi {
-						addTo(m, k, uint32(i))
-					}
-				}
-			}
-			results[p] = m
-		}(p, first, end)
-	}
-	wg.Wait()
-	lists := results[0]
-	for _, r := range results[1:] {
-		for k, bm := range r {
-			if have := lists[k]; have != nil {
-				have.Or(bm)
-			} else {
-				lists[k] = bm
-			}
-		}
-	}
-	return lists
 }

@@ -77,6 +77,7 @@ func Write(ctx context.Context, path string, entries []Entry, access Access, mas
 			return fmt.Errorf("table %s: %w", path, err)
 		}
 	}
+	blob.bufs = nil // the runs' buffers, free before the cells are built
 	accessKeys, accessOffs, err := blob.addAccess(accessLists(entries, access))
 	if err != nil {
 		return fmt.Errorf("table %s: %w", path, err)
@@ -339,15 +340,6 @@ func writeFile(path, magic string, n uint64, secs *[secCount]section) error {
 		_, err := f.WriteAt(hdr, 0)
 		return err
 	})
-}
-
-func addTo(m map[uint32]*roaring.Bitmap, k uint32, o uint32) {
-	bm := m[k]
-	if bm == nil {
-		bm = roaring.New()
-		m[k] = bm
-	}
-	bm.Add(o)
 }
 
 // rankOrder sorts entries into their table order (RankOrdinals), in
