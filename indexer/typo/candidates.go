@@ -1,6 +1,9 @@
 package typo
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // candidates sets s.cand to the ordinals a walk verifies: in ascending
 // order, of the first maxCandidates distinct ordinals of the driver's
@@ -29,6 +32,7 @@ func (s *searcher) candidates(matches [][]uint32, driver, free int) {
 		}
 		s.ends = append(s.ends, len(s.lists))
 	}
+	s.floors = append(s.floors[:0], make([]uint32, len(s.ends))...)
 	s.cand = s.cand[:0]
 	taken, last := 0, uint32(0)
 	for len(s.heap) > 0 && taken < maxCandidates && len(s.cand) < maxVerified {
@@ -55,18 +59,27 @@ func (s *searcher) candidates(matches [][]uint32, driver, free int) {
 // inOthers reports whether o is in a list of every other word, dropping
 // the ordinals below o from the lists it searches (the walk asks in
 // ascending order); more is false when no ordinal above o can be (a word
-// with every list spent).
+// with every list spent). A word without o keeps its lists' least
+// ordinal past o (floors): the ordinals below it are not in the word,
+// whose lists are not searched again until the walk reaches it.
 func (s *searcher) inOthers(o uint32) (in, more bool) {
+	for _, f := range s.floors {
+		if o < f {
+			return false, true
+		}
+	}
 	start := 0
-	for _, end := range s.ends {
-		found, left := false, false
+	for w, end := range s.ends {
+		found, left, least := false, false, uint32(math.MaxUint32)
 		for i := start; i < end && !found; i++ {
 			p := seek(s.lists[i], o)
 			s.lists[i] = p
-			left = left || len(p) > 0
-			found = len(p) > 0 && p[0] == o
+			if len(p) > 0 {
+				left, found, least = true, p[0] == o, min(least, p[0])
+			}
 		}
 		if !found {
+			s.floors[w] = least
 			return false, left
 		}
 		start = end

@@ -124,6 +124,7 @@ type searcher struct {
 	heap   [][]uint32 // the driver's lists, by their first ordinal
 	lists  [][]uint32 // the other words' lists, what is left of them
 	ends   []int      // where each other word's lists end in lists
+	floors []uint32   // per other word, an ordinal none below which it has
 }
 
 // reading adds the names matching one reading of the text: each word
