@@ -65,8 +65,14 @@ func BenchmarkContainsServed(b *testing.B) {
 // serve does on a large machine (tables and stores in memory), its
 // response cache and rate limits off, with tune's changes to its Deps.
 func serveData(b *testing.B, data string, tune func(*Deps)) (*indexer.Manager, *testServer) {
-	m, err := indexer.Open(indexer.Options{DataDir: data, Logger: zerolog.New(io.Discard),
-		TablesInMemory: true, StoresInMemoryAuto: true})
+	return serveDataWith(b, indexer.Options{DataDir: data, TablesInMemory: true, StoresInMemoryAuto: true}, tune)
+}
+
+// serveDataWith is serveData with the manager's options o (its logger
+// discards).
+func serveDataWith(b *testing.B, o indexer.Options, tune func(*Deps)) (*indexer.Manager, *testServer) {
+	o.Logger = zerolog.New(io.Discard)
+	m, err := indexer.Open(o)
 	if err != nil {
 		b.Fatal(err)
 	}

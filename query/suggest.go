@@ -10,6 +10,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"gds/indexer/affcol"
 	"gds/indexer/nametable"
 	"gds/indexer/typo"
 	"gds/snapshots"
@@ -62,11 +63,12 @@ type SuggestResult struct {
 // whole name's distance, then as a search ranks (length in runes, ID),
 // then by the request's order of categories.
 type suggestion struct {
-	class uint8
-	dist  int
-	runes int
-	cat   int
-	id    int64
+	class  uint8
+	dist   int
+	runes  int
+	cat    int
+	id     int64
+	folded []byte // the name as its table holds it
 }
 
 func (a suggestion) compare(b suggestion) int {
@@ -104,6 +106,8 @@ func (v *View) Suggest(ctx context.Context, req SuggestRequest) (SuggestResult, 
 		all = v.suggestCategory(all, i, cat, folded, runes, lang, limit, &res.Stats)
 	}
 	slices.SortFunc(all, suggestion.compare)
+	srcs := v.nameSources(req.Categories, lang)
+	var names []string // each suggestion's name, folded
 	for _, s := range all {
 		if len(res.Suggestions) == limit {
 			break
@@ -112,22 +116,79 @@ func (v *View) Suggest(ctx context.Context, req SuggestRequest) (SuggestResult, 
 		if slices.ContainsFunc(res.Suggestions, func(o Suggestion) bool { return o.ID == s.id && o.Category == cat }) {
 			continue // matched more ways than one: its best way came first
 		}
-		name, err := v.name(cat.Kind(), s.id, lang)
+		if srcs[s.cat].column && named(res.Suggestions, names, cat, string(s.folded)) {
+			continue // the column's name is the table's: suggested already, and not read again
+		}
+		name, fold, err := v.suggestedName(cat, s, lang, srcs[s.cat])
 		if err != nil {
 			continue
 		}
 		// One suggestion per name in a category: ten pilots called the
 		// same would hide every other name (a search lists them all).
-		if slices.ContainsFunc(res.Suggestions, func(o Suggestion) bool {
-			return o.Category == cat && nametable.Fold(o.Name) == nametable.Fold(name)
-		}) {
+		if named(res.Suggestions, names, cat, fold) {
 			continue
 		}
 		res.Suggestions = append(res.Suggestions, Suggestion{Category: cat, ID: s.id, Name: name, Match: matchNames[s.class]})
+		names = append(names, fold)
 	}
 	res.Stats.Matches = len(res.Suggestions)
 	res.Stats.Duration = time.Since(start)
 	return res, nil
+}
+
+// named reports whether a suggestion of cat has the folded name fold
+// (folded holds each suggestion's).
+func named(sugs []Suggestion, folded []string, cat snapshots.Category, fold string) bool {
+	for i, o := range sugs {
+		if o.Category == cat && folded[i] == fold {
+			return true
+		}
+	}
+	return false
+}
+
+// nameSource is where a category's suggestions are named: the
+// affiliation column of its kind (characters, corporations, alliances:
+// their records have no names of other languages) when that holds names
+// and the category has none in the request's language of its own (no
+// overlay), a key search and a row instead of a block of the store to
+// read and decompress per candidate; else the records (View.name).
+type nameSource struct {
+	col    columned
+	column bool
+}
+
+// nameSources returns the name source of each of cats for lang.
+func (v *View) nameSources(cats []snapshots.Category, lang string) []nameSource {
+	srcs := make([]nameSource, len(cats))
+	for i, cat := range cats {
+		k, ok := v.columnOf(cat.Kind())
+		ct := v.g.Tables(cat)
+		if ok && k.s != nil && k.c.Fields()&affcol.Name != 0 && ct != nil && ct.Overlays[lang] == nil {
+			srcs[i] = nameSource{col: k, column: true}
+		}
+	}
+	return srcs
+}
+
+// suggestedName returns the name of s (of cat, in lang) with its folded
+// form, from src; a column's name that does not fold to the one s was
+// found by leaves it to the record.
+func (v *View) suggestedName(cat snapshots.Category, s suggestion, lang string, src nameSource) (name, fold string, err error) {
+	if src.column {
+		if p, found := src.col.s.Find(s.id); found {
+			if n, _, err := src.col.c.Text(p); err == nil {
+				name = string(n)
+				if fold = nametable.Fold(name); fold == string(s.folded) {
+					return name, fold, nil
+				}
+			}
+		}
+	}
+	if name, err = v.name(cat.Kind(), s.id, lang); err != nil {
+		return "", "", err
+	}
+	return name, nametable.Fold(name), nil
 }
 
 // part is one table of a category with its typo index and the ordinals
@@ -154,7 +215,8 @@ func (v *View) suggestCategory(to []suggestion, ci int, cat snapshots.Category, 
 	}
 	for _, p := range parts {
 		add := func(class uint8, dist int, o uint32) {
-			to = append(to, suggestion{class: class, dist: dist, runes: utf8.RuneCount(p.t.Name(o)), cat: ci, id: p.t.ID(o)})
+			name := p.t.Name(o)
+			to = append(to, suggestion{class: class, dist: dist, runes: utf8.RuneCount(name), cat: ci, id: p.t.ID(o), folded: name})
 		}
 		hidden := func(o uint32) bool { return p.hide != nil && p.hide.Contains(o) }
 		w := walker{t: p.t, text: text, limit: MaxResults, stats: st, filter: nametable.Filter{Hide: p.hide}}

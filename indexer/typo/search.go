@@ -121,6 +121,10 @@ type searcher struct {
 	seen   map[uint32]int // ordinal → whole-name distance
 	cand   []uint32
 	rs     []rune
+	heap   [][]uint32 // the driver's lists, by their first ordinal
+	lists  [][]uint32 // the other words' lists, what is left of them
+	ends   []int      // where each other word's lists end in lists
+	floors []uint32   // per other word, an ordinal none below which it has
 }
 
 // reading adds the names matching one reading of the text: each word
@@ -184,25 +188,8 @@ func (s *searcher) walkWithin(matches [][]uint32, free int, within bool) {
 			driver, least = j, total
 		}
 	}
-	s.cand = s.cand[:0]
-	for _, id := range matches[driver] {
-		p := s.x.postings(id)
-		s.cand = append(s.cand, p[:min(len(p), maxCandidates)]...)
-	}
-	if len(matches[driver]) > 1 { // one list is ascending already
-		slices.Sort(s.cand)
-		s.cand = slices.Compact(s.cand)
-	}
-	s.cand = s.cand[:min(len(s.cand), maxCandidates)]
-	for j, m := range matches {
-		if j != driver && j != free {
-			s.cand = s.x.keepIn(s.cand, m)
-		}
-	}
-	for i, o := range s.cand {
-		if i == maxVerified {
-			break // names in rank order: the shortest are verified
-		}
+	s.candidates(matches, driver, free)
+	for _, o := range s.cand { // names in rank order: the shortest are verified
 		if _, ok := s.seen[o]; ok || (s.skip != nil && s.skip(o)) {
 			continue
 		}
@@ -277,39 +264,6 @@ func (x *Index) find(w []byte) (uint32, bool) {
 }
 
 func (x *Index) has(w []byte) bool { _, ok := x.find(w); return ok }
-
-// keepIn keeps the candidates (ascending) that are in the postings of any
-// of the words, merging each list with them: linear in both, where a
-// binary search per candidate would cost a cache miss per step.
-func (x *Index) keepIn(cand []uint32, ids []uint32) []uint32 {
-	if len(cand) == 0 {
-		return cand
-	}
-	keep := make([]bool, len(cand))
-	for _, id := range ids {
-		p := x.postings(id)
-		i, j := 0, 0
-		for i < len(cand) && j < len(p) {
-			switch {
-			case cand[i] < p[j]:
-				i++
-			case cand[i] > p[j]:
-				j++
-			default:
-				keep[i] = true
-				i++
-				j++
-			}
-		}
-	}
-	out := cand[:0]
-	for i, o := range cand {
-		if keep[i] {
-			out = append(out, o)
-		}
-	}
-	return out
-}
 
 // Tickers calls fn with the ordinal of each name whose ticker is text
 // (folded), in ordinal order, until fn returns false.
