@@ -187,7 +187,9 @@ func (tv tableView) all() *roaring.Bitmap {
 func (tv tableView) pattern(ctx context.Context, pat string) (*roaring.Bitmap, error) {
 	g := compileGlob(pat)
 	if bm, ok := tv.exactPattern(g); ok {
-		return bm, nil
+		// Milliseconds even for millions of names, so the context is
+		// asked once, after: a query past its time fails as a walk's does.
+		return bm, ctx.Err()
 	}
 	return tv.walkPattern(ctx, g)
 }
