@@ -3,8 +3,6 @@
 package api
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"testing"
@@ -37,27 +35,7 @@ func BenchmarkSuggestServed(b *testing.B) {
 		o.TablesInMemory = true
 	}
 	_, ts := serveDataWith(b, o, func(*Deps) {})
-	reqs := make([]*http.Request, len(paths))
-	for i, p := range paths {
-		reqs[i] = httptest.NewRequest(http.MethodGet, p, nil)
-	}
-	for j, r := range reqs { // once over, as a server that has answered a while
-		w := &wireWriter{h: http.Header{}}
-		if ts.h.ServeHTTP(w, r); w.status != http.StatusOK {
-			b.Fatal(paths[j], w.status)
-		}
-	}
-	b.ReportAllocs()
-	i, cpu := 0, processCPU(b)
-	for b.Loop() {
-		w := &wireWriter{h: http.Header{}}
-		ts.h.ServeHTTP(w, reqs[i%len(reqs)])
-		if w.status != http.StatusOK {
-			b.Fatal(paths[i%len(paths)], w.status)
-		}
-		i++
-	}
-	b.ReportMetric(float64(processCPU(b)-cpu)/float64(max(i, 1)), "cpu-ns/op")
+	benchGets(b, ts, paths, true)
 }
 
 // luaPaths reads the quoted paths of a harness request list.
