@@ -377,20 +377,25 @@ type fleetNode struct {
 	proc                      *gdsProc
 }
 
+// The node binds ports the kernel picks and the test reads them back from
+// its log: a port chosen first and bound later can be taken meanwhile (the
+// test's own connections draw their local ports from the same range).
 func startFleetNode(t *testing.T, name string, args ...string) *fleetNode {
 	t.Helper()
-	n := &fleetNode{name: name, public: freeAddr(t), admin: freeAddr(t)}
+	n := &fleetNode{name: name}
 	for i, a := range args {
 		if a == "--data" {
 			n.data = args[i+1]
 		}
 	}
+	n.proc = startProc(t, name, faultBinary(t), append(args, "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0")...)
+	n.public, n.admin = waitListening(t, n.proc.out.String, n.proc.exited)
 	n.args = append(args, "--addr", n.public, "--admin-addr", n.admin)
-	n.proc = startProc(t, name, faultBinary(t), n.args...)
 	return n
 }
 
-// restart starts the node again on the same directory and ports.
+// restart starts the node again on the same directory and ports (HAProxy
+// knows them); the ports were the node's until it was killed.
 func (n *fleetNode) restart(t *testing.T) *fleetNode {
 	t.Helper()
 	m := *n
