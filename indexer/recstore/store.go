@@ -23,7 +23,7 @@ type Store struct {
 	keys   []int64  // the keys, when they do not fit keys32
 	keys32 []uint32 // key - keyBase, when every key fits
 	// Every sampleEvery-th key (of keys or keys32), made when the store is
-	// held in memory: Find searches it first, then a span of
+	// opened, held or mapped: Find searches it first, then a span of
 	// sampleEvery keys, a few cache lines instead of one miss per step
 	// of a search over the whole array.
 	sample   []int64
@@ -319,12 +319,19 @@ func Open(dir, kind string, inMemory bool, groups ...string) (*Store, error) {
 	if inMemory {
 		s.holdInMemory()
 		disk.Release(idx) // read to copy; its hashes are for builds
-	} else if s.blk != nil && s.blk.bare {
+	}
+	// The sample, held or mapped: without it a key is a binary search of
+	// the whole key column, a miss a level (26 at 50M keys).
+	if s.keys32 != nil {
+		s.sample32 = sampleKeys(s.keys32)
+	} else {
+		s.sample = sampleKeys(s.keys)
+	}
+	if !inMemory && s.blk != nil && s.blk.bare {
 		if s.files, err = openDataFiles(dir, kind, delta != nil); err != nil {
 			return fail(err)
 		}
 	}
-
 	for _, g := range groups {
 		m, err := mapFile(".by-" + g)
 		if err != nil {
@@ -377,11 +384,6 @@ func (s *Store) holdInMemory() {
 		if len(c) > 0 {
 			set[i](c)
 		}
-	}
-	if s.keys32 != nil {
-		s.sample32 = sampleKeys(s.keys32)
-	} else {
-		s.sample = sampleKeys(s.keys)
 	}
 	if s.blk != nil {
 		// A decoder over the copied dictionary; should none be had, the
