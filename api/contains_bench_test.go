@@ -68,12 +68,12 @@ func benchGets(b *testing.B, ts *testServer, paths []string, warm bool) {
 		}
 	}
 	b.ReportAllocs()
-	i, cpu := 0, processCPU(b)
+	i, cpu := 0, cpuTime(b)
 	for b.Loop() {
 		serve(i)
 		i++
 	}
-	b.ReportMetric(float64(processCPU(b)-cpu)/float64(max(i, 1)), "cpu-ns/op")
+	b.ReportMetric(float64(cpuTime(b)-cpu)/float64(max(i, 1)), "cpu-ns/op")
 }
 
 // serveData serves the generation in the data directory data as gds
