@@ -34,19 +34,11 @@ func BenchmarkLocalServed(b *testing.B) {
 	} else {
 		ts, bodies = localBench(b, 200_000, 16)
 	}
-	b.ReportAllocs()
-	i, cpu := 0, cpuTime(b)
-	for b.Loop() {
+	benchServe(b, ts, 0, func(i int) *http.Request {
 		req := httptest.NewRequest(http.MethodPost, "/latest/local/", strings.NewReader(bodies[i%len(bodies)]))
 		req.Header.Set("Content-Type", "text/plain")
-		w := &wireWriter{h: http.Header{}}
-		ts.h.ServeHTTP(w, req)
-		if w.status != http.StatusOK {
-			b.Fatal(w.status)
-		}
-		i++
-	}
-	b.ReportMetric(float64(cpuTime(b)-cpu)/float64(max(i, 1)), "cpu-ns/op")
+		return req
+	})
 }
 
 // localBenchData serves the generation in the data directory data as
