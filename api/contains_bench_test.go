@@ -37,43 +37,57 @@ func BenchmarkContainsServed(b *testing.B) {
 		b.Skip("GDS_BENCH_DATA and GDS_BENCH_QUERIES name a data directory and a bench query set")
 	}
 	paths := containsPaths(b, qpath)
-	_, ts := serveData(b, data, func(d *Deps) {
-		d.Metrics = admin.NewMetrics()
-		d.Middleware = []gin.HandlerFunc{httplog.Logger(httplog.Options{
-			Logger: zerolog.New(io.Discard),
-			Labels: Labels,
-		})}
-	})
+	_, ts := serveData(b, data, servedMiddleware)
 	benchGets(b, ts, paths, false)
 }
 
-// benchGets answers GET paths in turn through ts's router, written out as
-// net/http would write them (wireWriter), and reports the process's CPU
-// per answer (cpu-ns/op); warm first answers each once, as a server that
-// has answered a while has the pages of its mapped files faulted in.
+// servedMiddleware installs the middleware gds serve installs (request
+// log, here discarded, metrics, error limiter).
+func servedMiddleware(d *Deps) {
+	d.Metrics = admin.NewMetrics()
+	d.Middleware = []gin.HandlerFunc{httplog.Logger(httplog.Options{
+		Logger: zerolog.New(io.Discard),
+		Labels: Labels,
+	})}
+}
+
+// benchGets answers GET paths in turn through ts's router (benchServe);
+// warm first answers each once, as a server that has answered a while
+// has the pages of its mapped files faulted in.
 func benchGets(b *testing.B, ts *testServer, paths []string, warm bool) {
 	reqs := make([]*http.Request, len(paths))
 	for i, p := range paths {
 		reqs[i] = httptest.NewRequest(http.MethodGet, p, nil)
 	}
+	first := 0
+	if warm {
+		first = len(reqs)
+	}
+	benchServe(b, ts, first, func(i int) *http.Request { return reqs[i%len(reqs)] })
+}
+
+// benchServe answers the requests req makes (the i-th for i = 0, 1, …)
+// through ts's router, written out as net/http would write them
+// (wireWriter), each a 200, and reports the process's CPU per answer
+// (cpu-ns/op). The first warm answers come before the timing.
+func benchServe(b *testing.B, ts *testServer, warm int, req func(i int) *http.Request) {
 	serve := func(i int) {
+		r := req(i)
 		w := &wireWriter{h: http.Header{}}
-		if ts.h.ServeHTTP(w, reqs[i%len(reqs)]); w.status != http.StatusOK {
-			b.Fatal(paths[i%len(paths)], w.status)
+		if ts.h.ServeHTTP(w, r); w.status != http.StatusOK {
+			b.Fatal(r.URL, w.status)
 		}
 	}
-	if warm {
-		for i := range reqs {
-			serve(i)
-		}
+	for i := range warm {
+		serve(i)
 	}
 	b.ReportAllocs()
-	i, cpu := 0, processCPU(b)
+	i, cpu := 0, cpuTime(b)
 	for b.Loop() {
 		serve(i)
 		i++
 	}
-	b.ReportMetric(float64(processCPU(b)-cpu)/float64(max(i, 1)), "cpu-ns/op")
+	b.ReportMetric(float64(cpuTime(b)-cpu)/float64(max(i, 1)), "cpu-ns/op")
 }
 
 // serveData serves the generation in the data directory data as gds

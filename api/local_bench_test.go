@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 
 	"gds/query"
@@ -35,19 +34,11 @@ func BenchmarkLocalServed(b *testing.B) {
 	} else {
 		ts, bodies = localBench(b, 200_000, 16)
 	}
-	b.ReportAllocs()
-	i, cpu := 0, processCPU(b)
-	for b.Loop() {
+	benchServe(b, ts, 0, func(i int) *http.Request {
 		req := httptest.NewRequest(http.MethodPost, "/latest/local/", strings.NewReader(bodies[i%len(bodies)]))
 		req.Header.Set("Content-Type", "text/plain")
-		w := &wireWriter{h: http.Header{}}
-		ts.h.ServeHTTP(w, req)
-		if w.status != http.StatusOK {
-			b.Fatal(w.status)
-		}
-		i++
-	}
-	b.ReportMetric(float64(processCPU(b)-cpu)/float64(max(i, 1)), "cpu-ns/op")
+		return req
+	})
 }
 
 // localBenchData serves the generation in the data directory data as
@@ -82,14 +73,4 @@ func localBenchData(b *testing.B, data string, n int) (*testServer, []string) {
 		bodies[i] = sb.String()
 	}
 	return ts, bodies
-}
-
-// processCPU is the processor time the process has used, in nanoseconds:
-// a busy machine stretches it less than the wall-clock time.
-func processCPU(tb testing.TB) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

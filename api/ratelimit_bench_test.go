@@ -26,7 +26,8 @@ import (
 	"gds/api/ratelimit"
 )
 
-// cpuTime is the CPU time (user and system) the process has used.
+// cpuTime is the CPU time (user and system) the process has used: a
+// busy machine stretches it less than the wall-clock time.
 func cpuTime(b *testing.B) time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {

@@ -4,13 +4,12 @@ package indexer_test
 
 import (
 	"fmt"
-	"io/fs"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"gds/indexer/indexertest"
 	"gds/snapshots"
+	"gds/snapshots/disk/disktest"
 )
 
 // A data directory holds access lists, roles and corporation documents:
@@ -18,8 +17,7 @@ import (
 // (bleve, for one, creates some files as the umask allows). Both a full
 // and an incremental build are checked.
 func TestDataDirIsPrivate(t *testing.T) {
-	old := syscall.Umask(0)
-	defer syscall.Umask(old)
+	disktest.ZeroUmask(t)
 	data := filepath.Join(t.TempDir(), "data")
 	m := open(t, data)
 	defer m.Close()
@@ -33,30 +31,7 @@ func TestDataDirIsPrivate(t *testing.T) {
 	}
 	build(t, m, indexertest.Snapshot(t, recs(50)), false)
 	build(t, m, indexertest.Snapshot(t, recs(51)), false)
-	var files int
-	err := filepath.WalkDir(data, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		want := fs.FileMode(0o600)
-		if d.IsDir() {
-			want = 0o700
-		} else {
-			files++
-		}
-		if got := info.Mode().Perm(); got != want {
-			rel, _ := filepath.Rel(data, path)
-			t.Errorf("%s is %#o, want %#o", rel, got, want)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := len(disktest.AssertPrivate(t, data))
 	if files < 10 {
 		t.Fatalf("only %d files under %s: the builds wrote less than expected", files, data)
 	}

@@ -3,30 +3,25 @@
 package auth
 
 import (
-	"os"
 	"path/filepath"
-	"syscall"
+	"slices"
 	"testing"
+
+	"gds/snapshots/disk/disktest"
 )
 
 // The local signing key's directory is created 0700 and both its files
 // are 0600, even under umask 0.
 func TestLocalKeyIsPrivate(t *testing.T) {
-	old := syscall.Umask(0)
-	defer syscall.Umask(old)
+	disktest.ZeroUmask(t)
 	data := filepath.Join(t.TempDir(), "data")
 	if _, err := EnsureLocalKey(data); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]os.FileMode{
-		data: 0o700, filepath.Join(data, LocalKeyFile): 0o600, filepath.Join(data, LocalJWKSFile): 0o600,
-	} {
-		st, err := os.Stat(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := st.Mode().Perm(); got != want {
-			t.Errorf("%s is %#o, want %#o", name, got, want)
+	files := disktest.AssertPrivate(t, data)
+	for _, name := range []string{LocalKeyFile, LocalJWKSFile} {
+		if !slices.Contains(files, name) {
+			t.Errorf("%s not written: %s holds %q", name, data, files)
 		}
 	}
 }

@@ -35,14 +35,7 @@ func TestExactSets(t *testing.T) {
 		}
 		entries = append(entries, Entry{ID: int64(7_000_000 + i), Folded: name})
 	}
-	dir := t.TempDir()
-	open := func(layout string) *Table {
-		return layoutTable(t, filepath.Join(dir, layout+".tbl"), layout, entries, nil)
-	}
-	quads, trigrams := open(""), open(tableMagicV4)
-	if !quads.hasQuad || trigrams.hasQuad {
-		t.Fatal("the tables are not of the two kinds")
-	}
+	quads, trigrams := quadAndTrigramTables(t, entries, nil)
 	texts := []string{"kar", "ωa", "ßωa", "a\nk", "zzz", "zzzz", "ωaj", "karik", "é-é"}
 	for len(texts) < 400 {
 		name := quads.Name(uint32(rng.IntN(quads.Len())))
@@ -111,19 +104,29 @@ func TestExactSets(t *testing.T) {
 	}
 }
 
-// layoutTable writes entries and access to a table of layout (a magic;
-// "" for the one Write writes) at path, and opens it until the test ends.
-func layoutTable(t *testing.T, path, layout string, entries []Entry, access Access) *Table {
+// quadAndTrigramTables writes entries and access to two tables, one of
+// the layout Write writes (four-byte gram lists, GDSTBL05) and one of
+// GDSTBL04 (trigram lists alone), and opens both until the test ends.
+func quadAndTrigramTables(t *testing.T, entries []Entry, access Access) (quads, trigrams *Table) {
 	t.Helper()
-	writeLayout = layout
-	defer func() { writeLayout = "" }()
-	if err := Write(context.Background(), path, slices.Clone(entries), access, nil); err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	open := func(layout string) *Table {
+		path := filepath.Join(dir, layout+".tbl")
+		writeLayout = layout
+		defer func() { writeLayout = "" }()
+		if err := Write(context.Background(), path, slices.Clone(entries), access, nil); err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tbl.Close() })
+		return tbl
 	}
-	tbl, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
+	quads, trigrams = open(""), open(tableMagicV4)
+	if !quads.hasQuad || trigrams.hasQuad {
+		t.Fatal("the tables are not of the two kinds")
 	}
-	t.Cleanup(func() { tbl.Close() })
-	return tbl
+	return quads, trigrams
 }

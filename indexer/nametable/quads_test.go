@@ -2,7 +2,6 @@ package nametable
 
 import (
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -34,14 +33,7 @@ func TestQuadsAnswerAsTrigrams(t *testing.T) {
 		}
 		entries = append(entries, Entry{ID: id, Folded: Fold(name)})
 	}
-	dir := t.TempDir()
-	open := func(layout string) *Table {
-		return layoutTable(t, filepath.Join(dir, layout+".tbl"), layout, entries, access)
-	}
-	quads, trigrams := open(""), open(tableMagicV4)
-	if !quads.hasQuad || trigrams.hasQuad {
-		t.Fatal("the tables are not of the two kinds")
-	}
+	quads, trigrams := quadAndTrigramTables(t, entries, access)
 	// Some four-byte lists are kept, some left out for a trigram's.
 	kept := 0
 	for i := range quads.quads.keys {

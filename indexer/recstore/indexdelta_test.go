@@ -175,11 +175,7 @@ func TestIndexDeltaAfterAWholeIndexDelta(t *testing.T) {
 	}
 	dir0 := t.TempDir()
 	writeMap(t, dir0, want)
-	s0, err := Open(dir0, "things", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s0.Close()
+	s0 := openStore(t, dir0)
 	change := func(m map[int64][]byte) map[int64][]byte {
 		next := map[int64][]byte{}
 		for k, v := range m {
@@ -198,11 +194,7 @@ func TestIndexDeltaAfterAWholeIndexDelta(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(dir1, "things"+idxBase))
-	s1, err := Open(dir1, "things", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s1.Close()
+	s1 := openStore(t, dir1)
 	want = change(want)
 	dir2 := t.TempDir()
 	sw = writeDelta(t, s1, dir1, dir2, sortedKeys(want), want)
@@ -212,11 +204,7 @@ func TestIndexDeltaAfterAWholeIndexDelta(t *testing.T) {
 	if err := sw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s2, err := Open(dir2, "things", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
+	s2 := openStore(t, dir2)
 	if _, _, ok := s2.IndexDelta(); ok {
 		t.Fatal("the store reads an index delta")
 	}
@@ -233,11 +221,7 @@ func TestIndexDeltaRefusesAnotherBase(t *testing.T) {
 	}
 	base := t.TempDir()
 	writeStore(t, base, keys, recs)
-	prev, err := Open(base, "things", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer prev.Close()
+	prev := openStore(t, base)
 	next := map[int64][]byte{}
 	for i, k := range keys {
 		next[k] = recs[i]

@@ -52,6 +52,18 @@ func writeStoreWith(t testing.TB, dir string, keys []int64, recs [][]byte, set f
 	}
 }
 
+// openStore opens the store "things" in dir (its files mapped), closed
+// when the test ends.
+func openStore(t testing.TB, dir string) *Store {
+	t.Helper()
+	s, err := Open(dir, "things", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // record is a JSON line shaped like a snapshot's character, of varying length.
 func record(rng *rand.Rand, key int64) []byte {
 	return fmt.Appendf(nil, `{"id":%d,"name":"%s","corporation_id":%d,"birthday":"2003-05-06T00:%02d:38Z","security_status":%.6f}`,
@@ -327,11 +339,7 @@ func TestStoreDamagedRecordReads(t *testing.T) {
 			if err := os.WriteFile(idxPath, raw, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s, err := Open(dir, "things", false)
-			if err != nil {
-				t.Fatalf("open: %v", err)
-			}
-			defer s.Close()
+			s := openStore(t, dir)
 			if s.Compressed() == v3 {
 				t.Errorf("compressed() = %v: only the current format takes a delta", s.Compressed())
 			}
@@ -401,11 +409,7 @@ func TestStoreReadsRawLineFormat(t *testing.T) {
 // must hold want under keys.
 func checkEarlierStore(t *testing.T, dir string, keys []int64, want map[int64][]byte, why string) {
 	t.Helper()
-	s, err := Open(dir, "things", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, dir)
 	if s.Compressed() {
 		t.Fatal(why)
 	}
@@ -498,11 +502,7 @@ func BenchmarkStoreGet(b *testing.B) {
 	if err := sw.Close(); err != nil {
 		b.Fatal(err)
 	}
-	s, err := Open(dir, "things", false)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(b, dir)
 	var size int64
 	for _, ext := range []string{".data", ".idx"} {
 		st, _ := os.Stat(filepath.Join(dir, "things"+ext))

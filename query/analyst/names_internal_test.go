@@ -15,6 +15,18 @@ import (
 
 // The queries the name tables answer, and those left to bleve.
 func TestNameOnly(t *testing.T) {
+	// tables says whether the name tables answer req, with value columns
+	// or without.
+	tables := func(req Request, columns bool) bool {
+		t.Helper()
+		p, err := prepare(req, false)
+		if err != nil {
+			t.Fatalf("%q: %v", req.Query, err)
+		}
+		_, ok := nameOnly(p, columns)
+		return ok
+	}
+	character := func(q string) Request { return Request{Query: q, Category: snapshots.CategoryCharacter} }
 	for q, want := range map[string]bool{
 		"name:kari*":                    true,
 		"name:*ari*":                    true,
@@ -29,11 +41,7 @@ func TestNameOnly(t *testing.T) {
 		"+name:kari* +corporation_id:1": false,
 		"name:kari* words:navy":         false,
 	} {
-		p, err := prepare(Request{Query: q, Category: snapshots.CategoryCharacter}, false)
-		if err != nil {
-			t.Fatalf("%q: %v", q, err)
-		}
-		if _, got := nameOnly(p, true); got != want {
+		if got := tables(character(q), true); got != want {
 			t.Errorf("%q: name tables %v, want %v", q, got, want)
 		}
 	}
@@ -48,23 +56,17 @@ func TestNameOnly(t *testing.T) {
 		"+birthday:>2010 +corporation_id:98000001": false,
 		"alliance_id:>1 birthday:<=\"2011-01-01\"": false,
 	} {
-		p, err := prepare(Request{Query: q, Category: snapshots.CategoryCharacter}, false)
-		if err != nil {
-			t.Fatalf("%q: %v", q, err)
-		}
-		if _, got := nameOnly(p, true); got != want {
+		if got := tables(character(q), true); got != want {
 			t.Errorf("%q: tables %v, want %v", q, got, want)
 		}
-		if _, got := nameOnly(p, false); got {
+		if tables(character(q), false) {
 			t.Errorf("%q: answered by the tables without value columns", q)
 		}
 	}
-	p, _ := prepare(Request{Query: "name:kari*", Facets: []string{"corporation_id"}, Category: snapshots.CategoryCharacter}, false)
-	if _, ok := nameOnly(p, true); ok {
+	if tables(Request{Query: "name:kari*", Facets: []string{"corporation_id"}, Category: snapshots.CategoryCharacter}, true) {
 		t.Error("a query with facets went to the name tables")
 	}
-	p, _ = prepare(Request{Query: "name:kari*", Sort: []string{"id"}}, false)
-	if _, ok := nameOnly(p, true); ok {
+	if tables(Request{Query: "name:kari*", Sort: []string{"id"}}, true) {
 		t.Error("a sorted query went to the name tables")
 	}
 	if _, err := bleve.NewQueryStringQuery("name:kari*").Parse(); err != nil {
