@@ -3,6 +3,7 @@ package affcol
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"os"
 
@@ -83,23 +84,41 @@ func addText[T string | []byte](w *Writer, name, ticker T) error {
 
 // Write writes the column to path atomically.
 func (w *Writer) Write(path string) error {
-	parts := w.rowParts()
+	var parts []part
 	if w.columns {
-		parts = w.columnParts()
+		for _, b := range w.columnParts() {
+			parts = append(parts, part{b: b})
+		}
+	} else {
+		parts = w.rowParts()
 	}
 	return disk.ReplaceFile(path, disk.PrivateFile, func(f *os.File) error {
 		cw := disk.NewChunkWriter(f, disk.HugeChunk)
 		var pad [8]byte
 		for _, p := range parts {
-			if _, err := cw.Write(p); err != nil {
+			size := uint64(len(p.b))
+			var err error
+			if p.fill != nil {
+				size, err = p.fill(cw)
+			} else {
+				_, err = cw.Write(p.b)
+			}
+			if err != nil {
 				return err
 			}
-			if _, err := cw.Write(pad[:disk.Pad8(uint64(len(p)))-uint64(len(p))]); err != nil {
+			if _, err := cw.Write(pad[:disk.Pad8(size)-size]); err != nil {
 				return err
 			}
 		}
 		return cw.Flush()
 	})
+}
+
+// part is a section of a column file: its bytes, or what writes them
+// and returns how many it wrote.
+type part struct {
+	b    []byte
+	fill func(io.Writer) (uint64, error)
 }
 
 // columnParts are the sections of a GDSAFF01 file of w's rows.
