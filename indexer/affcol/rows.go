@@ -294,7 +294,7 @@ func (w *Writer) rowParts() []part {
 	f.idAt, f.textAt, f.width = layRow(f.idWidth, texts, f.lenWidth)
 	words[3], words[4] = uint64(f.lenWidth), uint64(f.width)
 	for k := range texts {
-		words[5+k] = uint64(len(w.text[k]))
+		words[5+k] = uint64(w.text[k].n)
 	}
 	hdr := []byte(magicRows)
 	hdr = binary.LittleEndian.AppendUint64(hdr, uint64(w.n))
@@ -306,7 +306,7 @@ func (w *Writer) rowParts() []part {
 	parts := append([]part{{b: hdr}, {fill: f.write}}, dicts...)
 	for k := range texts {
 		if texts[k] {
-			parts = append(parts, part{b: w.text[k]})
+			parts = append(parts, part{fill: w.text[k].write})
 		}
 	}
 	return parts
