@@ -60,10 +60,12 @@ func (s *spool[T]) add(v T) {
 	}
 }
 
-// flush writes the values held in memory out to the file.
+// flush writes the values held in memory out to the file, after those
+// written before (wherever a read left the file's offset).
 func (s *spool[T]) flush() {
 	if s.err == nil && len(s.mem) > 0 {
-		_, s.err = s.f.Write(disk.AsBytes(s.mem))
+		b := disk.AsBytes(s.mem)
+		_, s.err = s.f.WriteAt(b, int64(s.n-len(s.mem))*int64(len(b)/len(s.mem)))
 	}
 	s.mem = s.mem[:0]
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // TestSpoolFileMatchesMemory adds the same values to a spool on disk and
-// one in memory and reads both back, across chunk boundaries.
+// one in memory and reads both back (the one on disk twice), across chunk
+// boundaries.
 func TestSpoolFileMatchesMemory(t *testing.T) {
 	for _, n := range []int{0, 1, spoolChunk - 1, spoolChunk, 2*spoolChunk + 7} {
 		disk, err := newSpool[uint64](t.TempDir())
@@ -32,6 +33,9 @@ func TestSpoolFileMatchesMemory(t *testing.T) {
 			return all
 		}
 		got, want := read(disk), read(mem)
+		if again := read(disk); !slices.Equal(again, got) {
+			t.Fatalf("n %d: a second read gives %d values, the first %d", n, len(again), len(got))
+		}
 		if !slices.Equal(got, want) || len(got) != n || disk.n != n {
 			t.Fatalf("n %d: read %d values from disk, %d from memory (equal %v)", n, len(got), len(want), slices.Equal(got, want))
 		}
