@@ -166,14 +166,14 @@ func writeTables(ctx context.Context, cdir string, docs []docInfo, cols *tableCo
 
 // tableEntries returns the base entries of docs, per language the names
 // that differ from them, and the docs' access lists (nil when none has
-// one), which the base and the overlays share. When clear, it empties
+// one), which the base and the overlays share. When release, it empties
 // each doc's names and fields past its ID once they are in the entries:
 // beside the folded names, the names would be as much again.
-func tableEntries(docs []docInfo, clear bool) (base []nametable.Entry, overlays map[string][]nametable.Entry, access nametable.Access) {
+func tableEntries(docs []docInfo, release bool) (base []nametable.Entry, overlays map[string][]nametable.Entry, access nametable.Access) {
 	base = make([]nametable.Entry, len(docs))
 	overlays = map[string][]nametable.Entry{}
 	for i, d := range docs {
-		if clear {
+		if release {
 			docs[i] = docInfo{id: d.id}
 		}
 		base[i] = nametable.Entry{ID: d.id, Folded: nametable.Fold(d.name)}
