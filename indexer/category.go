@@ -55,18 +55,19 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, cols *ta
 	}
 	b.report(Progress{Phase: "tables", Kind: string(cat), Total: int64(len(docs))})
 	shards := b.shardsFor(cat, len(docs))
+	// Without bleve shards the tables answer the analysts; shards not
+	// patched are built in the second phase.
+	patch := shards > 0 && b.canPatch(cat, shards, len(docs), ch)
+	if shards > 0 && !patch {
+		b.meta.Incremental = false
+		b.deferBleve(cat, shards, docs)
+	}
 	job := &tableJob{cat: cat, n: len(docs), shards: shards, done: make(chan struct{})}
 	go func(ctx context.Context, docs []docInfo) { // docs an argument, not captured: writeTables lets go of it
 		defer close(job.done)
-		job.langs, job.err = writeTables(ctx, cdir, docs, cols)
+		job.langs, job.err = writeTables(ctx, cdir, docs, cols, !patch)
 	}(b.ctx, docs)
-	if shards == 0 { // no bleve shards: the tables answer the analysts
-		b.tables = append(b.tables, job)
-		return nil
-	}
-	if !b.canPatch(cat, shards, len(docs), ch) {
-		b.meta.Incremental = false
-		b.deferBleve(cat, shards, docs)
+	if !patch {
 		b.tables = append(b.tables, job)
 		return nil
 	}
@@ -124,10 +125,11 @@ func (b *builder) finishTables() error {
 //
 // Past the entries, docs is not used: once the caller has let go of it
 // too, the records' docs (most of a large category's memory) are freed
-// while the tables are built.
-func writeTables(ctx context.Context, cdir string, docs []docInfo, cols *tableColumns) ([]string, error) {
-	base, overlays, access := tableEntries(docs)
+// while the tables are built. When own, nothing else reads docs, and each
+// doc's names are let go of as soon as they are folded.
+func writeTables(ctx context.Context, cdir string, docs []docInfo, cols *tableColumns, own bool) ([]string, error) {
 	tickers := tickersOf(docs)
+	base, overlays, access := tableEntries(docs, own)
 	if err := writeTable(ctx, filepath.Join(cdir, baseTable), base, access, nil, cols); err != nil {
 		return nil, err
 	}
@@ -164,11 +166,16 @@ func writeTables(ctx context.Context, cdir string, docs []docInfo, cols *tableCo
 
 // tableEntries returns the base entries of docs, per language the names
 // that differ from them, and the docs' access lists (nil when none has
-// one), which the base and the overlays share.
-func tableEntries(docs []docInfo) (base []nametable.Entry, overlays map[string][]nametable.Entry, access nametable.Access) {
+// one), which the base and the overlays share. When release, it empties
+// each doc's names and fields past its ID once they are in the entries:
+// beside the folded names, the names would be as much again.
+func tableEntries(docs []docInfo, release bool) (base []nametable.Entry, overlays map[string][]nametable.Entry, access nametable.Access) {
 	base = make([]nametable.Entry, len(docs))
 	overlays = map[string][]nametable.Entry{}
 	for i, d := range docs {
+		if release {
+			docs[i] = docInfo{id: d.id}
+		}
 		base[i] = nametable.Entry{ID: d.id, Folded: nametable.Fold(d.name)}
 		access = addAccess(access, d)
 		for lang, n := range d.names() {

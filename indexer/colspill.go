@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"gds/indexer/valuecol"
+	"gds/snapshots/disk"
 )
 
 // A kind read whole keeps its value columns on disk until its table is
@@ -29,14 +30,9 @@ type spilledColumn struct {
 // spillColumns makes c keep its columns in temporary files in dir.
 func (c *tableColumns) spillColumns(dir string) error {
 	for range c.cols {
-		f, err := os.CreateTemp(dir, ".column-*")
-		if err != nil {
-			c.closeSpill()
-			return err
-		}
 		// Unlinked at once: nothing is left behind, however the build ends.
-		if err := os.Remove(f.Name()); err != nil {
-			f.Close()
+		f, err := disk.UnlinkedTemp(dir, ".column-*")
+		if err != nil {
 			c.closeSpill()
 			return err
 		}

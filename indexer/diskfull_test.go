@@ -40,7 +40,10 @@ func smallDisk(t *testing.T, size int) string {
 // retries a failed write forever and batches pile up in memory), and the
 // analysts' queries keep the generation they had.
 func TestBuildFailsOnFullDisk(t *testing.T) {
-	data := filepath.Join(smallDisk(t, 12<<20), "data")
+	// Room for the tables and stores with their temporary files (the
+	// runs of postings, the stores' spooled indexes: about 12 MiB at
+	// once), not for the analysts' shards besides.
+	data := filepath.Join(smallDisk(t, 16<<20), "data")
 	m := open(t, data)
 	defer m.Close()
 	first := build(t, m, indexertest.Snapshot(t, indexertest.Records{

@@ -265,3 +265,30 @@ func TestCheckLetsGoOfItsRows(t *testing.T) {
 		}
 	}
 }
+
+// TestTextBufMatchesOneSlice appends texts past several pieces, the
+// largest among them, and reads them back as one slice would hold them.
+func TestTextBufMatchesOneSlice(t *testing.T) {
+	var tb textBuf
+	var want []byte
+	for i := 0; len(want) < 3*textPiece; i++ {
+		s := strings.Repeat(string(rune('a'+i%26)), i%300)
+		if i%1000 == 999 {
+			s = strings.Repeat("L", textPiece+7) // longer than a piece
+		}
+		appendText(&tb, s)
+		want = append(want, s...)
+	}
+	var got bytes.Buffer
+	if n, err := tb.write(&got); err != nil || n != uint64(len(want)) {
+		t.Fatalf("write: %d bytes, %v; want %d", n, err, len(want))
+	}
+	if !bytes.Equal(got.Bytes(), want) || !bytes.Equal(tb.bytes(), want) || tb.n != len(want) {
+		t.Fatal("the pieces differ from the text appended")
+	}
+	for _, p := range tb.pieces {
+		if cap(p) > textPiece {
+			t.Fatalf("a piece of %d bytes", cap(p))
+		}
+	}
+}

@@ -125,9 +125,12 @@ func (c *idColumn) codeValues(n uint64) []uint16 {
 	return out
 }
 
-// idBuilder collects one ID column's values: as uint32 until one does
-// not fit, and their distinct values while there are few.
+// idBuilder collects one ID column's values: their codes while there
+// are few distinct values, else the values, as uint32 until one does not
+// fit. A column of codes turns into one of values when a value past
+// maxDistinct comes.
 type idBuilder struct {
+	hint     int // the rows expected
 	u32      []uint32
 	i64      []int64
 	distinct map[int64]uint16 // nil once past maxDistinct
@@ -136,23 +139,38 @@ type idBuilder struct {
 }
 
 func newIDBuilder(n int) *idBuilder {
-	return &idBuilder{u32: make([]uint32, 0, n), distinct: map[int64]uint16{}, codes: make([]uint16, 0, n)}
+	return &idBuilder{hint: n, distinct: map[int64]uint16{}, codes: make([]uint16, 0, n)}
 }
 
 func (b *idBuilder) add(v int64) {
 	if b.distinct != nil {
 		code, ok := b.distinct[v]
-		if !ok && len(b.order) == maxDistinct {
-			b.distinct, b.order, b.codes = nil, nil, nil
-		} else {
+		if ok || len(b.order) < maxDistinct {
 			if !ok {
 				code = uint16(len(b.order))
 				b.distinct[v] = code
 				b.order = append(b.order, v)
 			}
 			b.codes = append(b.codes, code)
+			return
 		}
+		b.uncode()
 	}
+	b.addValue(v)
+}
+
+// uncode turns the column of codes into one of their values.
+func (b *idBuilder) uncode() {
+	codes, order := b.codes, b.order
+	b.distinct, b.order, b.codes = nil, nil, nil
+	b.u32 = make([]uint32, 0, max(b.hint, len(codes)+1))
+	for _, c := range codes {
+		b.addValue(order[c])
+	}
+}
+
+// addValue appends v to a column of values.
+func (b *idBuilder) addValue(v int64) {
 	if b.i64 == nil && (v < 0 || v > math.MaxUint32) {
 		b.i64 = make([]int64, len(b.u32), max(cap(b.u32), len(b.u32)+1))
 		for i, x := range b.u32 {

@@ -3,6 +3,7 @@ package affcol
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math/bits"
 
 	"gds/snapshots/disk"
@@ -261,20 +262,22 @@ func (l *rowLayout) checkCodes(n int, read func(from, to int)) error {
 	return nil
 }
 
-// rowParts are the sections of a GDSAFF02 file of w's rows.
-func (w *Writer) rowParts() [][]byte {
+// rowParts are the sections of a GDSAFF02 file of w's rows. The rows
+// are written a stretch at a time (rowFill): held whole, the rows of
+// 50M characters (800 MB) would sit beside the values they are made of.
+func (w *Writer) rowParts() []part {
 	var words [10]uint64
-	var idWidth [3]int
-	var dicts [][]byte
+	f := &rowFill{w: w}
+	var dicts []part
 	for k := range idOrder {
 		if w.ids[k] == nil {
 			continue
 		}
 		var dict []int64
 		words[k], dict = w.ids[k].coding()
-		idWidth[k] = int(words[k] & 0xff)
+		f.idWidth[k] = int(words[k] & 0xff)
 		if dict != nil {
-			dicts = append(dicts, disk.AsBytes(dict))
+			dicts = append(dicts, part{b: disk.AsBytes(dict)})
 		}
 	}
 	var texts [2]bool
@@ -285,14 +288,13 @@ func (w *Writer) rowParts() [][]byte {
 			longest = max(longest, offs[i]-offs[i-1])
 		}
 	}
-	lenWidth := 0
 	if texts[0] || texts[1] {
-		lenWidth = lengthWidth(longest)
+		f.lenWidth = lengthWidth(longest)
 	}
-	idAt, textAt, width := layRow(idWidth, texts, lenWidth)
-	words[3], words[4] = uint64(lenWidth), uint64(width)
+	f.idAt, f.textAt, f.width = layRow(f.idWidth, texts, f.lenWidth)
+	words[3], words[4] = uint64(f.lenWidth), uint64(f.width)
 	for k := range texts {
-		words[5+k] = uint64(len(w.text[k]))
+		words[5+k] = uint64(w.text[k].n)
 	}
 	hdr := []byte(magicRows)
 	hdr = binary.LittleEndian.AppendUint64(hdr, uint64(w.n))
@@ -301,28 +303,54 @@ func (w *Writer) rowParts() [][]byte {
 		hdr = binary.LittleEndian.AppendUint64(hdr, x)
 	}
 	hdr = append(hdr, make([]byte, rowsAt-len(hdr))...)
-	rows := make([]byte, w.n*width)
-	for i := range w.n {
-		row := rows[i*width : (i+1)*width]
-		for k, b := range w.ids {
-			if b != nil {
-				putWidth(row[idAt[k]:], idWidth[k], b.value(i))
-			}
-		}
-		for k, offs := range w.offs {
-			if offs != nil {
-				binary.LittleEndian.PutUint32(row[textAt[k]:], offs[i])
-				putWidth(row[textAt[k]+4:], lenWidth, uint64(offs[i+1]-offs[i]))
-			}
-		}
-	}
-	parts := append([][]byte{hdr, rows}, dicts...)
+	parts := append([]part{{b: hdr}, {fill: f.write}}, dicts...)
 	for k := range texts {
 		if texts[k] {
-			parts = append(parts, w.text[k])
+			parts = append(parts, part{fill: w.text[k].write})
 		}
 	}
 	return parts
+}
+
+// rowFill writes a GDSAFF02 file's rows of w's values.
+type rowFill struct {
+	w               *Writer
+	idAt, idWidth   [3]int
+	textAt          [2]int
+	lenWidth, width int
+}
+
+// rowStretch is how many rows rowFill lays out before it writes them.
+const rowStretch = 1 << 12
+
+// write writes the rows to out and returns their bytes.
+func (f *rowFill) write(out io.Writer) (uint64, error) {
+	w := f.w
+	// Reused from stretch to stretch: every row's fields are written
+	// again, and the bytes between them stay zero.
+	buf := make([]byte, min(w.n, rowStretch)*f.width)
+	for lo := 0; lo < w.n; lo += rowStretch {
+		hi := min(lo+rowStretch, w.n)
+		rows := buf[:(hi-lo)*f.width]
+		for i := lo; i < hi; i++ {
+			row := rows[(i-lo)*f.width : (i-lo+1)*f.width]
+			for k, b := range w.ids {
+				if b != nil {
+					putWidth(row[f.idAt[k]:], f.idWidth[k], b.value(i))
+				}
+			}
+			for k, offs := range w.offs {
+				if offs != nil {
+					binary.LittleEndian.PutUint32(row[f.textAt[k]:], offs[i])
+					putWidth(row[f.textAt[k]+4:], f.lenWidth, uint64(offs[i+1]-offs[i]))
+				}
+			}
+		}
+		if _, err := out.Write(rows); err != nil {
+			return 0, err
+		}
+	}
+	return uint64(w.n * f.width), nil
 }
 
 // putWidth writes v's low width bytes at b.

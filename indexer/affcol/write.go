@@ -3,6 +3,7 @@ package affcol
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"os"
 
@@ -16,7 +17,7 @@ type Writer struct {
 	n       int
 	ids     [3]*idBuilder
 	offs    [2][]uint32
-	text    [2][]byte
+	text    [2]textBuf
 	columns bool // write GDSAFF01's columns instead (the reader's tests)
 }
 
@@ -71,35 +72,97 @@ func addText[T string | []byte](w *Writer, name, ticker T) error {
 		if w.offs[k] == nil {
 			continue
 		}
-		if uint64(len(w.text[k]))+uint64(len(s)) > math.MaxUint32 {
+		if uint64(w.text[k].n)+uint64(len(s)) > math.MaxUint32 {
 			return fmt.Errorf("affiliation column: over 4 GiB of text")
 		}
-		w.text[k] = append(w.text[k], s...)
-		w.offs[k] = append(w.offs[k], uint32(len(w.text[k])))
+		appendText(&w.text[k], s)
+		w.offs[k] = append(w.offs[k], uint32(w.text[k].n))
 	}
 	w.n++
 	return nil
 }
 
+// textBuf is a column's text in pieces of at most textPiece bytes: grown
+// as one slice by doubling, the names of 50M characters would at times
+// take three times their size (the old slice, the new one and its room).
+type textBuf struct {
+	pieces [][]byte
+	n      int
+}
+
+// textPiece is the largest piece of a textBuf; the first pieces are
+// smaller, each as large as the text before it.
+const textPiece = 1 << 20
+
+func appendText[T string | []byte](t *textBuf, s T) {
+	for len(s) > 0 {
+		if len(t.pieces) == 0 || len(t.pieces[len(t.pieces)-1]) == cap(t.pieces[len(t.pieces)-1]) {
+			t.pieces = append(t.pieces, make([]byte, 0, min(textPiece, max(256, t.n))))
+		}
+		last := &t.pieces[len(t.pieces)-1]
+		k := min(len(s), cap(*last)-len(*last))
+		*last = append(*last, s[:k]...)
+		s = s[k:]
+		t.n += k
+	}
+}
+
+// bytes is the text in one slice.
+func (t *textBuf) bytes() []byte {
+	b := make([]byte, 0, t.n)
+	for _, p := range t.pieces {
+		b = append(b, p...)
+	}
+	return b
+}
+
+// write writes the text to out and returns its bytes.
+func (t *textBuf) write(out io.Writer) (uint64, error) {
+	for _, p := range t.pieces {
+		if _, err := out.Write(p); err != nil {
+			return 0, err
+		}
+	}
+	return uint64(t.n), nil
+}
+
 // Write writes the column to path atomically.
 func (w *Writer) Write(path string) error {
-	parts := w.rowParts()
+	var parts []part
 	if w.columns {
-		parts = w.columnParts()
+		for _, b := range w.columnParts() {
+			parts = append(parts, part{b: b})
+		}
+	} else {
+		parts = w.rowParts()
 	}
 	return disk.ReplaceFile(path, disk.PrivateFile, func(f *os.File) error {
 		cw := disk.NewChunkWriter(f, disk.HugeChunk)
 		var pad [8]byte
 		for _, p := range parts {
-			if _, err := cw.Write(p); err != nil {
+			size := uint64(len(p.b))
+			var err error
+			if p.fill != nil {
+				size, err = p.fill(cw)
+			} else {
+				_, err = cw.Write(p.b)
+			}
+			if err != nil {
 				return err
 			}
-			if _, err := cw.Write(pad[:disk.Pad8(uint64(len(p)))-uint64(len(p))]); err != nil {
+			if _, err := cw.Write(pad[:disk.Pad8(size)-size]); err != nil {
 				return err
 			}
 		}
 		return cw.Flush()
 	})
+}
+
+// part is a section of a column file: its bytes, or what writes them
+// and returns how many it wrote.
+type part struct {
+	b    []byte
+	fill func(io.Writer) (uint64, error)
 }
 
 // columnParts are the sections of a GDSAFF01 file of w's rows.
@@ -119,7 +182,7 @@ func (w *Writer) columnParts() [][]byte {
 	}
 	for k := range 2 {
 		if w.offs[k] != nil {
-			parts = append(parts, disk.AsBytes(w.offs[k]), w.text[k])
+			parts = append(parts, disk.AsBytes(w.offs[k]), w.text[k].bytes())
 		}
 	}
 	return append([][]byte{hdr}, parts...)

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"gds/indexer/pace"
+	"gds/snapshots/disk"
 )
 
 // A kind's posting lists are built by an external sort. One scan of the
@@ -46,7 +47,7 @@ type runFile struct {
 }
 
 func newRunFile(dir string) (*runFile, error) {
-	f, err := unlinkedTemp(dir, ".runs-*")
+	f, err := disk.UnlinkedTemp(dir, ".runs-*")
 	if err != nil {
 		return nil, err
 	}

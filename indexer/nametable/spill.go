@@ -109,25 +109,11 @@ type blobFile struct {
 // newBlobFile creates the temporary file in dir, unlinked at once:
 // nothing is left behind, however the build ends.
 func newBlobFile(dir string) (*blobFile, error) {
-	f, err := unlinkedTemp(dir, ".postings-*")
+	f, err := disk.UnlinkedTemp(dir, ".postings-*")
 	if err != nil {
 		return nil, err
 	}
 	return &blobFile{f: f, w: bufio.NewWriterSize(f, 1<<20), dir: dir}, nil
-}
-
-// unlinkedTemp creates a temporary file in dir and unlinks it: it goes
-// when closed, however the build ends.
-func unlinkedTemp(dir, pattern string) (*os.File, error) {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Remove(f.Name()); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
 }
 
 // close closes the file, which goes with it.

@@ -245,7 +245,8 @@ func (bw *blockWriter) stop() {
 	})
 }
 
-// keysFit reports whether ascending keys fit uint32 offsets from the first.
-func keysFit(keys []int64) bool {
-	return len(keys) == 0 || uint64(keys[len(keys)-1])-uint64(keys[0]) <= math.MaxUint32
+// keysFit reports whether ascending keys from first to last fit uint32
+// offsets from the first.
+func keysFit(first, last int64) bool {
+	return uint64(last)-uint64(first) <= math.MaxUint32
 }

@@ -342,10 +342,10 @@ func (sw *Writer) indexDelta(baseIdxSize int64) ([]byte, error) {
 	var locs []uint32
 	var hashes []uint64
 	b := 0
-	for i, loc := range sw.locs {
-		key := sw.keys[i]
+	for i, loc := range sw.locs.mem { // a delta writer's, in memory
+		key := sw.keys.mem[i]
 		if loc>>blockShift >= baseBlocks {
-			keys, locs, hashes = append(keys, key), append(locs, loc), append(hashes, sw.hashes[i])
+			keys, locs, hashes = append(keys, key), append(locs, loc), append(hashes, sw.hashes.mem[i])
 			continue
 		}
 		for b < u.n && u.Key(b) < key {
@@ -365,7 +365,7 @@ func (sw *Writer) indexDelta(baseIdxSize int64) ([]byte, error) {
 		flags, shapes = flagPacked, bw.pack.Marshal()
 	}
 	out := []byte(deltaMagic)
-	for _, v := range []uint64{uint64(len(sw.keys)), uint64(u.n), uint64(baseIdxSize), uint64(len(hidden)),
+	for _, v := range []uint64{uint64(sw.keys.n), uint64(u.n), uint64(baseIdxSize), uint64(len(hidden)),
 		uint64(len(keys)), uint64(baseBlocks), uint64(len(bw.offs) - 1), bw.largest, flags} {
 		out = binary.LittleEndian.AppendUint64(out, v)
 	}

@@ -2,7 +2,9 @@ package recstore
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -20,11 +22,13 @@ type Writer struct {
 	f         *os.File          // the file new blocks go to: base or delta
 	w         *disk.ChunkWriter // huge-page-sized writes: see disk.HugeChunk
 	bw        *blockWriter
-	keys      []int64
-	locs      []uint32
-	hashes    []uint64
-	baseSize  uint64 // of a delta writer's shared base; 0 for a full writer
-	delta     bool
+	// The records' keys, block positions and hashes in store order: on
+	// disk for a full writer (spool.go).
+	keys     *spool[int64]
+	locs     *spool[uint32]
+	hashes   *spool[uint64]
+	baseSize uint64 // of a delta writer's shared base; 0 for a full writer
+	delta    bool
 	// split: a delta writer that keeps the base's index and writes an
 	// index delta (indexdelta.go); deltaN counts the records it holds.
 	split     bool
@@ -48,6 +52,10 @@ func NewWriter(dir, kind string, prev *Store) (*Writer, error) {
 	}
 	sw := &Writer{dir: dir, kind: kind, f: f, w: disk.NewChunkWriter(f, disk.HugeChunk), groups: map[string][]int64{}}
 	sw.bw = &blockWriter{write: sw.writeFrame, offs: []uint64{0}, pack: recpack.NewPacker(nil)}
+	if err := sw.spools(dir); err != nil {
+		f.Close()
+		return nil, err
+	}
 	sw.from(prev)
 	return sw, nil
 }
@@ -92,8 +100,36 @@ func NewDeltaWriter(dir, kind string, prev *Store, prevDir string) (*Writer, err
 		f.Close()
 		return nil, err
 	}
+	_ = sw.spools("") // in memory: cannot fail
 	sw.from(prev)
 	return sw, nil
+}
+
+// spools starts the index's arrays: in temporary files in dir, or in
+// memory when dir is "".
+func (sw *Writer) spools(dir string) error {
+	var err error
+	if sw.keys, err = newSpool[int64](dir); err != nil {
+		return err
+	}
+	if sw.locs, err = newSpool[uint32](dir); err != nil {
+		sw.closeSpools()
+		return err
+	}
+	if sw.hashes, err = newSpool[uint64](dir); err != nil {
+		sw.closeSpools()
+		return err
+	}
+	return nil
+}
+
+// closeSpools lets go of the index's arrays (and their files).
+func (sw *Writer) closeSpools() {
+	for _, s := range []interface{ close() }{sw.keys, sw.locs, sw.hashes} {
+		if s != nil {
+			s.close()
+		}
+	}
 }
 
 func (sw *Writer) writeFrame(b []byte) error {
@@ -113,9 +149,9 @@ func (sw *Writer) from(prev *Store) {
 
 // Reserve makes room for n records.
 func (sw *Writer) Reserve(n int) {
-	sw.keys = slices.Grow(sw.keys, n)
-	sw.locs = slices.Grow(sw.locs, n)
-	sw.hashes = slices.Grow(sw.hashes, n)
+	sw.keys.grow(n)
+	sw.locs.grow(n)
+	sw.hashes.grow(n)
 }
 
 // Add appends a new or changed record; keys arrive ascending (the snapshot
@@ -132,9 +168,9 @@ func (sw *Writer) addHashed(key int64, raw []byte, hash uint64) error {
 	if err != nil {
 		return err
 	}
-	sw.keys = append(sw.keys, key)
-	sw.locs = append(sw.locs, loc)
-	sw.hashes = append(sw.hashes, hash)
+	sw.keys.add(key)
+	sw.locs.add(loc)
+	sw.hashes.add(hash)
 	if sw.delta {
 		sw.deltaN++
 	}
@@ -159,13 +195,13 @@ func (sw *Writer) Keep(pi int, raw []byte) error {
 	case p.inDelta(pi):
 		err = sw.addHashed(p.Key(pi), raw, p.Hash(pi))
 	default:
-		sw.keys = append(sw.keys, p.Key(pi))
 		loc, ok := p.blk.loc(pi)
 		if !ok {
 			return ErrDamagedRecord
 		}
-		sw.locs = append(sw.locs, loc)
-		sw.hashes = append(sw.hashes, p.Hash(pi))
+		sw.keys.add(p.Key(pi))
+		sw.locs.add(loc)
+		sw.hashes.add(p.Hash(pi))
 	}
 	if err != nil {
 		return err
@@ -178,7 +214,7 @@ func (sw *Writer) Keep(pi int, raw []byte) error {
 
 // Group files the record just added under key in the named group.
 func (sw *Writer) Group(name string, key int64) {
-	sw.groups[name] = append(sw.groups[name], key, int64(len(sw.keys)-1))
+	sw.groups[name] = append(sw.groups[name], key, int64(sw.keys.n-1))
 }
 
 // Abort stops the writer after a failed read, leaving its files to the
@@ -186,9 +222,11 @@ func (sw *Writer) Group(name string, key int64) {
 func (sw *Writer) Abort() {
 	sw.bw.stop()
 	sw.f.Close()
+	sw.closeSpools()
 }
 
 func (sw *Writer) Close() error {
+	defer sw.closeSpools()
 	if err := sw.bw.finish(); err != nil {
 		sw.f.Close()
 		return err
@@ -228,20 +266,26 @@ func (sw *Writer) writeIndex() error {
 	} else {
 		base = bw.end
 	}
-	return disk.WriteFileSync(filepath.Join(sw.dir, sw.kind+idxWhole), sw.index(base, baseBlocks), disk.PrivateFile)
+	f, err := disk.CreateFresh(filepath.Join(sw.dir, sw.kind+idxWhole), disk.PrivateFile)
+	if err != nil {
+		return err
+	}
+	w := disk.NewChunkWriter(f, disk.HugeChunk)
+	if err := sw.index(w, base, baseBlocks); err != nil {
+		f.Close()
+		return err
+	}
+	return disk.SyncClose(f, w)
 }
 
-// index is the GDSSTO04 index file (layout in blocks.go), or a
-// GDSSTO03 one when the block writer keeps whole frames.
-func (sw *Writer) index(base, baseBlocks uint64) []byte {
+// index writes the GDSSTO04 index file (layout in blocks.go), or a
+// GDSSTO03 one when the block writer keeps whole frames, to w.
+func (sw *Writer) index(w io.Writer, base, baseBlocks uint64) error {
 	bw := sw.bw
-	n := len(sw.keys)
+	n := sw.keys.n
 	blocks := len(bw.offs) - 1
-	narrow := keysFit(sw.keys)
-	var keyBase int64
-	if n > 0 {
-		keyBase = sw.keys[0]
-	}
+	narrow := n == 0 || keysFit(sw.keys.first, sw.keys.last)
+	keyBase := sw.keys.first // 0 when there are no keys
 	var flags uint64
 	if narrow {
 		flags |= flagKeys32
@@ -257,7 +301,11 @@ func (sw *Writer) index(base, baseBlocks uint64) []byte {
 			flags |= flagOffs32
 		}
 		if !sw.delta {
-			if starts = blockStarts(sw.locs, blocks); starts != nil {
+			var err error
+			if starts, err = blockStarts(sw.locs, blocks); err != nil {
+				return err
+			}
+			if starts != nil {
 				flags |= flagStarts
 			}
 		}
@@ -266,68 +314,115 @@ func (sw *Writer) index(base, baseBlocks uint64) []byte {
 	if bw.whole {
 		magic = storeMagicV3
 	}
-	idx := make([]byte, 0, v3Header+disk.Pad8(uint64(len(bw.dict)))+8*uint64(n)+disk.Pad8(uint64(4*n))+8*uint64(n)+8*uint64(len(bw.offs)))
-	idx = append(idx, magic...)
+	out := &padWriter{w: w}
+	out.write([]byte(magic))
 	for _, v := range []uint64{uint64(n), base, uint64(blocks), baseBlocks, uint64(keyBase), flags,
 		uint64(len(bw.dict)), bw.largest} {
-		idx = binary.LittleEndian.AppendUint64(idx, v)
+		out.write(binary.LittleEndian.AppendUint64(nil, v))
 	}
-	pad := func() {
-		for len(idx)%8 != 0 {
-			idx = append(idx, 0)
-		}
-	}
-	idx = append(idx, bw.dict...)
-	pad()
+	out.write(bw.dict)
+	out.pad()
+	var err error
 	if narrow {
-		for _, k := range sw.keys {
-			idx = binary.LittleEndian.AppendUint32(idx, uint32(k-keyBase))
-		}
-		pad()
+		buf := make([]byte, 0, 4*spoolChunk)
+		err = sw.keys.each(func(keys []int64) error {
+			buf = buf[:0]
+			for _, k := range keys {
+				buf = binary.LittleEndian.AppendUint32(buf, uint32(k-keyBase))
+			}
+			return out.write(buf)
+		})
+		out.pad()
 	} else {
-		idx = append(idx, disk.AsBytes(sw.keys)...)
+		err = eachBytes(sw.keys, out.write)
 	}
-	if starts != nil {
-		idx = append(idx, disk.AsBytes(starts)...)
-	} else {
-		idx = append(idx, disk.AsBytes(sw.locs)...)
+	if err == nil && starts != nil {
+		out.write(disk.AsBytes(starts))
+	} else if err == nil {
+		err = eachBytes(sw.locs, out.write)
 	}
-	pad()
-	idx = append(idx, disk.AsBytes(sw.hashes)...)
+	out.pad()
+	if err == nil {
+		err = eachBytes(sw.hashes, out.write)
+	}
+	if err != nil {
+		return err
+	}
 	if flags&flagOffs32 != 0 {
+		offs := make([]byte, 0, 4*len(bw.offs))
 		for _, o := range bw.offs {
-			idx = binary.LittleEndian.AppendUint32(idx, uint32(o))
+			offs = binary.LittleEndian.AppendUint32(offs, uint32(o))
 		}
-		pad()
+		out.write(offs)
+		out.pad()
 	} else {
-		idx = append(idx, disk.AsBytes(bw.offs)...)
+		out.write(disk.AsBytes(bw.offs))
 	}
 	if flags&flagPacked != 0 {
-		idx = binary.LittleEndian.AppendUint64(idx, uint64(len(shapes)))
-		idx = append(idx, shapes...)
-		pad()
+		out.write(binary.LittleEndian.AppendUint64(nil, uint64(len(shapes))))
+		out.write(shapes)
+		out.pad()
 	}
-	return idx
+	return out.err
 }
+
+// padWriter writes an index's sections to w, keeping the first error and
+// the bytes written, which pad rounds up to a multiple of 8.
+type padWriter struct {
+	w   io.Writer
+	n   uint64
+	err error
+}
+
+func (p *padWriter) write(b []byte) error {
+	if p.err == nil {
+		_, p.err = p.w.Write(b)
+	}
+	p.n += uint64(len(b))
+	return p.err
+}
+
+func (p *padWriter) pad() {
+	var zero [8]byte
+	p.write(zero[:disk.Pad8(p.n)-p.n])
+}
+
+// eachBytes hands s's values to write as bytes, a chunk at a time.
+func eachBytes[T int64 | uint32 | uint64](s *spool[T], write func([]byte) error) error {
+	return s.each(func(v []T) error { return write(disk.AsBytes(v)) })
+}
+
+// errOutOfOrder stops blockStarts' walk at the first record out of place.
+var errOutOfOrder = errors.New("records out of block order")
 
 // blockStarts returns, per block, the position of its first record (and
 // then n), or nil unless the records fill the blocks in order, as a store
 // written whole does.
-func blockStarts(locs []uint32, blocks int) []uint32 {
+func blockStarts(locs *spool[uint32], blocks int) ([]uint32, error) {
 	starts := make([]uint32, 0, blocks+1)
-	for i, loc := range locs {
-		blk, slot := int(loc>>blockShift), int(loc&(blockRecords-1))
-		switch {
-		case slot == 0 && blk == len(starts):
-			starts = append(starts, uint32(i))
-		case blk != len(starts)-1 || i-int(starts[blk]) != slot:
-			return nil
+	i := 0
+	err := locs.each(func(chunk []uint32) error {
+		for _, loc := range chunk {
+			blk, slot := int(loc>>blockShift), int(loc&(blockRecords-1))
+			switch {
+			case slot == 0 && blk == len(starts):
+				starts = append(starts, uint32(i))
+			case blk != len(starts)-1 || i-int(starts[blk]) != slot:
+				return errOutOfOrder
+			}
+			i++
 		}
-	}
-	if len(starts) != blocks {
 		return nil
+	})
+	switch {
+	case err == errOutOfOrder:
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case len(starts) != blocks:
+		return nil, nil
 	}
-	return append(starts, uint32(len(locs)))
+	return append(starts, uint32(i)), nil
 }
 
 func sortPairs(p []int64) {

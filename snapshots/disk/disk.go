@@ -75,6 +75,20 @@ func CreateFresh(name string, perm os.FileMode) (*os.File, error) {
 	return os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
 }
 
+// UnlinkedTemp creates a temporary file in dir (os.CreateTemp's pattern)
+// and unlinks it: it goes when closed, however the process ends.
+func UnlinkedTemp(dir, pattern string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 // WriteFileSync writes data to a fresh file (see CreateFresh) and syncs it.
 func WriteFileSync(name string, data []byte, perm os.FileMode) error {
 	f, err := CreateFresh(name, perm)
