@@ -418,6 +418,18 @@ func (t *Table) Exact(text []byte, fn func(o uint32) bool) {
 	}
 }
 
+// Prefetch asks for the cells of the ordinals in batch without waiting
+// for them (tables before GDSTBL04: nothing), for a caller about to read
+// their names one after another: their cache misses then overlap.
+func (t *Table) Prefetch(batch []uint32) {
+	if !t.cells {
+		return
+	}
+	for _, o := range batch {
+		t.cl.prefetchCell(o)
+	}
+}
+
 // Repeats calls fn with every ordinal whose folded name a lower ordinal
 // has too (each name's ordinals but its first), from the duplicate-name
 // index. It reports false, calling fn with none, for a table without one

@@ -190,7 +190,11 @@ func (s *searcher) walkWithin(matches [][]uint32, free int, within bool) {
 		}
 	}
 	s.candidates(matches, driver, free)
-	for _, o := range s.cand { // names in rank order: the shortest are verified
+	pf, _ := s.names.(prefetcher)
+	for i, o := range s.cand { // names in rank order: the shortest are verified
+		if pf != nil && i%prefetchAhead == 0 {
+			pf.Prefetch(s.cand[min(i+min(i, prefetchAhead), len(s.cand)):min(i+2*prefetchAhead, len(s.cand))])
+		}
 		if _, ok := s.seen[o]; ok {
 			continue
 		}
@@ -211,6 +215,14 @@ func (s *searcher) walkWithin(matches [][]uint32, free int, within bool) {
 		s.seen[o] = Hit{O: at, Dist: d}
 	}
 }
+
+// prefetcher is what Names may also be (nametable.Table): a table that
+// asks for names ahead of their reading.
+type prefetcher interface{ Prefetch(batch []uint32) }
+
+// prefetchAhead: a walk asks for the names of its next candidates this
+// many at a time, while it verifies as many before them.
+const prefetchAhead = 16
 
 // matching returns the words of the index a text word may stand for: the
 // word itself, those within its edit budget, and, for a word being typed,
