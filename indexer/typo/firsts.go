@@ -1,10 +1,6 @@
 package typo
 
-import (
-	"fmt"
-
-	"gds/snapshots/disk"
-)
+import "fmt"
 
 // Namesakes is the name table an index describes, as KeepFirsts reads it
 // (nametable.Table is one): its number of ordinals, every ordinal whose
@@ -21,8 +17,8 @@ type Namesakes interface {
 // of names rather than of pilots reads lists that grow with the distinct
 // names, not with the table (the benchmark's 10M pilots: 20.3M ordinals
 // in the lists, 4.1M of them firsts; 50M: 101.7M and 12.3M). The file
-// holds the whole lists; the firsts' are made from them here, once, into
-// memory of the process's own (disk.Copy), and Close lets go of them.
+// holds the whole lists; the firsts' are made from them here, once, on
+// the heap (16 MB at 10M, 49 MB at 50M).
 //
 // Search then finds one ordinal a name: its first or, when skip hides
 // the first, the first of its namesakes (t.Exact) that skip leaves. t
@@ -57,12 +53,7 @@ func (x *Index) KeepFirsts(t Namesakes) error {
 			posts = append(posts, o)
 		}
 	}
-	l, kept, err := disk.Copy(asBytes(offs), asBytes(posts))
-	if err != nil {
-		return err
-	}
-	x.postOffs, x.posts = fromBytes[uint32](kept[0]), fromBytes[uint32](kept[1])
-	x.firsts, x.same = l, t
+	x.postOffs, x.posts, x.same = offs, posts, t
 	return nil
 }
 

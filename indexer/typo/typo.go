@@ -68,10 +68,9 @@ type Index struct {
 	ticks    []byte
 	tickOrds []uint32
 	loaded   *disk.Loaded
-	// firsts holds posts and postOffs when they keep only the first
-	// ordinal of each name (KeepFirsts), and same is then the table.
-	firsts *disk.Loaded
-	same   Namesakes
+	// same is the table when posts keep only the first ordinal of each
+	// name (KeepFirsts).
+	same Namesakes
 }
 
 // Open maps the typo index at path, written for a table of n ordinals,
@@ -215,19 +214,12 @@ func bitsOf(n int) int {
 
 // Close lets go of the file; no method may be called afterwards.
 func (x *Index) Close() error {
-	var err error
-	if x.firsts != nil {
-		err = x.firsts.Close()
-		x.firsts = nil
+	if x.loaded == nil {
+		return nil
 	}
-	if x.loaded != nil {
-		l := x.loaded
-		x.loaded = nil
-		if cerr := l.Close(); err == nil {
-			err = cerr
-		}
-	}
-	return err
+	l := x.loaded
+	x.loaded = nil
+	return l.Close()
 }
 
 // Len is the number of ordinals of the table the index describes.
