@@ -1,6 +1,10 @@
 package typo
 
-import "fmt"
+import (
+	"fmt"
+
+	"gds/snapshots/disk"
+)
 
 // Namesakes is the name table an index describes, as KeepFirsts reads it
 // (nametable.Table is one): its number of ordinals, every ordinal whose
@@ -18,7 +22,7 @@ type Namesakes interface {
 // names, not with the table (the benchmark's 10M pilots: 20.3M ordinals
 // in the lists, 4.1M of them firsts; 50M: 101.7M and 12.3M). The file
 // holds the whole lists; the firsts' are made from them here, once, on
-// the heap (16 MB at 10M, 49 MB at 50M).
+// anonymous memory outside the Go heap (16 MB at 10M, 49 MB at 50M).
 //
 // Search then finds one ordinal a name: its first or, when skip hides
 // the first, the first of its namesakes (t.Exact) that skip leaves. t
@@ -47,13 +51,26 @@ func (x *Index) KeepFirsts(t Namesakes) error {
 		}
 		offs[w+1] = offs[w] + k
 	}
-	posts := make([]uint32, 0, offs[len(offs)-1])
+	// Outside the heap: at the server's --gc-percent the collector would
+	// let the heap grow to several times these lists before it ran.
+	mem, free, err := disk.Anon(4 * (len(offs) + int(offs[len(offs)-1])))
+	if err != nil {
+		return fmt.Errorf("typo index: the lists of firsts: %w", err)
+	}
+	all := disk.FromBytes[uint32](mem)
+	heldOffs, posts := all[:len(offs)], all[len(offs):]
+	copy(heldOffs, offs)
+	i := 0
 	for _, o := range x.posts {
 		if first(o) {
-			posts = append(posts, o)
+			posts[i] = o
+			i++
 		}
 	}
-	x.postOffs, x.posts, x.same = offs, posts, t
+	if x.freeFirsts != nil {
+		_ = x.freeFirsts()
+	}
+	x.postOffs, x.posts, x.same, x.freeFirsts = heldOffs, posts, t, free
 	return nil
 }
 
