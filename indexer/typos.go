@@ -81,23 +81,36 @@ func keptTickers(prev *CategoryTables, upserts []docInfo) map[int64]string {
 	return m
 }
 
-// openTypos opens the typo indexes of a category's tables in cdir.
+// openTypos opens the typo indexes of a category's tables in cdir, each
+// walking only the first ordinal of each of its table's names
+// (typo.Index.KeepFirsts).
 func (ct *CategoryTables) openTypos(cdir string, held bool) error {
-	open := typo.Open
+	load := typo.Open
 	if held {
-		open = typo.Load
+		load = typo.Load
+	}
+	open := func(table string, t *nametable.Table) (*typo.Index, error) {
+		x, err := load(TypoPath(filepath.Join(cdir, table)), t.Len())
+		if err != nil {
+			return nil, err
+		}
+		if err := x.KeepFirsts(t); err != nil {
+			x.Close()
+			return nil, err
+		}
+		return x, nil
 	}
 	var err error
-	if ct.BaseTypos, err = open(TypoPath(filepath.Join(cdir, baseTable)), ct.Base.Len()); err != nil {
+	if ct.BaseTypos, err = open(baseTable, ct.Base); err != nil {
 		return err
 	}
 	if ct.Delta != nil {
-		if ct.DeltaTypos, err = open(TypoPath(filepath.Join(cdir, deltaTable)), ct.Delta.Len()); err != nil {
+		if ct.DeltaTypos, err = open(deltaTable, ct.Delta); err != nil {
 			return err
 		}
 	}
 	for lang, t := range ct.Overlays {
-		x, err := open(TypoPath(filepath.Join(cdir, lang+".tbl")), t.Len())
+		x, err := open(lang+".tbl", t)
 		if err != nil {
 			return err
 		}

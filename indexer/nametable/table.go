@@ -418,6 +418,38 @@ func (t *Table) Exact(text []byte, fn func(o uint32) bool) {
 	}
 }
 
+// Prefetch asks for the cells of the ordinals in batch without waiting
+// for them (tables before GDSTBL04: nothing), for a caller about to read
+// their names one after another: their cache misses then overlap.
+func (t *Table) Prefetch(batch []uint32) {
+	if !t.cells {
+		return
+	}
+	for _, o := range batch {
+		t.cl.prefetchCell(o)
+	}
+}
+
+// Repeats calls fn with every ordinal whose folded name a lower ordinal
+// has too (each name's ordinals but its first), from the duplicate-name
+// index. It reports false, calling fn with none, for a table without one
+// (before GDSTBL02), whose repeats it cannot tell without reading every
+// name.
+func (t *Table) Repeats(fn func(o uint32)) bool {
+	if !t.grouped {
+		return false
+	}
+	for i := range t.dupKeys {
+		off, n := t.dupOffs[2*i], t.dupOffs[2*i+1]
+		for _, o := range t.dupList[off : off+n] {
+			if o != t.dupKeys[i] {
+				fn(o)
+			}
+		}
+	}
+	return true
+}
+
 // Close unmaps the table; no method may be called afterwards.
 func (t *Table) Close() error {
 	if t.loaded == nil {

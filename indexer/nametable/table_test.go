@@ -51,6 +51,34 @@ func TestExactFindsEveryDuplicate(t *testing.T) {
 
 func head(s []uint32) []uint32 { return s[:min(len(s), 5)] }
 
+// Repeats names every ordinal whose name a lower ordinal has, and no
+// other, against a scan of the table.
+func TestRepeatsAreLaterNamesakes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 5))
+	var entries []nametable.Entry
+	for i := range 3000 {
+		entries = append(entries, nametable.Entry{ID: int64(90000000 + i), Folded: fmt.Sprintf("pilot %d", rng.IntN(1500))})
+	}
+	tbl := openTable(t, writeTable(t, entries, nil))
+	var want []uint32
+	first := map[string]bool{}
+	for o := range uint32(tbl.Len()) {
+		if name := string(tbl.Name(o)); first[name] {
+			want = append(want, o)
+		} else {
+			first[name] = true
+		}
+	}
+	var got []uint32
+	if !tbl.Repeats(func(o uint32) { got = append(got, o) }) {
+		t.Fatal("a table with a duplicate-name index cannot tell its repeats")
+	}
+	slices.Sort(got)
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Fatalf("Repeats: %d ordinals %v, want %d %v", len(got), head(got), len(want), head(want))
+	}
+}
+
 // A table Load read into memory answers as the same file mapped by Open,
 // and outlives another table loaded from the same file (one shared copy).
 func TestLoadAnswersAsOpen(t *testing.T) {

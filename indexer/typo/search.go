@@ -40,21 +40,22 @@ const (
 // or turned into a letter is tolerated too: the text is also read with
 // two neighbouring words joined, and with a word split in two (at a rune
 // that may have been the space) where both halves are words of the index.
-// skip, when set, hides ordinals (an overlay's or delta's mask).
+// skip, when set, hides ordinals (an overlay's or delta's mask). An index
+// keeping each name's first ordinal (KeepFirsts) finds one ordinal a name.
 func (x *Index) Search(text []byte, names Names, skip func(uint32) bool, limit int) []Hit {
 	q := words(text)
 	if len(q) == 0 || limit <= 0 {
 		return nil
 	}
 	typing := len(text) > 0 && q[len(q)-1].end == len(text)
-	s := &searcher{x: x, names: names, skip: skip, text: appendRunes(nil, text), seen: map[uint32]int{}}
+	s := &searcher{x: x, names: names, skip: skip, text: appendRunes(nil, text), seen: map[uint32]Hit{}}
 	s.budget = Edits(len(s.text))
 	for _, alt := range x.readings(q) {
 		s.reading(alt, typing)
 	}
 	hits := make([]Hit, 0, len(s.seen))
-	for o, d := range s.seen {
-		hits = append(hits, Hit{O: o, Dist: d})
+	for _, h := range s.seen {
+		hits = append(hits, h)
 	}
 	slices.SortFunc(hits, func(a, b Hit) int {
 		if c := cmp.Compare(a.Dist, b.Dist); c != 0 {
@@ -118,7 +119,7 @@ type searcher struct {
 	skip   func(uint32) bool
 	text   []rune
 	budget int            // edits the whole text tolerates
-	seen   map[uint32]int // ordinal → whole-name distance
+	seen   map[uint32]Hit // the walks' ordinal → the hit reported for it
 	cand   []uint32
 	rs     []rune
 	heap   [][]uint32 // the driver's lists, by their first ordinal
@@ -189,11 +190,20 @@ func (s *searcher) walkWithin(matches [][]uint32, free int, within bool) {
 		}
 	}
 	s.candidates(matches, driver, free)
-	for _, o := range s.cand { // names in rank order: the shortest are verified
-		if _, ok := s.seen[o]; ok || (s.skip != nil && s.skip(o)) {
+	pf, _ := s.names.(prefetcher)
+	for i, o := range s.cand { // names in rank order: the shortest are verified
+		if pf != nil && i%prefetchAhead == 0 {
+			pf.Prefetch(s.cand[min(i+min(i, prefetchAhead), len(s.cand)):min(i+2*prefetchAhead, len(s.cand))])
+		}
+		if _, ok := s.seen[o]; ok {
 			continue
 		}
-		s.rs = appendRunes(s.rs[:0], s.names.Name(o))
+		name := s.names.Name(o)
+		at, ok := s.namesake(o, name)
+		if !ok {
+			continue
+		}
+		s.rs = appendRunes(s.rs[:0], name)
 		limit := MaxDist
 		if within {
 			limit = s.budget
@@ -202,9 +212,17 @@ func (s *searcher) walkWithin(matches [][]uint32, free int, within bool) {
 		if within && d > s.budget {
 			continue
 		}
-		s.seen[o] = d
+		s.seen[o] = Hit{O: at, Dist: d}
 	}
 }
+
+// prefetcher is what Names may also be (nametable.Table): a table that
+// asks for names ahead of their reading.
+type prefetcher interface{ Prefetch(batch []uint32) }
+
+// prefetchAhead: a walk asks for the names of its next candidates this
+// many at a time, while it verifies as many before them.
+const prefetchAhead = 16
 
 // matching returns the words of the index a text word may stand for: the
 // word itself, those within its edit budget, and, for a word being typed,

@@ -68,6 +68,11 @@ type Index struct {
 	ticks    []byte
 	tickOrds []uint32
 	loaded   *disk.Loaded
+	// same is the table when posts keep only the first ordinal of each
+	// name (KeepFirsts).
+	same Namesakes
+	// freeFirsts frees the memory of KeepFirsts' lists.
+	freeFirsts func() error
 }
 
 // Open maps the typo index at path, written for a table of n ordinals,
@@ -211,6 +216,11 @@ func bitsOf(n int) int {
 
 // Close lets go of the file; no method may be called afterwards.
 func (x *Index) Close() error {
+	if x.freeFirsts != nil {
+		free := x.freeFirsts
+		x.freeFirsts, x.postOffs, x.posts = nil, nil, nil
+		_ = free()
+	}
 	if x.loaded == nil {
 		return nil
 	}

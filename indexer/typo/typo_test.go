@@ -287,3 +287,53 @@ func FuzzSearch(f *testing.F) {
 		}
 	})
 }
+
+// Distance, computing only the cells near the diagonal, agrees with the
+// whole table's distance, capped at max+1, over random pairs of words.
+func TestDistanceBandMatchesWholeTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	word := func() []rune {
+		rs := make([]rune, rng.IntN(14))
+		for i := range rs {
+			rs[i] = rune("abcé "[rng.IntN(5)])
+		}
+		return rs
+	}
+	for range 20000 {
+		a, b := word(), word()
+		if rng.IntN(2) == 0 { // near pairs too
+			b = []rune(Misspell(string(a)+"x", rng))
+		}
+		for max := range 4 {
+			if got, want := Distance(a, b, max), min(wholeDistance(a, b), max+1); got != want {
+				t.Fatalf("Distance(%q, %q, %d) = %d, want %d", string(a), string(b), max, got, want)
+			}
+		}
+	}
+}
+
+// wholeDistance is the optimal string alignment distance over the whole
+// table.
+func wholeDistance(a, b []rune) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}

@@ -115,7 +115,9 @@ func deletions(w []byte, k int, buf []byte, fn func(h uint32)) []byte {
 
 // Distance is the optimal string alignment distance (Damerau–Levenshtein
 // with adjacent transpositions, each substring edited once) between a and
-// b, in runes, or max+1 when it exceeds max.
+// b, in runes, or max+1 when it exceeds max. Only the cells of the table
+// within max of its diagonal are computed (an alignment through any other
+// costs more than max); those beside them count as max+1.
 func Distance(a, b []rune, max int) int {
 	la, lb := len(a), len(b)
 	if d := la - lb; d > max || -d > max {
@@ -131,13 +133,19 @@ func Distance(a, b []rune, max int) int {
 	} else {
 		prev2, prev, cur = make([]int, lb+1), make([]int, lb+1), make([]int, lb+1)
 	}
+	over := max + 1
 	for j := range prev {
-		prev[j] = j
+		prev[j] = min(j, over)
 	}
 	for i := 1; i <= la; i++ {
-		cur[0] = i
-		best := i
-		for j := 1; j <= lb; j++ {
+		lo, hi := i-max, min(lb, i+max)
+		if lo <= 1 {
+			lo, cur[0] = 1, min(i, over)
+		} else {
+			cur[lo-1] = over
+		}
+		best := over
+		for j := lo; j <= hi; j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
@@ -149,15 +157,15 @@ func Distance(a, b []rune, max int) int {
 			cur[j] = v
 			best = min(best, v)
 		}
+		if hi < lb {
+			cur[hi+1] = over
+		}
 		if best > max {
-			return max + 1
+			return over
 		}
 		prev2, prev, cur = prev, cur, prev2
 	}
-	if prev[lb] > max {
-		return max + 1
-	}
-	return prev[lb]
+	return min(prev[lb], over)
 }
 
 // appendRunes appends the runes of b to rs.

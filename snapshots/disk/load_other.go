@@ -34,3 +34,9 @@ func Copy(parts ...[]byte) (*Loaded, [][]byte, error) {
 // HeldBytes is the memory held in copies on Linux; here copies are the
 // heap's, counted by the Go runtime, and this is 0.
 func HeldBytes() int64 { return 0 }
+
+// Anon returns size bytes of zeroed memory, here the heap's, and the
+// function that frees it (nothing to do).
+func Anon(size int) ([]byte, func() error, error) {
+	return make([]byte, max(size, 0)), func() error { return nil }, nil
+}
