@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"gds/snapshots/disk/disktest"
 )
 
 // TestSpoolFileMatchesMemory adds the same values to a spool on disk and
@@ -79,17 +81,7 @@ func TestSpilledIndexMatchesMemory(t *testing.T) {
 			if err := sw.Close(); err != nil {
 				t.Fatal(err)
 			}
-			ents, err := os.ReadDir(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, e := range ents {
-				names = append(names, e.Name())
-			}
-			if want := []string{"things.data", "things" + idxWhole}; !slices.Equal(names, want) {
-				t.Fatalf("%s: files %v, want %v", name, names, want)
-			}
+			disktest.AssertOnly(t, dir, "things.data", "things"+idxWhole)
 			idx, err := os.ReadFile(filepath.Join(dir, "things"+idxWhole))
 			if err != nil {
 				t.Fatal(err)
