@@ -89,19 +89,7 @@ func startServe(t *testing.T, getenv func(string) string, args ...string) *runni
 func waitListening(t *testing.T, out func() string, exited <-chan struct{}) (public, admin string) {
 	t.Helper()
 	listening := poll(3*time.Minute, func() bool {
-		for _, line := range strings.Split(out(), "\n") {
-			var l struct{ Message, Listener, Addr string }
-			if json.Unmarshal([]byte(line), &l) != nil || l.Message != "listening" {
-				continue
-			}
-			switch l.Listener {
-			case "public":
-				public = l.Addr
-			case "admin":
-				admin = l.Addr
-			}
-		}
-		if public != "" && admin != "" {
+		if public, admin = listeningAddrs(out()); public != "" && admin != "" {
 			return true
 		}
 		failIfExited(t, exited, "gds serve exited before it listened:\n%s", out())
@@ -109,6 +97,24 @@ func waitListening(t *testing.T, out func() string, exited <-chan struct{}) (pub
 	})
 	if !listening {
 		t.Fatalf("gds serve did not listen within 3 minutes:\n%s", out())
+	}
+	return public, admin
+}
+
+// listeningAddrs returns the addresses of the "listening" lines of a
+// gds serve's JSON log out ("" for a listener that has not logged one).
+func listeningAddrs(out string) (public, admin string) {
+	for _, line := range strings.Split(out, "\n") {
+		var l struct{ Message, Listener, Addr string }
+		if json.Unmarshal([]byte(line), &l) != nil || l.Message != "listening" {
+			continue
+		}
+		switch l.Listener {
+		case "public":
+			public = l.Addr
+		case "admin":
+			admin = l.Addr
+		}
 	}
 	return public, admin
 }

@@ -687,10 +687,13 @@ func soakEnvInt(t *testing.T, key string, def int) int {
 }
 
 // soakTail keeps the last 64 KiB of a server's output for a failure
-// report.
+// report, and its "listening" lines, which a long build's log pushes out
+// of the tail before the public listener logs its own.
 type soakTail struct {
-	mu sync.Mutex
-	b  []byte
+	mu        sync.Mutex
+	b         []byte
+	line      []byte // the line being written
+	listening []byte
 }
 
 func (w *soakTail) Write(p []byte) (int, error) {
@@ -700,7 +703,25 @@ func (w *soakTail) Write(p []byte) (int, error) {
 	if over := len(w.b) - 64<<10; over > 0 {
 		w.b = bytes.Clone(w.b[over:])
 	}
+	for rest := p; len(rest) > 0; {
+		line, more, full := bytes.Cut(rest, []byte("\n"))
+		w.line = append(w.line, line...)
+		if !full {
+			break
+		}
+		if bytes.Contains(w.line, []byte(`"listening"`)) {
+			w.listening = append(append(w.listening, w.line...), '\n')
+		}
+		w.line, rest = w.line[:0], more
+	}
 	return len(p), nil
+}
+
+// addrs returns the addresses the server logged it listens on so far.
+func (w *soakTail) addrs() (public, admin string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return listeningAddrs(string(w.listening))
 }
 
 func (w *soakTail) String() string {

@@ -210,21 +210,25 @@ type soakServer struct {
 	proc                      *gdsProc
 	client                    *http.Client
 	tail                      soakTail
+	log                       *soakTail // the tail its output goes to
 }
 
 func startSoakServer(t *testing.T, name, bin string, reqLog *soakLogCounter, args ...string) *soakServer {
 	t.Helper()
-	s := &soakServer{name: name, public: freeAddr(t), admin: freeAddr(t), client: &http.Client{Timeout: time.Minute}}
+	s := &soakServer{name: name, client: &http.Client{Timeout: time.Minute}}
+	s.log = &s.tail
 	for i, a := range args {
 		if a == "--data" {
 			s.data = args[i+1]
 		}
 	}
-	args = append([]string{"serve", "--addr", s.public, "--admin-addr", s.admin}, args...)
+	// Ports the kernel picks, read back from the log (waitReady): a port
+	// chosen first and bound later can be taken meanwhile.
+	args = append([]string{"serve", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0"}, args...)
 	p := &gdsProc{cmd: exec.Command(bin, args...), out: &lockedBuffer{}, exited: make(chan struct{})}
 	var out io.Writer = &s.tail
 	if reqLog != nil {
-		out = reqLog
+		out, s.log = reqLog, &reqLog.tail
 	}
 	p.cmd.Stdout, p.cmd.Stderr = out, out
 	p.cmd.Env = append(soakEnv(), "GDS_LOG_FORMAT=json")
@@ -254,8 +258,12 @@ func (s *soakServer) waitReady(t *testing.T, d time.Duration) {
 	t.Helper()
 	waitFor(t, s.name+" ready", d, func() bool {
 		s.checkAlive(t)
+		// The admin listener logs at once, the public one once ready.
+		if s.public, s.admin = s.log.addrs(); s.admin == "" {
+			return false
+		}
 		code, _ := fleetGetStatus(t, "http://"+s.admin+"/readyz")
-		return code == http.StatusOK
+		return code == http.StatusOK && s.public != ""
 	})
 }
 
