@@ -3,12 +3,10 @@
 package api
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"testing"
 
 	"github.com/gin-gonic/gin"
@@ -18,6 +16,7 @@ import (
 	"gds/api/httplog"
 	"gds/indexer"
 	"gds/query"
+	"gds/snapshots/envtest"
 )
 
 // BenchmarkContainsServed is the harness's contains-cache-off row in
@@ -32,12 +31,12 @@ import (
 //	GDS_BENCH_DATA=/path/data GDS_BENCH_QUERIES=/path/queries.json \
 //	  go test -run '^$' -bench ContainsServed -benchtime 17910x -benchmem ./api
 func BenchmarkContainsServed(b *testing.B) {
-	data, qpath := os.Getenv("GDS_BENCH_DATA"), os.Getenv("GDS_BENCH_QUERIES")
-	if data == "" || qpath == "" {
-		b.Skip("GDS_BENCH_DATA and GDS_BENCH_QUERIES name a data directory and a bench query set")
+	env := envtest.Getenv(b, "a data directory and a bench query set", "GDS_BENCH_DATA", "GDS_BENCH_QUERIES")
+	var paths []string
+	for _, text := range envtest.ContainsTexts(b, env[1]) {
+		paths = append(paths, "/latest/search/?categories=character&search="+url.QueryEscape(text))
 	}
-	paths := containsPaths(b, qpath)
-	_, ts := serveData(b, data, servedMiddleware)
+	_, ts := serveData(b, env[0], servedMiddleware)
 	benchGets(b, ts, paths, false)
 }
 
@@ -110,27 +109,4 @@ func serveDataWith(b *testing.B, o indexer.Options, tune func(*Deps)) (*indexer.
 		d.Limits.CacheBytes, d.Limits.RateLimitsOff = -1, true
 		tune(d)
 	})
-}
-
-// containsPaths are the public search paths of a bench query set's
-// contains texts, in the character category, as the harness asks them.
-func containsPaths(tb testing.TB, qpath string) []string {
-	raw, err := os.ReadFile(qpath)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var qs []struct {
-		Text   string `json:"text"`
-		Strict bool   `json:"strict"`
-	}
-	if err := json.Unmarshal(raw, &qs); err != nil {
-		tb.Fatal(err)
-	}
-	var paths []string
-	for _, q := range qs {
-		if !q.Strict {
-			paths = append(paths, "/latest/search/?categories=character&search="+url.QueryEscape(q.Text))
-		}
-	}
-	return paths
 }

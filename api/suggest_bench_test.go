@@ -4,10 +4,10 @@ package api
 
 import (
 	"os"
-	"regexp"
 	"testing"
 
 	"gds/indexer"
+	"gds/snapshots/envtest"
 )
 
 // BenchmarkSuggestServed is the harness's suggest row in process: each
@@ -25,31 +25,12 @@ import (
 //	GDS_BENCH_DATA=/path/data GDS_BENCH_SUGGEST='/path/route-suggest,.lua' \
 //	  go test -run '^$' -bench SuggestServed -benchtime 3000x -benchmem ./api
 func BenchmarkSuggestServed(b *testing.B) {
-	data, rpath := os.Getenv("GDS_BENCH_DATA"), os.Getenv("GDS_BENCH_SUGGEST")
-	if data == "" || rpath == "" {
-		b.Skip("GDS_BENCH_DATA and GDS_BENCH_SUGGEST name a data directory and a suggest request list")
-	}
-	paths := luaPaths(b, rpath)
-	o := indexer.Options{DataDir: data, TablesInMemoryAuto: true, StoresInMemoryAuto: true}
+	env := envtest.Getenv(b, "a data directory and a suggest request list", "GDS_BENCH_DATA", "GDS_BENCH_SUGGEST")
+	paths := envtest.RequestPaths(b, env[1])
+	o := indexer.Options{DataDir: env[0], TablesInMemoryAuto: true, StoresInMemoryAuto: true}
 	if os.Getenv("GDS_BENCH_HOLD") == "tables" {
 		o.TablesInMemory = true
 	}
 	_, ts := serveDataWith(b, o, func(*Deps) {})
 	benchGets(b, ts, paths, true)
-}
-
-// luaPaths reads the quoted paths of a harness request list.
-func luaPaths(tb testing.TB, path string) []string {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var paths []string
-	for _, m := range regexp.MustCompile(`"(/[^"]*)"`).FindAllSubmatch(raw, -1) {
-		paths = append(paths, string(m[1]))
-	}
-	if len(paths) == 0 {
-		tb.Fatalf("%s lists no paths", path)
-	}
-	return paths
 }

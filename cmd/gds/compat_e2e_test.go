@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -30,12 +29,7 @@ func TestEndToEndCompatibilityDates(t *testing.T) {
 
 	mint := func(scopes ...string) string {
 		t.Helper()
-		out, err := exec.Command(bin, "token", "--data", data, "--character", fmt.Sprint(facts.manager),
-			"--scopes", strings.Join(scopes, ",")).Output()
-		if err != nil {
-			t.Fatalf("gds token: %v", err)
-		}
-		return strings.TrimSpace(string(out))
+		return mintToken(t, bin, data, facts.manager, scopes)
 	}
 	read, write := mint("esi-corporations.read_structures.v1"), mint("esi-corporations.write_structures.v1")
 	do := func(method, path, token, date, body string) (int, http.Header, []byte) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -100,12 +99,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	mint := func(character int64, scopes ...string) string {
 		t.Helper()
-		out, err := exec.Command(bin, "token", "--data", data, "--character", fmt.Sprint(character),
-			"--scopes", strings.Join(scopes, ",")).Output()
-		if err != nil {
-			t.Fatalf("gds token: %v", err)
-		}
-		return strings.TrimSpace(string(out))
+		return mintToken(t, bin, data, character, scopes)
 	}
 
 	// Public search.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"gds/snapshots"
+	"gds/snapshots/envtest"
 )
 
 // TestFleetMeasure measures a fleet on this machine (docs/fleet.md): the
@@ -31,10 +32,7 @@ import (
 //
 //	flock /tmp/gds-heavy.lock make fleet-measure FLEET_MEASURE_NAMES=1000000
 func TestFleetMeasure(t *testing.T) {
-	n := os.Getenv("FLEET_MEASURE_NAMES")
-	if n == "" {
-		t.Skip("FLEET_MEASURE_NAMES not set")
-	}
+	n := envtest.Getenv(t, "how many names to measure with", "FLEET_MEASURE_NAMES")[0]
 	load := 20 * time.Second
 	if s := os.Getenv("FLEET_MEASURE_LOAD"); s != "" {
 		d, err := time.ParseDuration(s)

@@ -3,6 +3,9 @@ package main
 import (
 	"io"
 	"net/http"
+	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -60,4 +63,18 @@ func exchange(t *testing.T, c *http.Client, req *http.Request) (int, http.Header
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header, body
+}
+
+// mintToken has the binary bin mint a token for character with scopes on
+// the local issuer of the data directory data (gds token), with flags
+// added to the command line.
+func mintToken(t *testing.T, bin, data string, character int64, scopes []string, flags ...string) string {
+	t.Helper()
+	args := append([]string{"token", "--data", data, "--character", strconv.FormatInt(character, 10),
+		"--scopes", strings.Join(scopes, ",")}, flags...)
+	out, err := exec.Command(bin, args...).Output()
+	if err != nil {
+		t.Fatalf("gds token: %v", err)
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -70,13 +69,10 @@ func TestSoak(t *testing.T) {
 		"--data", filepath.Join(t.TempDir(), "replica"), "--trusted-proxies", "127.0.0.1/32", "--rate-limit", "off")
 	replica.waitReady(t, 30*time.Minute)
 
-	out, err := exec.Command(bin, "token", "--data", primary.data, "--character", strconv.FormatInt(character, 10),
-		"--scopes", "esi-search.search_structures.v1", "--ttl", (cfg.duration + time.Hour).String()).Output()
-	if err != nil {
-		t.Fatalf("gds token: %v", err)
-	}
+	token := mintToken(t, bin, primary.data, character, []string{"esi-search.search_structures.v1"},
+		"--ttl", (cfg.duration + time.Hour).String())
 	load := newSoakLoad(t, cfg, "http://"+primary.public, "http://"+replica.public, "http://"+primary.admin,
-		names, ids, character, strings.TrimSpace(string(out)))
+		names, ids, character, token)
 
 	capacity := load.calibrate(cfg.calibrate)
 	rate := cfg.load * capacity

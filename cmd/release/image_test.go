@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gds/snapshots/envtest"
 )
 
 // TestImage inspects the OCI archive make image wrote (GDS_IMAGE): the
@@ -30,10 +32,7 @@ import (
 // the version and revision the labels say. Containers do not run here,
 // so this is as far as the image is tried.
 func TestImage(t *testing.T) {
-	path := os.Getenv("GDS_IMAGE")
-	if path == "" {
-		t.Skip("GDS_IMAGE names the archive (make image-check)")
-	}
+	path := envtest.Getenv(t, "the archive (make image-check)", "GDS_IMAGE")[0]
 	files := readTar(t, mustOpen(t, path))
 	var index struct {
 		Manifests []struct {

@@ -73,6 +73,14 @@ func publish(t *testing.T, p *fleet.Publisher, m *indexer.Manager) fleet.Publish
 	return res
 }
 
+// check has fl check the bucket once; an error fails t.
+func check(t *testing.T, fl *fleet.Follower) {
+	t.Helper()
+	if err := fl.Check(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // fileHashes maps each file of a generation directory to its SHA-256.
 func fileHashes(t *testing.T, dir string) map[string]string {
 	t.Helper()
@@ -183,7 +191,6 @@ func distinct(m map[string]string) map[string]bool {
 // exactly the objects whose content is new, and the replica downloads
 // only those, reusing the rest from its live generation.
 func TestPublishFollow(t *testing.T) {
-	ctx := context.Background()
 	f := newFixture(t, 3)
 	id1, files1 := liveHashes(t, f.indexer)
 	res := publish(t, f.pub, f.indexer)
@@ -196,9 +203,7 @@ func TestPublishFollow(t *testing.T) {
 	if st := f.follower.Status(); st.Live != 0 {
 		t.Fatalf("replica live before following: %+v", st)
 	}
-	if err := f.follower.Check(ctx); err != nil {
-		t.Fatal(err)
-	}
+	check(t, f.follower)
 	rid, rfiles := liveHashes(t, f.replica)
 	if rid != id1 || fmt.Sprint(rfiles) != fmt.Sprint(files1) {
 		t.Fatalf("replica has generation %d with %d files; want %d with %d identical files", rid, len(rfiles), id1, len(files1))
@@ -248,9 +253,7 @@ func TestPublishFollow(t *testing.T) {
 			pub2.Uploaded, pub2.UploadedBytes, pub2.Files, len(fresh), freshBytes)
 	}
 	t.Logf("incremental: %d of %d files uploaded, %d of %d bytes", pub2.Uploaded, pub2.Files, pub2.UploadedBytes, pub2.Bytes)
-	if err := f.follower.Check(ctx); err != nil {
-		t.Fatal(err)
-	}
+	check(t, f.follower)
 	rid, rfiles = liveHashes(t, f.replica)
 	if rid != id2 || fmt.Sprint(rfiles) != fmt.Sprint(files2) {
 		t.Fatalf("replica on %d after the incremental publish, want %d with identical files", rid, id2)
@@ -263,9 +266,7 @@ func TestPublishFollow(t *testing.T) {
 		t.Fatalf("status after catching up: %+v", st)
 	}
 	// Nothing new: a check is a cheap no-op.
-	if err := f.follower.Check(ctx); err != nil {
-		t.Fatal(err)
-	}
+	check(t, f.follower)
 }
 
 // TestPublishKeep: with --publish-keep 2 the bucket holds the manifests of
@@ -340,9 +341,7 @@ func TestFollowRefusesBadObjects(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, 3)
 	publish(t, f.pub, f.indexer)
-	if err := f.follower.Check(ctx); err != nil {
-		t.Fatal(err)
-	}
+	check(t, f.follower)
 	id1, files1 := liveHashes(t, f.replica)
 	f.rename(t, 90000003, "Corrupt Case")
 	publish(t, f.pub, f.indexer)
@@ -391,9 +390,7 @@ func TestFollowRefusesBadObjects(t *testing.T) {
 			})
 		}
 	}
-	if err := f.follower.Check(ctx); err != nil {
-		t.Fatal(err)
-	}
+	check(t, f.follower)
 	if st := f.follower.Status(); st.Live != id2 || st.LagGenerations != 0 {
 		t.Fatalf("after repair: %+v", st)
 	}
@@ -447,9 +444,7 @@ func TestFollowResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	m2, fl2 := f.newReplica(t, data)
-	if err := fl2.Check(ctx); err != nil {
-		t.Fatal(err)
-	}
+	check(t, fl2)
 	second := fl2.Status().LastDownload
 	if second.Reused == 0 || second.Fetched >= second.Bytes || m2.Live() == nil {
 		t.Fatalf("second download fetched %d of %d bytes (reused %d); want a resumed download", second.Fetched, second.Bytes, second.Reused)
@@ -475,9 +470,7 @@ func TestFollowUnreachable(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, 3)
 	publish(t, f.pub, f.indexer)
-	if err := f.follower.Check(ctx); err != nil {
-		t.Fatal(err)
-	}
+	check(t, f.follower)
 	id := f.replica.Live().ID
 	moved := f.bucketDir + ".away"
 	if err := os.Rename(f.bucketDir, moved); err != nil {
@@ -492,9 +485,7 @@ func TestFollowUnreachable(t *testing.T) {
 	if err := os.Rename(moved, f.bucketDir); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.follower.Check(ctx); err != nil {
-		t.Fatal(err)
-	}
+	check(t, f.follower)
 }
 
 // TestSnapshotFromBucket: the indexer builds from a snapshot in a bucket,
@@ -575,9 +566,7 @@ func TestFollowRefusesUnreadableGeneration(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "replica")
 	replica, follower := f.newReplica(t, data)
 	publish(t, f.pub, f.indexer)
-	if err := follower.Check(ctx); err != nil {
-		t.Fatal(err)
-	}
+	check(t, follower)
 	id1 := replica.Live().ID
 	f.rename(t, 90000003, "Newer Layout")
 	g := f.indexer.Acquire()
@@ -603,9 +592,7 @@ func TestFollowRefusesUnreadableGeneration(t *testing.T) {
 
 	f.rename(t, 90000004, "Readable Again")
 	publish(t, f.pub, f.indexer)
-	if err := follower.Check(ctx); err != nil {
-		t.Fatal(err)
-	}
+	check(t, follower)
 	if id := replica.Live().ID; id != f.indexer.Live().ID {
 		t.Fatalf("replica at %d, want %d", id, f.indexer.Live().ID)
 	}

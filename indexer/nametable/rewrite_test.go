@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"gds/snapshots/envtest"
 )
 
 // TestTableRewrite writes the table GDS_WALK_TABLE names again, whole, in
@@ -14,10 +16,8 @@ import (
 //
 //	GDS_WALK_TABLE=GEN/character/base.tbl GDS_TABLE_OUT=/tmp/t3.tbl go test -run TestTableRewrite -v ./indexer/nametable
 func TestTableRewrite(t *testing.T) {
-	in, out := os.Getenv("GDS_WALK_TABLE"), os.Getenv("GDS_TABLE_OUT")
-	if in == "" || out == "" {
-		t.Skip("GDS_WALK_TABLE or GDS_TABLE_OUT not set")
-	}
+	env := envtest.Getenv(t, "a table and the file to write it to", "GDS_WALK_TABLE", "GDS_TABLE_OUT")
+	in, out := env[0], env[1]
 	tbl, err := Open(in)
 	if err != nil {
 		t.Fatal(err)

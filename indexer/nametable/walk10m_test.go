@@ -3,8 +3,6 @@
 package nametable_test
 
 import (
-	"encoding/json"
-	"os"
 	"runtime"
 	"slices"
 	"syscall"
@@ -13,6 +11,7 @@ import (
 	"unsafe"
 
 	"gds/indexer/nametable"
+	"gds/snapshots/envtest"
 )
 
 // BenchmarkWalkTable runs the contains texts of a bench query set, one
@@ -114,30 +113,16 @@ func walkLimit(tbl *nametable.Table, text []byte, limit int, st *nametable.Stats
 var idSink int64
 
 func walkTableInput(tb testing.TB) (*nametable.Table, [][]byte) {
-	path, qpath := os.Getenv("GDS_WALK_TABLE"), os.Getenv("GDS_WALK_QUERIES")
-	if path == "" || qpath == "" {
-		tb.Skip("GDS_WALK_TABLE and GDS_WALK_QUERIES name a table and a bench query set")
-	}
-	raw, err := os.ReadFile(qpath)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var qs []struct {
-		Text   string `json:"text"`
-		Strict bool   `json:"strict"`
-	}
-	if err := json.Unmarshal(raw, &qs); err != nil {
-		tb.Fatal(err)
-	}
+	env := envtest.Getenv(tb, "a table and a bench query set", "GDS_WALK_TABLE", "GDS_WALK_QUERIES")
 	var texts [][]byte
-	for _, q := range qs {
-		if f := nametable.Fold(q.Text); !q.Strict && len(f) >= 3 {
+	for _, text := range envtest.ContainsTexts(tb, env[1]) {
+		if f := nametable.Fold(text); len(f) >= 3 {
 			texts = append(texts, []byte(f))
 		}
 	}
 	// In memory, in huge pages where the kernel has them, as gds serve
 	// opens its tables.
-	tbl, err := nametable.Load(path)
+	tbl, err := nametable.Load(env[0])
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"gds/snapshots/envtest"
 )
 
 // TestStoreFirstTouch times first-touch lookups in a real store, the way
@@ -28,10 +30,7 @@ import (
 //
 //	GDS_STORE_DIR=/tmp/x/records go test -tags bench -run TestStoreFirstTouch -v ./indexer/recstore
 func TestStoreFirstTouch(t *testing.T) {
-	dir := os.Getenv("GDS_STORE_DIR")
-	if dir == "" {
-		t.Skip("GDS_STORE_DIR not set")
-	}
+	dir := envtest.Getenv(t, "a records directory", "GDS_STORE_DIR")[0]
 	kind := "characters"
 	if k := os.Getenv("GDS_STORE_KIND"); k != "" {
 		kind = k
@@ -164,10 +163,8 @@ func dropCache(t *testing.T, name string) {
 //
 //	GDS_STORE_DIR=/tmp/x/records GDS_STORE_OUT=/tmp/y go test -tags bench -run TestStoreRewrite -v ./indexer/recstore
 func TestStoreRewrite(t *testing.T) {
-	dir, out := os.Getenv("GDS_STORE_DIR"), os.Getenv("GDS_STORE_OUT")
-	if dir == "" || out == "" {
-		t.Skip("GDS_STORE_DIR or GDS_STORE_OUT not set")
-	}
+	env := envtest.Getenv(t, "a records directory and the directory to write it to", "GDS_STORE_DIR", "GDS_STORE_OUT")
+	dir, out := env[0], env[1]
 	kind := cmp.Or(os.Getenv("GDS_STORE_KIND"), "characters")
 	s, err := Open(dir, kind, false)
 	if err != nil {

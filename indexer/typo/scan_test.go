@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"gds/indexer/nametable"
+	"gds/snapshots/envtest"
 )
 
 // TestRecallAgainstScan measures a search over a real table against an
@@ -26,10 +27,8 @@ import (
 //	GDS_TYPO_TABLE=/var/tmp/w10m/data/generations/000001/character \
 //	  GDS_TYPO_TEXTS='/var/tmp/w10m/route-suggest,.lua' go test -run RecallAgainstScan -v ./indexer/typo
 func TestRecallAgainstScan(t *testing.T) {
-	dir, list := os.Getenv("GDS_TYPO_TABLE"), os.Getenv("GDS_TYPO_TEXTS")
-	if dir == "" || list == "" {
-		t.Skip("GDS_TYPO_TABLE and GDS_TYPO_TEXTS name a category directory and a request list")
-	}
+	env := envtest.Getenv(t, "a category directory and a request list", "GDS_TYPO_TABLE", "GDS_TYPO_TEXTS")
+	dir, list := env[0], env[1]
 	n := 200
 	if v, err := strconv.Atoi(os.Getenv("GDS_TYPO_N")); err == nil {
 		n = v
@@ -72,19 +71,17 @@ func TestRecallAgainstScan(t *testing.T) {
 	}
 }
 
-// requestTexts reads the folded search texts of a request list.
+// requestTexts reads the folded search texts of a request list's paths.
 func requestTexts(t *testing.T, path string) []string {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var texts []string
-	for _, m := range regexp.MustCompile(`[?&]search=([^"&]*)`).FindAllStringSubmatch(string(raw), -1) {
-		s, err := url.QueryUnescape(m[1])
-		if err != nil {
-			t.Fatal(err)
+	for _, p := range envtest.RequestPaths(t, path) {
+		for _, m := range regexp.MustCompile(`[?&]search=([^&]*)`).FindAllStringSubmatch(p, -1) {
+			s, err := url.QueryUnescape(m[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts = append(texts, nametable.Fold(s))
 		}
-		texts = append(texts, nametable.Fold(s))
 	}
 	if len(texts) == 0 {
 		t.Fatalf("%s holds no search texts", path)

@@ -2,11 +2,11 @@ package analyst_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"gds/query/analyst"
 	"gds/snapshots"
+	"gds/snapshots/envtest"
 )
 
 // benchPatterns are the bench's wildcard class (query/bench): infixes
@@ -23,11 +23,7 @@ var benchPatterns = []string{"*ari*", "*aki*", "*tan*", "*ikk*", "*luc*", "*ode*
 //
 //	GDS_BENCH_DATA=/path/data go test -run '^$' -bench WildcardTables -benchtime 10x ./query/analyst
 func BenchmarkWildcardTables(b *testing.B) {
-	data := os.Getenv("GDS_BENCH_DATA")
-	if data == "" {
-		b.Skip("GDS_BENCH_DATA names a data directory")
-	}
-	e, err := analyst.Open(data)
+	e, err := analyst.Open(envtest.Getenv(b, "a data directory", "GDS_BENCH_DATA")[0])
 	if err != nil {
 		b.Fatal(err)
 	}
