@@ -10,13 +10,16 @@ import (
 // TestSortLocal: sortLocal orders corporations as sorting them whole by
 // count, name and ID does, over names that tie in their first bytes, are
 // prefixes of each other, empty, non-ASCII or hold zero bytes, in lists
-// short and too long for its keys.
+// short, long and too long for its keys.
 func TestSortLocal(t *testing.T) {
 	stems := []string{"", "a", "A", "ab", "ab\x00", "Abyssal Lords", "Abyssal Lords Of", "Abyssal Lords Of Doom",
 		"Abyssal Lords Of Dread", "Zz", "Ünïcode", "Ünïcode Corp", "\xff\xfe"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 201 {
 		size := rng.IntN(60)
+		if round%5 == 1 { // sorted by integer keys, not slices.Sort
+			size = 64 + rng.IntN(3000)
+		}
 		if round == 200 {
 			size = maxSortKeyed + 100
 		}
@@ -71,5 +74,45 @@ func TestRadixSort(t *testing.T) {
 		if !slices.Equal(signed, wantSigned) || !slices.Equal(unsigned, wantUnsigned) {
 			t.Fatalf("round %d: %d keys out of order", round, n)
 		}
+	}
+}
+
+// BenchmarkSortLocal sorts a local's thousand pilots by name and their
+// corporations by count and name, as Local does.
+//
+//	go test -run '^$' -bench SortLocal ./query
+func BenchmarkSortLocal(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	syllables := []string{"ka", "ri", "to", "an", "el", "mo", "su", "va", "ne", "dor", "ath", "ul"}
+	name := func() string {
+		var sb strings.Builder
+		for w := range 2 + rng.IntN(2) {
+			if w > 0 {
+				sb.WriteByte(' ')
+			}
+			for range 2 + rng.IntN(3) {
+				sb.WriteString(syllables[rng.IntN(len(syllables))])
+			}
+		}
+		return sb.String()
+	}
+	chars, corps := make([]LocalCharacter, 1000), make([]LocalCorporation, 900)
+	for i := range chars {
+		chars[i] = LocalCharacter{CharacterID: 90_000_000 + rng.Int64N(2_000_000), Name: name()}
+	}
+	for i := range corps {
+		corps[i] = LocalCorporation{CorporationID: 98_000_000 + rng.Int64N(1_000_000), Name: name(), Count: 1 + rng.IntN(3)}
+	}
+	c, k := slices.Clone(chars), slices.Clone(corps)
+	for b.Loop() {
+		copy(c, chars)
+		copy(k, corps)
+		sortLocal(c, func(*LocalCharacter) uint32 { return 0 }, func(c *LocalCharacter) string { return c.Name },
+			func(a, b *LocalCharacter) int { return strings.Compare(a.Name, b.Name) })
+		sortLocal(k, func(c *LocalCorporation) uint32 { return byCountRank(c.Count) },
+			func(c *LocalCorporation) string { return c.Name },
+			func(a, b *LocalCorporation) int {
+				return byCount(a.Count, b.Count, a.Name, b.Name, a.CorporationID, b.CorporationID)
+			})
 	}
 }
