@@ -64,6 +64,9 @@ func open(path string, load func(string) (*disk.Loaded, error)) (*Table, error) 
 		return nil, fmt.Errorf("table %s: %w", path, err)
 	}
 	t, err := parseTable(l.Bytes)
+	if err == nil {
+		err = t.markDups()
+	}
 	if err != nil {
 		l.Close()
 		return nil, fmt.Errorf("table %s: %w", path, err)

@@ -8,6 +8,7 @@ package nametable
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -69,12 +70,18 @@ type Table struct {
 	dupKeys []uint32
 	dupOffs []uint32 // pairs: offset, length into dupList
 	dupList []uint32
-	grams   postingLists[uint32]
-	prefix  postingLists[uint32]
-	quads   postingLists[uint32]
-	prefix4 postingLists[uint32] // by the first four bytes
-	hasQuad bool                 // quads and prefix4 hold every list (GDSTBL05)
-	mask    *roaring.Bitmap
+	// dupBits (grouped tables, once opened): a bit an ordinal, set for
+	// dupKeys' ordinals, so that a name no other ordinal shares (nearly
+	// every name a local pastes) needs one read, not a search of
+	// dupKeys (markDups; outside the Go heap, freed by Close).
+	dupBits     []uint64
+	freeDupBits func() error
+	grams       postingLists[uint32]
+	prefix      postingLists[uint32]
+	quads       postingLists[uint32]
+	prefix4     postingLists[uint32] // by the first four bytes
+	hasQuad     bool                 // quads and prefix4 hold every list (GDSTBL05)
+	mask        *roaring.Bitmap
 	// accessLists holds, by character, the ordinals it may access.
 	accessLists postingLists[int64]
 	breaks      lineBreaks // LineBreaks' set, found on first use
@@ -246,7 +253,7 @@ func (t *Table) Warm(texts [][]byte) byte {
 // rather than branches.
 func (t *Table) findDup(o uint32) (int, bool) {
 	base, n := 0, len(t.dupKeys)
-	if n == 0 {
+	if n == 0 || t.dupBits != nil && t.dupBits[o>>6]&(1<<(o&63)) == 0 {
 		return 0, false
 	}
 	for n > 1 {
@@ -268,8 +275,21 @@ func (t *Table) warmDups(batch []uint32) byte {
 	if !t.grouped || len(t.dupKeys) == 0 {
 		return 0
 	}
-	var base [64]int
 	var touch byte
+	var shared [64]uint32
+	if t.dupBits != nil { // only the ordinals whose bit is set search dupKeys
+		n := 0
+		for _, o := range batch {
+			w := t.dupBits[o>>6]
+			touch += byte(w)
+			if w&(1<<(o&63)) != 0 {
+				shared[n] = o
+				n++
+			}
+		}
+		batch = shared[:n]
+	}
+	var base [64]int
 	for n := len(t.dupKeys); n > 1; {
 		half := n / 2
 		for k, o := range batch {
@@ -452,12 +472,34 @@ func (t *Table) Repeats(fn func(o uint32)) bool {
 
 // Close unmaps the table; no method may be called afterwards.
 func (t *Table) Close() error {
-	if t.loaded == nil {
-		return nil
+	var err error
+	if t.freeDupBits != nil {
+		err = t.freeDupBits()
+		t.dupBits, t.freeDupBits = nil, nil
 	}
-	err := t.loaded.Close()
+	if t.loaded == nil {
+		return err
+	}
+	err = errors.Join(err, t.loaded.Close())
 	t.mm, t.loaded = nil, nil
 	return err
+}
+
+// markDups makes dupBits from dupKeys.
+func (t *Table) markDups() error {
+	if !t.grouped || len(t.dupKeys) == 0 {
+		return nil
+	}
+	mem, free, err := disk.Anon(8 * ((t.n + 63) / 64))
+	if err != nil {
+		return err
+	}
+	bits := disk.FromBytes[uint64](mem)
+	for _, o := range t.dupKeys {
+		bits[o>>6] |= 1 << (o & 63)
+	}
+	t.dupBits, t.freeDupBits = bits, free
+	return nil
 }
 
 // gramBytes returns the posting list of trigram g as stored: a roaring
