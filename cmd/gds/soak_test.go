@@ -235,10 +235,7 @@ func startSoakServer(t *testing.T, name, bin string, reqLog *soakLogCounter, arg
 	t.Cleanup(func() {
 		p.kill()
 		if t.Failed() {
-			tail := s.tail.String()
-			if reqLog != nil {
-				tail = reqLog.tail.String()
-			}
+			tail := s.log.String()
 			t.Logf("%s output:\n%s", name, tail[max(0, len(tail)-8000):])
 		}
 	})
