@@ -42,6 +42,36 @@ func BenchmarkWalkTable(b *testing.B) {
 	b.ReportMetric(float64(st.Steps)/float64(max(i, 1)), "steps/op")
 }
 
+// BenchmarkExactTable runs the strict texts of a bench query set (whole
+// names), one per operation in turn, against a table built elsewhere (the
+// variables of BenchmarkWalkTable), reading the IDs of up to 500
+// namesakes as a strict answer does. Generated names repeat, so at 50M a
+// strict text finds dozens of pilots whose cells lie far apart:
+//
+//	GDS_WALK_TABLE=/path/generations/N/character/base.tbl GDS_WALK_QUERIES=/path/queries.json \
+//	  go test -run '^$' -bench ExactTable -benchtime 219000x -count 5 ./indexer/nametable
+func BenchmarkExactTable(b *testing.B) {
+	tbl, texts := tableInput(b, envtest.StrictTexts, 1)
+	defer tbl.Close()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	i, hits, start := 0, 0, threadCPU()
+	var sum int64
+	for b.Loop() {
+		n := 0
+		tbl.Exact(texts[i%len(texts)], func(o uint32) bool {
+			sum += tbl.ID(o)
+			n++
+			return n < 500
+		})
+		hits += n
+		i++
+	}
+	idSink += sum
+	b.ReportMetric(float64(threadCPU()-start)/float64(max(i, 1)), "cpu-ns/op")
+	b.ReportMetric(float64(hits)/float64(max(i, 1)), "hits/op")
+}
+
 // TestWalkTableSlowest lists the texts of a bench query set (see
 // BenchmarkWalkTable for the variables naming it) that take the most CPU,
 // each text's best of five, lists and names then in cache: the
@@ -113,10 +143,17 @@ func walkLimit(tbl *nametable.Table, text []byte, limit int, st *nametable.Stats
 var idSink int64
 
 func walkTableInput(tb testing.TB) (*nametable.Table, [][]byte) {
+	return tableInput(tb, envtest.ContainsTexts, 3)
+}
+
+// tableInput loads the table GDS_WALK_TABLE names and folds the texts of
+// the query set GDS_WALK_QUERIES names that read picks, leaving out those
+// shorter than least bytes.
+func tableInput(tb testing.TB, read func(testing.TB, string) []string, least int) (*nametable.Table, [][]byte) {
 	env := envtest.Getenv(tb, "a table and a bench query set", "GDS_WALK_TABLE", "GDS_WALK_QUERIES")
 	var texts [][]byte
-	for _, text := range envtest.ContainsTexts(tb, env[1]) {
-		if f := nametable.Fold(text); len(f) >= 3 {
+	for _, text := range read(tb, env[1]) {
+		if f := nametable.Fold(text); len(f) >= least {
 			texts = append(texts, []byte(f))
 		}
 	}

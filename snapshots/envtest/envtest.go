@@ -36,6 +36,18 @@ func Getenv(tb testing.TB, what string, names ...string) []string {
 // order.
 func ContainsTexts(tb testing.TB, path string) []string {
 	tb.Helper()
+	return queryTexts(tb, path, false)
+}
+
+// StrictTexts reads a bench query set and returns its strict texts (whole
+// names), in order.
+func StrictTexts(tb testing.TB, path string) []string {
+	tb.Helper()
+	return queryTexts(tb, path, true)
+}
+
+func queryTexts(tb testing.TB, path string, strict bool) []string {
+	tb.Helper()
 	var qs []struct {
 		Text   string `json:"text"`
 		Strict bool   `json:"strict"`
@@ -45,7 +57,7 @@ func ContainsTexts(tb testing.TB, path string) []string {
 	}
 	var texts []string
 	for _, q := range qs {
-		if !q.Strict {
+		if q.Strict == strict {
 			texts = append(texts, q.Text)
 		}
 	}

@@ -24,7 +24,7 @@ func TestGetenv(t *testing.T) {
 	})
 }
 
-func TestContainsTexts(t *testing.T) {
+func TestQueryTexts(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "queries.json")
 	set := `[{"text":"ari","strict":false,"class":"short","want":500},{"text":"Jita","strict":true},{"text":"O'm","class":"punct"}]`
 	if err := os.WriteFile(path, []byte(set), 0o600); err != nil {
@@ -32,6 +32,9 @@ func TestContainsTexts(t *testing.T) {
 	}
 	if got := ContainsTexts(t, path); !slices.Equal(got, []string{"ari", "O'm"}) {
 		t.Errorf("ContainsTexts = %q, want [ari O'm]", got)
+	}
+	if got := StrictTexts(t, path); !slices.Equal(got, []string{"Jita"}) {
+		t.Errorf("StrictTexts = %q, want [Jita]", got)
 	}
 }
 
