@@ -4,10 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"gds/snapshots/disk"
 	"slices"
 	"unicode/utf8"
 	"unsafe"
+
+	"gds/snapshots/disk"
 )
 
 // Cells (GDSTBL04) hold each ordinal's ID and folded name together, so
