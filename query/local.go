@@ -150,7 +150,13 @@ func (v *View) LocalOf(ids []int64) (Local, error) {
 	if out.Corporations, out.Alliances, err = v.groups(out.Characters); err != nil {
 		return Local{}, err
 	}
-	sortLocal(out.Characters, func(*LocalCharacter) uint32 { return 0 },
+	sortCharacters(out.Characters)
+	return out, nil
+}
+
+// sortCharacters orders a local's pilots by name, then ID.
+func sortCharacters(chars []LocalCharacter) {
+	sortLocal(chars, func(*LocalCharacter) uint32 { return 0 },
 		func(c *LocalCharacter) string { return c.Name },
 		func(a, b *LocalCharacter) int {
 			if c := strings.Compare(a.Name, b.Name); c != 0 {
@@ -158,7 +164,25 @@ func (v *View) LocalOf(ids []int64) (Local, error) {
 			}
 			return cmp.Compare(a.CharacterID, b.CharacterID)
 		})
-	return out, nil
+}
+
+// sortCorporations orders a local's corporations by count (most first),
+// then name, then ID.
+func sortCorporations(corps []LocalCorporation) {
+	sortLocal(corps, func(c *LocalCorporation) uint32 { return byCountRank(c.Count) },
+		func(c *LocalCorporation) string { return c.Name },
+		func(a, b *LocalCorporation) int {
+			return byCount(a.Count, b.Count, a.Name, b.Name, a.CorporationID, b.CorporationID)
+		})
+}
+
+// sortAlliances orders a local's alliances as sortCorporations does.
+func sortAlliances(alliances []LocalAlliance) {
+	sortLocal(alliances, func(a *LocalAlliance) uint32 { return byCountRank(a.Count) },
+		func(a *LocalAlliance) string { return a.Name },
+		func(a, b *LocalAlliance) int {
+			return byCount(a.Count, b.Count, a.Name, b.Name, a.AllianceID, b.AllianceID)
+		})
 }
 
 // MaxLocalNamesakes is the most characters one name of a local finds. The
@@ -299,16 +323,8 @@ func (v *View) groups(chars []LocalCharacter) ([]LocalCorporation, []LocalAllian
 	if err := v.nameAlliances(alliances); err != nil {
 		return nil, nil, err
 	}
-	sortLocal(corps, func(c *LocalCorporation) uint32 { return byCountRank(c.Count) },
-		func(c *LocalCorporation) string { return c.Name },
-		func(a, b *LocalCorporation) int {
-			return byCount(a.Count, b.Count, a.Name, b.Name, a.CorporationID, b.CorporationID)
-		})
-	sortLocal(alliances, func(a *LocalAlliance) uint32 { return byCountRank(a.Count) },
-		func(a *LocalAlliance) string { return a.Name },
-		func(a, b *LocalAlliance) int {
-			return byCount(a.Count, b.Count, a.Name, b.Name, a.AllianceID, b.AllianceID)
-		})
+	sortCorporations(corps)
+	sortAlliances(alliances)
 	return corps, alliances, nil
 }
 

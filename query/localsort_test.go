@@ -107,12 +107,7 @@ func BenchmarkSortLocal(b *testing.B) {
 	for b.Loop() {
 		copy(c, chars)
 		copy(k, corps)
-		sortLocal(c, func(*LocalCharacter) uint32 { return 0 }, func(c *LocalCharacter) string { return c.Name },
-			func(a, b *LocalCharacter) int { return strings.Compare(a.Name, b.Name) })
-		sortLocal(k, func(c *LocalCorporation) uint32 { return byCountRank(c.Count) },
-			func(c *LocalCorporation) string { return c.Name },
-			func(a, b *LocalCorporation) int {
-				return byCount(a.Count, b.Count, a.Name, b.Name, a.CorporationID, b.CorporationID)
-			})
+		sortCharacters(c)
+		sortCorporations(k)
 	}
 }
