@@ -205,14 +205,12 @@ type soakServer struct {
 	name, public, admin, data string
 	proc                      *gdsProc
 	client                    *http.Client
-	tail                      soakTail
 	log                       *soakTail // the tail its output goes to
 }
 
 func startSoakServer(t *testing.T, name, bin string, reqLog *soakLogCounter, args ...string) *soakServer {
 	t.Helper()
-	s := &soakServer{name: name, client: &http.Client{Timeout: time.Minute}}
-	s.log = &s.tail
+	s := &soakServer{name: name, client: &http.Client{Timeout: time.Minute}, log: &soakTail{}}
 	for i, a := range args {
 		if a == "--data" {
 			s.data = args[i+1]
@@ -222,7 +220,7 @@ func startSoakServer(t *testing.T, name, bin string, reqLog *soakLogCounter, arg
 	// chosen first and bound later can be taken meanwhile.
 	args = append([]string{"serve", "--addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0"}, args...)
 	p := &gdsProc{cmd: exec.Command(bin, args...), out: &lockedBuffer{}, exited: make(chan struct{})}
-	var out io.Writer = &s.tail
+	var out io.Writer = s.log
 	if reqLog != nil {
 		out, s.log = reqLog, &reqLog.tail
 	}
