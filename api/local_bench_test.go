@@ -63,7 +63,7 @@ func localBenchData(b *testing.B, data string, n int) (*testServer, []string) {
 		for names := 0; names < query.MaxLocalNames; {
 			name := t.Name(uint32(rng.IntN(t.Len())))
 			found := 0
-			t.Exact(name, func(uint32) bool { found++; return found < 2 })
+			t.Exact(name, func(uint32, int64) bool { found++; return found < 2 })
 			if found == 1 {
 				sb.Write(name)
 				sb.WriteByte('\n')

@@ -199,16 +199,16 @@ func exactIDs(base, delta *nametable.Table, folded []byte, ids []int64) []int64 
 		hidden = delta.Mask()
 	}
 	n := 0
-	base.Exact(folded, func(o uint32) bool {
+	base.Exact(folded, func(o uint32, id int64) bool {
 		if hidden == nil || !hidden.Contains(o) {
-			ids = append(ids, base.ID(o))
+			ids = append(ids, id)
 			n++
 		}
 		return n < MaxLocalNamesakes
 	})
 	if delta != nil && n < MaxLocalNamesakes {
-		delta.Exact(folded, func(o uint32) bool {
-			ids = append(ids, delta.ID(o))
+		delta.Exact(folded, func(_ uint32, id int64) bool {
+			ids = append(ids, id)
 			n++
 			return n < MaxLocalNamesakes
 		})

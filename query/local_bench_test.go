@@ -86,7 +86,7 @@ func benchLocals(b *testing.B, s *query.Searcher, n, size int, unique bool) [][]
 			name := t.Name(uint32(rng.IntN(t.Len())))
 			if unique {
 				n := 0
-				t.Exact(name, func(uint32) bool { n++; return n < 2 })
+				t.Exact(name, func(uint32, int64) bool { n++; return n < 2 })
 				if n > 1 {
 					continue
 				}

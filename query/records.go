@@ -219,11 +219,10 @@ func (v *View) IDs(names []string, lang string) map[snapshots.Category][]Named {
 			folded := []byte(nametable.Fold(strings.TrimSpace(name)))
 			seen := map[int64]bool{}
 			add := func(t *nametable.Table, hidden *roaring.Bitmap) {
-				t.Exact(folded, func(o uint32) bool {
+				t.Exact(folded, func(o uint32, id int64) bool {
 					if hidden != nil && hidden.Contains(o) {
 						return true // an old name, replaced in the delta
 					}
-					id := t.ID(o)
 					if !seen[id] {
 						seen[id] = true
 						out[cat] = append(out[cat], Named{Category: cat, ID: id, Name: name})

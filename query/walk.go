@@ -55,18 +55,21 @@ type walker struct {
 	hits   []hit // may be in pooled memory (see searchScratch)
 }
 
-func (w *walker) add(class uint8, o uint32) bool {
+func (w *walker) add(class uint8, o uint32) bool { return w.addID(class, o, w.t.ID(o)) }
+
+// addID is add for a hit whose ID the walk has read.
+func (w *walker) addID(class uint8, o uint32, id int64) bool {
 	if w.hits == nil {
 		w.hits = make([]hit, 0, min(w.limit, 64))
 	}
-	w.hits = append(w.hits, hit{class: class, o: o, id: w.t.ID(o)})
+	w.hits = append(w.hits, hit{class: class, o: o, id: id})
 	return len(w.hits) < w.limit
 }
 
 // strict collects names equal to the text.
 func (w *walker) strict() {
 	var st nametable.Stats
-	w.t.Strict(w.text, &w.filter, &st, func(o uint32) bool { return w.add(classExact, o) })
+	w.t.Strict(w.text, &w.filter, &st, func(o uint32, id int64) bool { return w.addID(classExact, o, id) })
 	w.stats.addWalk(st)
 }
 

@@ -37,8 +37,8 @@ func FuzzOpenTable(f *testing.F) {
 	}
 	f.Add(raw)
 	f.Add(raw[:len(raw)/2])
-	// and as tables before GDSTBL05 hold IDs, names and lists
-	for _, layout := range []string{tableMagicV4, tableMagicV3, tableMagicV2} {
+	// and as tables before GDSTBL06 hold IDs, names and lists
+	for _, layout := range []string{tableMagicV5, tableMagicV4, tableMagicV3, tableMagicV2} {
 		writeLayout = layout
 		err = Write(context.Background(), path, entries, access, nil)
 		writeLayout = ""
@@ -65,6 +65,16 @@ func FuzzOpenTable(f *testing.F) {
 		for o := range uint32(tbl.Len()) {
 			_, _ = tbl.ID(o), tbl.Name(o)
 		}
+		// whole names, most shared: warmed as a local warms them, then
+		// looked up by their namesakes
+		var whole [][]byte
+		for o := range uint32(min(tbl.Len(), 64)) {
+			whole = append(whole, tbl.Name(o))
+		}
+		_ = tbl.Warm(whole)
+		for _, name := range whole {
+			tbl.Exact(name, func(uint32, int64) bool { return true })
+		}
 		for _, text := range texts {
 			n := 0
 			tbl.Contains(text, nil, &Stats{}, 0, func(o uint32, _ Match) bool {
@@ -83,7 +93,7 @@ func FuzzOpenTable(f *testing.F) {
 					return true
 				})
 			}
-			tbl.Strict(text, nil, &Stats{}, func(o uint32) bool { return true })
+			tbl.Strict(text, nil, &Stats{}, func(uint32, int64) bool { return true })
 			for c := int64(1); c <= 3; c++ {
 				if flt, ok := tbl.AccessFilter(c); ok {
 					tbl.Contains(text, &flt, &Stats{}, 0, func(uint32, Match) bool { return true })

@@ -111,7 +111,7 @@ func parseTable(mm []byte) (*Table, error) {
 	if n > 1<<32-2 {
 		return nil, errors.New("too many names")
 	}
-	t.hasQuad = magic == tableMagicV5
+	t.hasQuad = magic == tableMagicV5 || magic == tableMagicV6
 	if magic == tableMagicV4 || t.hasQuad {
 		t.cells = true
 		if err := t.parseCells(secs[secCells], secs[secBands], secs[secOverflow]); err != nil {
@@ -126,6 +126,11 @@ func parseTable(mm []byte) (*Table, error) {
 	if magic != tableMagicV1 {
 		if err := t.parseDups(secs[secDupKeys], secs[secDupOffs], secs[secDupList]); err != nil {
 			return nil, err
+		}
+	}
+	if magic == tableMagicV6 {
+		if t.dupIDs = disk.FromBytes[uint32](secs[secDupIDs]); len(t.dupIDs) != len(t.dupList) {
+			return nil, errors.New("duplicate-name IDs disagree with their list")
 		}
 	}
 	blob := secs[secBitmaps]

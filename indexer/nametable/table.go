@@ -70,6 +70,10 @@ type Table struct {
 	dupKeys []uint32
 	dupOffs []uint32 // pairs: offset, length into dupList
 	dupList []uint32
+	// dupIDs (GDSTBL06): the IDs of dupList's ordinals less idBase, in the
+	// same places, so that a strict search reads its namesakes' IDs one
+	// after another rather than each from its own cell.
+	dupIDs []uint32
 	// dupBits (grouped tables, once opened): a bit an ordinal, set for
 	// dupKeys' ordinals, so that a name no other ordinal shares (nearly
 	// every name a local pastes) needs one read, not a search of
@@ -98,6 +102,9 @@ type Table struct {
 // portable serialization, each 8-byte aligned in the last section; the
 // gram, prefix, quad and access offsets count from that section's start.
 //
+// GDSTBL06 is GDSTBL05 with the IDs of the duplicate-name lists
+// (secDupIDs, one more header field): a strict search for a name
+// thousands of pilots share reads their IDs in one run of bytes.
 // GDSTBL05 is GDSTBL04 with the four-byte gram lists (secQuadKeys,
 // secQuadOffs) and the first-four-byte lists (secPrefix4Keys,
 // secPrefix4Offs): four more header fields; keys pack the bytes
@@ -109,25 +116,31 @@ type Table struct {
 // secNames. A table whose IDs span more than uint32 offsets from the
 // smallest (none of EVE's categories) is written as GDSTBL02.
 const (
-	tableMagic   = tableMagicV5
+	tableMagic   = tableMagicV6
+	tableMagicV6 = "GDSTBL06" // namesakes' IDs beside their ordinals
 	tableMagicV5 = "GDSTBL05" // four-byte gram lists
 	tableMagicV3 = "GDSTBL03" // IDs beside their names' offsets
 	tableMagicV2 = "GDSTBL02" // IDs and name offsets apart
 	tableMagicV1 = "GDSTBL01" // slots held every ordinal, duplicates included
-	// headerFieldsV4 is the number of sections of tables before GDSTBL05.
+	// headerFieldsV4 and headerFieldsV5 are the numbers of sections of
+	// tables before GDSTBL05 and of GDSTBL05.
 	headerFieldsV4 = 16
+	headerFieldsV5 = 20
 )
 
 // FormatVersions are the table format Write writes (the magic of its
 // files) and those Open reads, oldest first, for `gds version`.
 func FormatVersions() (writes string, reads []string) {
-	return tableMagic, []string{tableMagicV1, tableMagicV2, tableMagicV3, tableMagicV4, tableMagicV5}
+	return tableMagic, []string{tableMagicV1, tableMagicV2, tableMagicV3, tableMagicV4, tableMagicV5, tableMagicV6}
 }
 
 // fieldsOf is the number of sections in the header of a table of magic.
 func fieldsOf(magic string) int {
-	if magic == tableMagicV5 {
+	switch magic {
+	case tableMagicV6:
 		return secCount
+	case tableMagicV5:
+		return headerFieldsV5
 	}
 	return headerFieldsV4
 }
@@ -154,6 +167,7 @@ const (
 	secQuadOffs
 	secPrefix4Keys // GDSTBL05: the first-four-byte lists
 	secPrefix4Offs
+	secDupIDs // GDSTBL06: the IDs of secDupList's ordinals
 	secCount
 
 	// GDSTBL03's sections in the places of secIDs and secOffsets.
@@ -271,6 +285,8 @@ func (t *Table) findDup(o uint32) (int, bool) {
 // every search at a time: the reads of a step do not depend on one
 // another, so that their cache misses overlap, where a search of
 // millions of keys would wait for each of its deeper reads in turn.
+// Then, for those that have namesakes, it reads where their lists are
+// and the lists' first ordinals and IDs, again a step at a time.
 func (t *Table) warmDups(batch []uint32) byte {
 	if !t.grouped || len(t.dupKeys) == 0 {
 		return 0
@@ -301,8 +317,19 @@ func (t *Table) warmDups(batch []uint32) byte {
 		}
 		n -= half
 	}
-	for k := range batch {
-		touch += byte(t.dupKeys[base[k]])
+	var off [64]uint32
+	n := 0
+	for k, o := range batch {
+		if j := base[k]; t.dupKeys[j] == o && t.dupOffs[2*j+1] > 0 {
+			off[n] = t.dupOffs[2*j]
+			n++
+		}
+	}
+	for _, at := range off[:n] {
+		touch += byte(t.dupList[at])
+		if t.dupIDs != nil {
+			touch += byte(t.dupIDs[at])
+		}
 	}
 	return touch
 }
@@ -390,8 +417,8 @@ func (t *Table) Masked() int {
 }
 
 // Exact calls fn with the ordinals whose folded name equals text, in
-// ascending order.
-func (t *Table) Exact(text []byte, fn func(o uint32) bool) {
+// ascending order, and their IDs.
+func (t *Table) Exact(text []byte, fn func(o uint32, id int64) bool) {
 	if len(t.slots) == 0 {
 		return
 	}
@@ -407,15 +434,10 @@ func (t *Table) Exact(text []byte, fn func(o uint32) bool) {
 				continue
 			}
 			if j, ok := t.findDup(o); ok {
-				off, n := t.dupOffs[2*j], t.dupOffs[2*j+1]
-				for _, d := range t.dupList[off : off+n] {
-					if !fn(d) {
-						return
-					}
-				}
+				t.namesakes(j, fn)
 				return
 			}
-			fn(o)
+			fn(o, t.ID(o))
 			return
 		}
 	}
@@ -432,7 +454,29 @@ func (t *Table) Exact(text []byte, fn func(o uint32) bool) {
 	}
 	slices.Sort(hits)
 	for _, o := range hits {
-		if !fn(o) {
+		if !fn(o, t.ID(o)) {
+			return
+		}
+	}
+}
+
+// namesakes calls fn with the ordinals of duplicate group j and their
+// IDs, until fn returns false: the IDs from dupIDs where the table has
+// them (GDSTBL06), else each from its ordinal's cell.
+func (t *Table) namesakes(j int, fn func(o uint32, id int64) bool) {
+	off, n := t.dupOffs[2*j], t.dupOffs[2*j+1]
+	list := t.dupList[off : off+n]
+	if t.dupIDs == nil {
+		for _, o := range list {
+			if !fn(o, t.ID(o)) {
+				return
+			}
+		}
+		return
+	}
+	ids := t.dupIDs[off : off+n]
+	for k, o := range list {
+		if !fn(o, t.idBase+int64(ids[k])) {
 			return
 		}
 	}

@@ -41,13 +41,19 @@ func TestExactFindsEveryDuplicate(t *testing.T) {
 			}
 		}
 		var got []uint32
-		tbl.Exact([]byte(text), func(o uint32) bool { got = append(got, o); return true })
+		tbl.Exact([]byte(text), func(o uint32, id int64) bool {
+			if id != tbl.ID(o) {
+				t.Errorf("Exact(%q): ordinal %d with ID %d, its cell says %d", text, o, id, tbl.ID(o))
+			}
+			got = append(got, o)
+			return true
+		})
 		if !slices.Equal(got, want) {
 			t.Errorf("Exact(%q) = %d ordinals, want %d (%v / %v)", text, len(got), len(want), head(got), head(want))
 		}
 		if len(want) > 2 { // stopping early stops
 			n := 0
-			tbl.Exact([]byte(text), func(uint32) bool { n++; return n < 2 })
+			tbl.Exact([]byte(text), func(uint32, int64) bool { n++; return n < 2 })
 			if n != 2 {
 				t.Errorf("Exact(%q) went on after fn said stop (%d calls)", text, n)
 			}
@@ -116,7 +122,7 @@ func TestLoadAnswersAsOpen(t *testing.T) {
 			out = append(out, fmt.Sprintf("%d:%d:%s", m, tbl.ID(o), tbl.Name(o)))
 			return true
 		})
-		tbl.Exact([]byte(text), func(o uint32) bool { out = append(out, fmt.Sprint("=", tbl.ID(o))); return true })
+		tbl.Exact([]byte(text), func(_ uint32, id int64) bool { out = append(out, fmt.Sprint("=", id)); return true })
 		return out
 	}
 	found := 0

@@ -65,18 +65,18 @@ func (f *Filter) denied(o uint32) bool {
 }
 
 // Strict calls fn with the ordinals f lets through whose folded name
-// equals text, ascending, until fn returns false.
-func (t *Table) Strict(text []byte, f *Filter, st *Stats, fn func(o uint32) bool) {
+// equals text, ascending, and their IDs, until fn returns false.
+func (t *Table) Strict(text []byte, f *Filter, st *Stats, fn func(o uint32, id int64) bool) {
 	if f == nil {
 		f = &Filter{}
 	}
-	t.Exact(text, func(o uint32) bool {
+	t.Exact(text, func(o uint32, id int64) bool {
 		st.Candidates++
 		if f.denied(o) {
 			return true
 		}
 		st.Verified++
-		return fn(o)
+		return fn(o, id)
 	})
 }
 

@@ -60,8 +60,8 @@ func BenchmarkExactTable(b *testing.B) {
 	var sum int64
 	for b.Loop() {
 		n := 0
-		tbl.Exact(texts[i%len(texts)], func(o uint32) bool {
-			sum += tbl.ID(o)
+		tbl.Exact(texts[i%len(texts)], func(_ uint32, id int64) bool {
+			sum += id
 			n++
 			return n < 500
 		})

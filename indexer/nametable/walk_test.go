@@ -81,7 +81,7 @@ func TestWalkFilters(t *testing.T) {
 				t.Errorf("character %d, contains %q: %d ordinals, want %d", character, text, len(got), len(want))
 			}
 			got = got[:0]
-			tbl.Strict([]byte(text), &f, &st, func(o uint32) bool { got = append(got, o); return true })
+			tbl.Strict([]byte(text), &f, &st, func(o uint32, _ int64) bool { got = append(got, o); return true })
 			if !slices.Equal(got, wantStrict) {
 				t.Errorf("character %d, strict %q: %v, want %v", character, text, got, wantStrict)
 			}

@@ -67,7 +67,7 @@ func Write(ctx context.Context, path string, entries []Entry, access Access, mas
 		return fmt.Errorf("table %s: %w", path, err)
 	}
 	var quads, prefix4 lists
-	if magic == tableMagicV5 {
+	if magic == tableMagicV6 || magic == tableMagicV5 {
 		pace.Pace(ctx)
 		if quads, err = blob.addLists(ctx, entries, quadsOf, grams.implies); err != nil {
 			return fmt.Errorf("table %s: %w", path, err)
@@ -98,7 +98,7 @@ func Write(ctx context.Context, path string, entries []Entry, access Access, mas
 		}
 	}
 	switch magic {
-	case tableMagicV5, tableMagicV4:
+	case tableMagicV6, tableMagicV5, tableMagicV4:
 		secs[secCells], secs[secBands], secs[secNames], secs[secOverflow] = writeCells(entries, base, planBands(entries))
 	case tableMagicV3:
 		ids, offsets := nameIndex(entries)
@@ -122,6 +122,9 @@ func Write(ctx context.Context, path string, entries []Entry, access Access, mas
 	secs[secDupKeys] = raw(disk.AsBytes(dups.keys))
 	secs[secDupOffs] = raw(disk.AsBytes(dups.offs))
 	secs[secDupList] = raw(disk.AsBytes(dups.list))
+	if magic == tableMagicV6 {
+		secs[secDupIDs] = raw(disk.AsBytes(dupIDs(entries, dups.list, base)))
+	}
 	secs[secBitmaps] = blob.copyTo
 	return writeFile(path, magic, uint64(len(entries)), &secs)
 }
@@ -292,13 +295,23 @@ func accessLists(entries []Entry, access Access) map[int64]*roaring.Bitmap {
 	return lists
 }
 
+// dupIDs is the IDs of the ordinals in list less base (secDupIDs), for
+// entries in ordinal order whose IDs fit a uint32 from base.
+func dupIDs(entries []Entry, list []uint32, base int64) []uint32 {
+	ids := make([]uint32, len(list))
+	for i, o := range list {
+		ids[i] = uint32(entries[o].ID - base)
+	}
+	return ids
+}
+
 // writeOrder is the order sections lie in the file. The bitmaps stay last:
 // their offsets count from the start of their section, found from the end.
 var writeOrder = [secCount]int{
 	secIDs, secOffsets, secNames, secSlots,
 	secGramKeys, secGramOffs, secPrefixKeys, secPrefixOffs, secAccessKeys, secAccessOffs,
 	secMask, secDupKeys, secDupOffs, secDupList, secOverflow,
-	secQuadKeys, secQuadOffs, secPrefix4Keys, secPrefix4Offs,
+	secQuadKeys, secQuadOffs, secPrefix4Keys, secPrefix4Offs, secDupIDs,
 	secBitmaps,
 }
 

@@ -12,7 +12,7 @@ import (
 type Namesakes interface {
 	Len() int
 	Repeats(fn func(o uint32)) bool
-	Exact(text []byte, fn func(o uint32) bool)
+	Exact(text []byte, fn func(o uint32, id int64) bool)
 }
 
 // KeepFirsts has the index's walks read, of each word's ordinals, only
@@ -85,7 +85,7 @@ func (s *searcher) namesake(o uint32, name []byte) (uint32, bool) {
 		return 0, false
 	}
 	found, ok := uint32(0), false
-	s.x.same.Exact(name, func(d uint32) bool {
+	s.x.same.Exact(name, func(d uint32, _ int64) bool {
 		if d > o && !s.skip(d) {
 			found, ok = d, true
 		}

@@ -19,9 +19,9 @@ func (n names) Repeats(fn func(o uint32)) bool {
 	return true
 }
 
-func (n names) Exact(text []byte, fn func(o uint32) bool) {
+func (n names) Exact(text []byte, fn func(o uint32, id int64) bool) {
 	for o, name := range n {
-		if name == string(text) && !fn(uint32(o)) {
+		if name == string(text) && !fn(uint32(o), int64(o)) {
 			return
 		}
 	}

@@ -336,7 +336,7 @@ func (e *tableQuery) term(q bquery.Query, field, term string, boost float64) (*r
 		f := nametable.Filter{Hide: e.tv.hide}
 		var st nametable.Stats
 		if len(term) > 0 {
-			e.tv.t.Strict([]byte(term), &f, &st, func(o uint32) bool { out.Add(o); return true })
+			e.tv.t.Strict([]byte(term), &f, &st, func(o uint32, _ int64) bool { out.Add(o); return true })
 		}
 		e.score(q, out, field, nil, boost)
 		return out, nil
