@@ -14,7 +14,7 @@ import (
 // path of its request list (a Lua file of quoted paths, one-edit typos of
 // real names) in turn, through the router, cache and rate limits off,
 // over an existing data directory opened as gds serve opens it by default
-// (tables, stores and typo indexes in memory while they fit an eighth of
+// (tables, stores and typo indexes in memory while they fit a seventh of
 // the machine's memory; GDS_BENCH_HOLD=tables holds the tables and their
 // typo indexes whatever their size), written out as net/http would write
 // it (wireWriter), after a first pass over the list (the pages of the

@@ -14,9 +14,11 @@ import (
 // (Options.TablesInMemoryAuto, StoresInMemoryAuto) take together at most
 // 1/AutoHoldShare of the memory the process may use (memoryBudget). At
 // 10M characters the name tables, record stores and typo indexes take
-// 1.26 GB, within an eighth of a 16 GiB machine; at 50M the tables alone
-// take 2.75 GB, an eighth of a 24 GiB machine.
-const AutoHoldShare = 8
+// 1.26 GB, within a seventh of a 16 GiB machine; at 50M the tables alone
+// take 3.29 GB, within a seventh of a 24 GiB machine (3.6 GB) but not an
+// eighth, and a search of tables mapped rather than held is far slower
+// (docs/performance.md).
+const AutoHoldShare = 7
 
 // memoryBudget is the memory the process may use, in bytes: the
 // machine's (MemTotal), or its cgroup's limit when that is lower; 0 when

@@ -138,11 +138,11 @@ func parseServeConfig(env *Env, args []string) (serveConfig, error) {
 	fs.Var(&c.TablesInMemory, "tables-in-memory", "true, false or auto: read the live generation's name tables into memory, in huge pages where the system has them, "+
 		"instead of mapping their files (false: mapped); contains searches are faster, the memory the same but not the kernel's to reclaim; "+
 		"true holds their typo indexes too, false maps those unpopulated; auto (the default): the tables, then the stores (--stores-in-memory auto), "+
-		"then the typo indexes, each while it fits what those before it left of an eighth of the memory the process may use (the machine's, or its cgroup's limit)")
+		"then the typo indexes, each while it fits what those before it left of a seventh of the memory the process may use (the machine's, or its cgroup's limit)")
 	c.StoresInMemory = holdAuto
 	fs.Var(&c.StoresInMemory, "stores-in-memory", "true, false or auto: read what record lookups read (the live generation's record stores but their hashes) into memory, "+
 		"in huge pages where the system has them, instead of mapping their files: a lookup never waits for the disk, for about 33 bytes a character of memory the kernel cannot reclaim; "+
-		"auto (the default): when the stores fit what the tables held in memory left of an eighth of the memory the process may use (the machine's, or its cgroup's limit), else mapped")
+		"auto (the default): when the stores fit what the tables held in memory left of a seventh of the memory the process may use (the machine's, or its cgroup's limit), else mapped")
 	fs.IntVar(&c.GCPercent, "gc-percent", indexer.DefaultServeGCPercent, "Go's GOGC for the server: its heap holds little (the tables and stores are outside it), "+
 		"so collecting less often saves CPU on every request; a soft memory limit of 2.5 GiB (at most half the machine's) bounds it while a build runs in the server "+
 		"(100 is Go's default; a GOGC variable in the environment wins, a GOMEMLIMIT one replaces the soft limit)")
