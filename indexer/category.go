@@ -8,10 +8,13 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"gds/indexer/nametable"
+	"gds/indexer/pace"
 	"gds/snapshots"
 	"gds/snapshots/disk"
 )
@@ -65,7 +68,7 @@ func (b *builder) buildCategory(cat snapshots.Category, docs []docInfo, cols *ta
 	job := &tableJob{cat: cat, n: len(docs), shards: shards, done: make(chan struct{})}
 	go func(ctx context.Context, docs []docInfo) { // docs an argument, not captured: writeTables lets go of it
 		defer close(job.done)
-		job.langs, job.err = writeTables(ctx, cdir, docs, cols, !patch)
+		job.langs, job.err = writeTables(pace.WithWork(ctx, &job.work), cdir, docs, cols, !patch)
 	}(b.ctx, docs)
 	if !patch {
 		b.tables = append(b.tables, job)
@@ -88,15 +91,44 @@ type tableJob struct {
 	done      chan struct{}
 	langs     []string
 	err       error
+	// work counts the names the job has gone over, tableSteps times each
+	// (pace.Worked): its progress while finishTable waits for it.
+	work atomic.Int64
 }
 
-// finishTable waits for a category's tables and records them in the
-// generation's meta.
+// tableSteps is how many times writeTables goes over a category's names
+// (pace.Worked): its value columns, the table's steps
+// (nametable.WriteSteps) and the typo index. Its language overlays come
+// on top, at the end.
+const tableSteps = 1 + nametable.WriteSteps + 1
+
+// tablesReportEvery is how often finishTable reports a job's progress
+// while it waits for it.
+const tablesReportEvery = time.Second
+
+// progress is how far the job is, in names.
+func (job *tableJob) progress() Progress {
+	done := min(job.work.Load()/tableSteps, int64(job.n))
+	return Progress{Phase: "tables", Kind: string(job.cat), Done: done, Total: int64(job.n)}
+}
+
+// finishTable waits for a category's tables, reporting their progress,
+// and records them in the generation's meta.
 func (b *builder) finishTable(job *tableJob) error {
-	<-job.done
+	tick := time.NewTicker(tablesReportEvery)
+	defer tick.Stop()
+	for waiting := true; waiting; {
+		select {
+		case <-job.done:
+			waiting = false
+		case <-tick.C:
+			b.report(job.progress())
+		}
+	}
 	if job.err != nil {
 		return job.err
 	}
+	b.report(Progress{Phase: "tables", Kind: string(job.cat), Done: int64(job.n), Total: int64(job.n)})
 	b.meta.Counts[job.cat] = job.n
 	if len(job.langs) > 0 {
 		b.meta.Languages[job.cat] = job.langs

@@ -12,6 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2/numeric"
 
 	"gds/indexer/nametable"
+	"gds/indexer/pace"
 	"gds/indexer/valuecol"
 	"gds/snapshots"
 	"gds/snapshots/reinforce"
@@ -322,6 +323,7 @@ func writeTable(ctx context.Context, path string, entries []nametable.Entry, acc
 	if err := valuecol.WriteEach(ColumnsPath(path), len(entries), cols.specs(), load); err != nil {
 		return err
 	}
+	pace.Worked(ctx, len(entries))
 	if err := nametable.Write(ctx, path, entries, access, mask); err != nil {
 		return err
 	}

@@ -37,7 +37,11 @@ func writeTypos(ctx context.Context, table string, entries []nametable.Entry, ti
 		}
 	}
 	pace.Pace(ctx)
-	return typo.WriteEach(TypoPath(table), len(entries), func(o int) string { return entries[o].Folded }, ticks)
+	if err := typo.WriteEach(TypoPath(table), len(entries), func(o int) string { return entries[o].Folded }, ticks); err != nil {
+		return err
+	}
+	pace.Worked(ctx, len(entries))
+	return nil
 }
 
 // tickersOf returns the tickers of docs by ID, or nil when none has one

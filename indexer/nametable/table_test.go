@@ -6,9 +6,11 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"gds/indexer/nametable"
+	"gds/indexer/pace"
 	"gds/snapshots/synth"
 )
 
@@ -161,4 +163,21 @@ func openTable(t *testing.T, path string) *nametable.Table {
 	}
 	t.Cleanup(func() { tbl.Close() })
 	return tbl
+}
+
+// Write counts its names once a step in its context's work count, the
+// progress a build shows while a large table is written.
+func TestWriteCountsItsSteps(t *testing.T) {
+	var entries []nametable.Entry
+	for i := range 2000 {
+		entries = append(entries, nametable.Entry{ID: int64(90000000 + i), Folded: fmt.Sprintf("pilot %d", i%700)})
+	}
+	var work atomic.Int64
+	path := filepath.Join(t.TempDir(), "t.tbl")
+	if err := nametable.Write(pace.WithWork(context.Background(), &work), path, entries, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := work.Load(), int64(nametable.WriteSteps*len(entries)); got != want {
+		t.Fatalf("counted %d units of work, want %d", got, want)
+	}
 }

@@ -32,14 +32,18 @@ type Access map[int64][]int64
 // fastest) and their access lists (nil for a kind without them) and
 // writes it to path atomically, leaving entries in ordinal order. mask,
 // when set, is stored as the overlay mask. ctx's pacer (a build in a
-// server) is asked between the steps and while the postings are built.
+// server) is asked between the steps and while the postings are built;
+// ctx's work count (pace.Worked) gains the number of entries after each
+// of the WriteSteps steps.
 func Write(ctx context.Context, path string, entries []Entry, access Access, mask *roaring.Bitmap) error {
 	if err := checkNames(entries); err != nil {
 		return fmt.Errorf("table %s: %w", path, err)
 	}
+	worked := func() { pace.Worked(ctx, len(entries)) }
 	rankOrder(entries)
 	pace.Pace(ctx)
 	slots, dups := strictIndex(entries)
+	worked()
 	pace.Pace(ctx)
 	magic := tableMagic
 	base, narrow := idBase(entries)
@@ -61,21 +65,25 @@ func Write(ctx context.Context, path string, entries []Entry, access Access, mas
 	if err != nil {
 		return fmt.Errorf("table %s: %w", path, err)
 	}
+	worked()
 	pace.Pace(ctx)
 	prefix, err := blob.addLists(ctx, entries, prefixOf, nil)
 	if err != nil {
 		return fmt.Errorf("table %s: %w", path, err)
 	}
+	worked()
 	var quads, prefix4 lists
 	if magic == tableMagicV6 || magic == tableMagicV5 {
 		pace.Pace(ctx)
 		if quads, err = blob.addLists(ctx, entries, quadsOf, grams.implies); err != nil {
 			return fmt.Errorf("table %s: %w", path, err)
 		}
+		worked()
 		pace.Pace(ctx)
 		if prefix4, err = blob.addLists(ctx, entries, prefix4Of, nil); err != nil {
 			return fmt.Errorf("table %s: %w", path, err)
 		}
+		worked()
 	}
 	blob.bufs = nil // the runs' buffers, free before the cells are built
 	accessKeys, accessOffs, err := blob.addAccess(accessLists(entries, access))
@@ -126,8 +134,18 @@ func Write(ctx context.Context, path string, entries []Entry, access Access, mas
 		secs[secDupIDs] = raw(disk.AsBytes(dupIDs(entries, dups.list, base)))
 	}
 	secs[secBitmaps] = blob.copyTo
-	return writeFile(path, magic, uint64(len(entries)), &secs)
+	if err := writeFile(path, magic, uint64(len(entries)), &secs); err != nil {
+		return err
+	}
+	worked()
+	return nil
 }
+
+// WriteSteps is how many times Write adds its number of entries to its
+// context's work count (pace.Worked): after the name hash table, after
+// each of the four kinds of posting lists, and once the file is written.
+// A table of an older layout (tests) counts fewer.
+const WriteSteps = 6
 
 // namesPerPace is how many names a goroutine building postings adds
 // between two questions to its build's pacer.

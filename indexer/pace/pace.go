@@ -2,7 +2,8 @@
 // answer quickly (a server's searches). A build carries its Pacer in its
 // context; the loops call Pace between units of work (a batch of records,
 // names or documents) and so reach every package of the indexer without a
-// parameter of their own.
+// parameter of their own. The same context carries a count of the work
+// done by steps that report no progress of their own (Worked).
 package pace
 
 import "context"

@@ -2,6 +2,7 @@ package pace
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 )
 
@@ -27,5 +28,18 @@ func TestPace(t *testing.T) {
 	}
 	if c.n != 1+3 {
 		t.Errorf("paced %d times, want once plus every third of 10 calls", c.n)
+	}
+}
+
+// Worked adds to the counter its context carries, and is a no-op without
+// one.
+func TestWorked(t *testing.T) {
+	Worked(context.Background(), 5)
+	var done atomic.Int64
+	ctx := WithWork(With(context.Background(), &counter{}), &done)
+	Worked(ctx, 5)
+	Worked(ctx, 7)
+	if done.Load() != 12 {
+		t.Errorf("counted %d units of work, want 12", done.Load())
 	}
 }
