@@ -479,6 +479,7 @@ func (m *Manager) buildSearch(j *job, req BuildRequest, ph *phase1) (*Generation
 	final := generationDir(m.opts.DataDir, id)
 	started := m.now()
 	b := &builder{ctx: j.ctx, opts: m.opts, snap: snap, prev: prev, full: full, dir: tmp, progress: progress, log: m.log}
+	defer raiseMemoryLimit(snap.Records())()
 	b.meta = Meta{ID: id, Snapshot: req.Snapshot, SnapshotHash: snap.Hash, Fold: nametable.FoldVersion, Typos: typo.Version,
 		SnapshotSource: snap.Manifest.Source, SnapshotCreated: snap.Manifest.Created, BleveBatch: m.opts.BatchSize}
 	if err := b.run(); err != nil {

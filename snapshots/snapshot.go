@@ -185,6 +185,15 @@ func (s *Snapshot) Has(k Kind) bool { _, ok := s.Manifest.Files[k]; return ok }
 // Count returns the number of records of kind k (0 when absent).
 func (s *Snapshot) Count(k Kind) int64 { return s.Manifest.Files[k].Records }
 
+// Records returns the number of records of every kind.
+func (s *Snapshot) Records() int64 {
+	var n int64
+	for _, fi := range s.Manifest.Files {
+		n += fi.Records
+	}
+	return n
+}
+
 // Line is one raw record as read from a file.
 type Line struct {
 	// Number is the 1-based line number in the file.
