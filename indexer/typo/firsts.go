@@ -2,6 +2,7 @@ package typo
 
 import (
 	"fmt"
+	"unsafe"
 
 	"gds/snapshots/disk"
 )
@@ -42,6 +43,7 @@ func (x *Index) KeepFirsts(t Namesakes) error {
 	}
 	first := func(o uint32) bool { return repeat[o/64]&(1<<(o%64)) == 0 }
 	offs := make([]uint32, len(x.postOffs))
+	read := releaseBehind(x, x.posts)
 	for w := range x.Words() {
 		k := uint32(0)
 		for _, o := range x.postings(uint32(w)) {
@@ -50,6 +52,7 @@ func (x *Index) KeepFirsts(t Namesakes) error {
 			}
 		}
 		offs[w+1] = offs[w] + k
+		read(int(x.postOffs[w+1]))
 	}
 	// Outside the heap: at the server's --gc-percent the collector would
 	// let the heap grow to several times these lists before it ran.
@@ -61,17 +64,54 @@ func (x *Index) KeepFirsts(t Namesakes) error {
 	heldOffs, posts := all[:len(offs)], all[len(offs):]
 	copy(heldOffs, offs)
 	i := 0
-	for _, o := range x.posts {
+	read = releaseBehind(x, x.posts)
+	for j, o := range x.posts {
 		if first(o) {
 			posts[i] = o
 			i++
+		}
+		if j%releaseStretch == 0 {
+			read(j)
 		}
 	}
 	if x.freeFirsts != nil {
 		_ = x.freeFirsts()
 	}
 	x.postOffs, x.posts, x.same, x.freeFirsts = heldOffs, posts, t, free
+	if x.lazy {
+		// The whole lists were read to copy the firsts: their pages leave
+		// the resident set again, as after Open's check (at 50M names
+		// 388 MiB that searches never read).
+		disk.Release(x.mapped)
+	}
 	return nil
+}
+
+// releaseStretch is how many postings (4 bytes each) the check and
+// KeepFirsts read between two releases of the pages behind them
+// (releaseBehind): 16 MiB. A variable, so that a test can release often.
+var releaseStretch = 4 << 20
+
+// releaseBehind returns the function to call with how many entries of
+// section s (of x.mapped) have been read in order: in an index
+// opened lazily it releases their pages (disk.ReleasePages) a stretch at
+// a time, so that a pass over a section does not hold it all resident at
+// once, nor add it to the process's peak at a server's start. Elsewhere
+// it does nothing.
+func releaseBehind[T uint32 | uint64](x *Index, s []T) func(read int) {
+	mapped := x.mapped
+	if !x.lazy || len(s) == 0 || len(mapped) == 0 {
+		return func(int) {}
+	}
+	size := int(unsafe.Sizeof(s[0]))
+	base := int(uintptr(unsafe.Pointer(&s[0])) - uintptr(unsafe.Pointer(&mapped[0])))
+	done := base
+	return func(read int) {
+		if at := base + size*read; at-done >= 4*releaseStretch {
+			disk.ReleasePages(mapped, done, at)
+			done = at
+		}
+	}
 }
 
 // namesake returns the ordinal a walk reports for the first o of a name:

@@ -30,8 +30,12 @@ func (n names) Exact(text []byte, fn func(o uint32, id int64) bool) {
 // An index keeping only each name's first ordinal finds what the whole
 // lists find, one hit a name: the first ordinal of it the whole lists'
 // hits hold, at the same distance, in the same order; with the first
-// hidden, the first namesake left.
+// hidden, the first namesake left. The index is mapped (Open), and
+// KeepFirsts releases the pages it has read every 1,024 postings: what it
+// kept and what searches read again come back from the file.
 func TestKeepFirstsFindsEachNameOnce(t *testing.T) {
+	defer func(s int) { releaseStretch = s }(releaseStretch)
+	releaseStretch = 1024
 	rng := rand.New(rand.NewPCG(8, 2))
 	distinct := testNames(600, 4)
 	ns := make(names, 0, 3000)
@@ -43,6 +47,9 @@ func TestKeepFirstsFindsEachNameOnce(t *testing.T) {
 	kept := writeIndex(t, ns, nil)
 	if err := kept.KeepFirsts(ns); err != nil {
 		t.Fatal(err)
+	}
+	if !kept.lazy || len(whole.posts) < 4*releaseStretch {
+		t.Fatalf("%d postings, lazy %v: KeepFirsts releases no page", len(whole.posts), kept.lazy)
 	}
 	if len(kept.posts) >= len(whole.posts) {
 		t.Fatalf("the firsts' lists hold %d ordinals, the whole %d", len(kept.posts), len(whole.posts))

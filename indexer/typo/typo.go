@@ -68,6 +68,11 @@ type Index struct {
 	ticks    []byte
 	tickOrds []uint32
 	loaded   *disk.Loaded
+	// lazy: the index is a mapping of its file (Open), whose pages a
+	// read that goes over them releases behind it (releaseBehind); mapped
+	// is that mapping, whole.
+	lazy   bool
+	mapped []byte
 	// same is the table when posts keep only the first ordinal of each
 	// name (KeepFirsts).
 	same Namesakes
@@ -81,7 +86,7 @@ type Index struct {
 // then leave the process's resident set (disk.Release), kept by the page
 // cache for as long as the kernel likes.
 func Open(path string, n int) (*Index, error) {
-	x, err := open(path, n, disk.LoadLazily)
+	x, err := open(path, n, disk.LoadLazily, true)
 	if err != nil {
 		return nil, err
 	}
@@ -91,14 +96,16 @@ func Open(path string, n int) (*Index, error) {
 
 // Load reads the typo index at path into memory (as nametable.Load does
 // for tables).
-func Load(path string, n int) (*Index, error) { return open(path, n, disk.Load) }
+func Load(path string, n int) (*Index, error) { return open(path, n, disk.Load, false) }
 
-func open(path string, n int, load func(string) (*disk.Loaded, error)) (*Index, error) {
+// open loads the index at path; lazy says load maps it, so that the
+// check releases the pages it has read as it goes (releaseBehind).
+func open(path string, n int, load func(string) (*disk.Loaded, error), lazy bool) (*Index, error) {
 	l, err := load(path)
 	if err != nil {
 		return nil, err
 	}
-	x, err := Parse(l.Bytes, n)
+	x, err := parse(l.Bytes, n, lazy)
 	if err != nil {
 		l.Close()
 		return nil, fmt.Errorf("typo index %s: %w", path, err)
@@ -113,7 +120,11 @@ var ErrCorrupt = errors.New("not a valid typo index")
 
 // Parse reads an index from b (which it aliases), checking every offset so
 // that no lookup can read outside it; n is its table's number of ordinals.
-func Parse(b []byte, n int) (*Index, error) {
+func Parse(b []byte, n int) (*Index, error) { return parse(b, n, false) }
+
+// parse is Parse; lazy says b is a mapping whose pages the check may
+// release as it reads them.
+func parse(b []byte, n int, lazy bool) (*Index, error) {
 	if len(b) < headerLen || string(b[:len(magic)]) != magic {
 		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
 	}
@@ -129,7 +140,7 @@ func Parse(b []byte, n int) (*Index, error) {
 		}
 		secs[i] = b[off : off+ln]
 	}
-	x := &Index{n: n, words: secs[secWords], ticks: secs[secTicks]}
+	x := &Index{n: n, words: secs[secWords], ticks: secs[secTicks], lazy: lazy, mapped: b}
 	x.wordOffs = fromBytes[uint32](secs[secWordOffs])
 	x.postOffs = fromBytes[uint32](secs[secPostOffs])
 	x.posts = fromBytes[uint32](secs[secPosts])
@@ -155,6 +166,7 @@ func (x *Index) check() error {
 	if err := ascending(x.postOffs, len(x.posts)); err != nil {
 		return fmt.Errorf("postings: %v", err)
 	}
+	read := releaseBehind(x, x.posts)
 	for i := range w {
 		list := x.posts[x.postOffs[i]:x.postOffs[i+1]]
 		for j, o := range list {
@@ -162,6 +174,7 @@ func (x *Index) check() error {
 				return fmt.Errorf("postings of word %d are not ascending ordinals", i)
 			}
 		}
+		read(int(x.postOffs[i+1]))
 	}
 	nb := len(x.buckets) - 1
 	if nb < 1 || nb&(nb-1) != 0 {
@@ -171,12 +184,14 @@ func (x *Index) check() error {
 	if err := ascending(x.buckets, len(x.deletes)); err != nil {
 		return fmt.Errorf("buckets: %v", err)
 	}
+	read = releaseBehind(x, x.deletes)
 	for b := range nb {
 		for _, e := range x.deletes[x.buckets[b]:x.buckets[b+1]] {
 			if int(uint32(e)) >= w || int(uint32(e>>32)>>x.bucketSh) != b {
 				return errors.New("a deletion entry is out of place")
 			}
 		}
+		read(int(x.buckets[b+1]))
 	}
 	t := len(x.tickOffs) - 1
 	if t < 0 || len(x.tickOrds) != t {
