@@ -78,7 +78,7 @@ func (x *Index) KeepFirsts(t Namesakes) error {
 		_ = x.freeFirsts()
 	}
 	x.postOffs, x.posts, x.same, x.freeFirsts = heldOffs, posts, t, free
-	if x.lazy {
+	if x.mapped != nil {
 		// The whole lists were read to copy the firsts: their pages leave
 		// the resident set again, as after Open's check (at 50M names
 		// 388 MiB that searches never read).
@@ -100,7 +100,7 @@ var releaseStretch = 4 << 20
 // it does nothing.
 func releaseBehind[T uint32 | uint64](x *Index, s []T) func(read int) {
 	mapped := x.mapped
-	if !x.lazy || len(s) == 0 || len(mapped) == 0 {
+	if len(s) == 0 || len(mapped) == 0 {
 		return func(int) {}
 	}
 	size := int(unsafe.Sizeof(s[0]))

@@ -68,10 +68,9 @@ type Index struct {
 	ticks    []byte
 	tickOrds []uint32
 	loaded   *disk.Loaded
-	// lazy: the index is a mapping of its file (Open), whose pages a
-	// read that goes over them releases behind it (releaseBehind); mapped
-	// is that mapping, whole.
-	lazy   bool
+	// mapped is the whole mapping of the index's file when it was opened
+	// lazily (Open), whose pages a read that goes over them releases
+	// behind it (releaseBehind); nil when it is held in memory.
 	mapped []byte
 	// same is the table when posts keep only the first ordinal of each
 	// name (KeepFirsts).
@@ -140,7 +139,10 @@ func parse(b []byte, n int, lazy bool) (*Index, error) {
 		}
 		secs[i] = b[off : off+ln]
 	}
-	x := &Index{n: n, words: secs[secWords], ticks: secs[secTicks], lazy: lazy, mapped: b}
+	x := &Index{n: n, words: secs[secWords], ticks: secs[secTicks]}
+	if lazy {
+		x.mapped = b
+	}
 	x.wordOffs = fromBytes[uint32](secs[secWordOffs])
 	x.postOffs = fromBytes[uint32](secs[secPostOffs])
 	x.posts = fromBytes[uint32](secs[secPosts])
@@ -240,7 +242,7 @@ func (x *Index) Close() error {
 		return nil
 	}
 	l := x.loaded
-	x.loaded = nil
+	x.loaded, x.mapped = nil, nil
 	return l.Close()
 }
 
