@@ -309,23 +309,17 @@ func (b *builder) patchCategory(cat snapshots.Category, rd readResult, early *sh
 // the previous columns, the upserts' from their records). It returns the
 // delta's size, or -1 when it wrote no delta.
 func patchTables(ctx context.Context, prev *CategoryTables, prevDir, cdir string, cat snapshots.Category, upserts []docInfo, upsertCols *tableColumns, ch change, want int) (int, error) {
-	changed := make(map[int64]struct{}, ch.size())
-	for _, id := range ch.upserts {
-		changed[id] = struct{}{}
-	}
-	for _, id := range ch.deletes {
-		changed[id] = struct{}{}
-	}
-	isChanged := func(id int64) bool { _, ok := changed[id]; return ok }
+	changed := newIDSet(ch.upserts, ch.deletes)
+	isChanged := changed.has
 	tickers := keptTickers(prev, upserts)
 	base := prev.Base
 	mask := roaring.New()
 	if prev.Delta != nil && prev.Delta.Mask() != nil {
 		mask = prev.Delta.Mask().Clone()
 	}
-	if len(changed) > 0 {
+	if changed.len() > 0 {
 		for o := range uint32(base.Len()) {
-			if _, ok := changed[base.ID(o)]; ok {
+			if changed.has(base.ID(o)) {
 				mask.Add(o)
 			}
 		}

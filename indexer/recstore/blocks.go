@@ -141,13 +141,6 @@ func (b *blockReader) locate(i int) (blk uint32, slot int, ok bool) {
 	return uint32(j), i - int(b.starts[j]), true
 }
 
-// loc is record i's location as a GDSSTO03 index holds it (block <<
-// blockShift | slot), for a delta writer keeping the record where it is.
-func (b *blockReader) loc(i int) (uint32, bool) {
-	blk, slot, ok := b.locate(i)
-	return blk<<blockShift | uint32(slot), ok
-}
-
 // block is the block of record i; a damaged entry counts as past the base.
 func (b *blockReader) block(i int) uint32 {
 	blk, _, ok := b.locate(i)

@@ -160,14 +160,6 @@ func (s *Store) span(start, end uint64) []byte {
 	return s.delta[start:end]
 }
 
-// inDelta reports whether the record at position i lives in the delta file.
-func (s *Store) inDelta(i int) bool {
-	if s.blk != nil {
-		return s.blk.block(i) >= s.blk.baseBlocks
-	}
-	return s.starts[i] >= s.baseSize
-}
-
 // Compressed reports whether the store is in the current (block) format,
 // which an incremental build can add a delta to.
 func (s *Store) Compressed() bool { return s.blk != nil && s.blk.bare }

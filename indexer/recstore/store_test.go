@@ -476,7 +476,7 @@ func FuzzStoreParse(f *testing.F) {
 		defer s.Close()
 		for i := range min(s.Len(), 200) {
 			s.Key(i)
-			s.inDelta(i)
+			s.Split(i)
 			s.Read(i, func([]byte) error { return nil })
 		}
 	})

@@ -31,9 +31,11 @@ type Writer struct {
 	delta    bool
 	// split: a delta writer that keeps the base's index and writes an
 	// index delta (indexdelta.go); deltaN counts the records it holds.
-	split     bool
-	deltaN    int
-	prev      *Store // the previous store, when records are kept from it
+	split  bool
+	deltaN int
+	prev   *Store // the previous store, when records are kept from it
+	// prevLoc walks prev's locations in order, for Keep.
+	prevLoc   func(i int) (uint32, bool)
 	prevGroup map[string][]int64
 	groups    map[string][]int64
 }
@@ -183,7 +185,7 @@ func (sw *Writer) addHashed(key int64, raw []byte, hash uint64) error {
 func (sw *Writer) IndexDelta() (records int, ok bool) { return sw.deltaN, sw.split }
 
 // Keep carries the previous store's record at position pi over unchanged;
-// raw is its line (the same bytes). A delta writer leaves a record of the
+// raw is its line (the same bytes); pi ascends from call to call. A delta writer leaves a record of the
 // shared base where it is and copies one of the previous delta; a full
 // writer writes it again. Its group keys come along.
 func (sw *Writer) Keep(pi int, raw []byte) error {
@@ -192,12 +194,14 @@ func (sw *Writer) Keep(pi int, raw []byte) error {
 	switch {
 	case !sw.delta:
 		err = sw.Add(p.Key(pi), raw) // hashed anew: p may use the old hash
-	case p.inDelta(pi):
-		err = sw.addHashed(p.Key(pi), raw, p.Hash(pi))
 	default:
-		loc, ok := p.blk.loc(pi)
-		if !ok {
-			return ErrDamagedRecord
+		if sw.prevLoc == nil {
+			sw.prevLoc = p.blk.locsInOrder()
+		}
+		loc, ok := sw.prevLoc(pi)
+		if !ok || loc>>blockShift >= p.blk.baseBlocks { // in the previous delta (or damaged): written again
+			err = sw.addHashed(p.Key(pi), raw, p.Hash(pi))
+			break
 		}
 		sw.keys.add(p.Key(pi))
 		sw.locs.add(loc)
@@ -206,8 +210,10 @@ func (sw *Writer) Keep(pi int, raw []byte) error {
 	if err != nil {
 		return err
 	}
-	for name, keys := range sw.prevGroup {
-		sw.Group(name, keys[pi])
+	if len(sw.prevGroup) > 0 {
+		for name, keys := range sw.prevGroup {
+			sw.Group(name, keys[pi])
+		}
 	}
 	return nil
 }
