@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"gds/snapshots/disk"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"unsafe"
+
+	"gds/snapshots/disk"
 )
 
 // writeStore writes records (keys ascending) as a full store in dir.

@@ -1,9 +1,10 @@
 package typo
 
 import (
-	"gds/snapshots"
 	"math/rand/v2"
 	"unicode/utf8"
+
+	"gds/snapshots"
 )
 
 // Named is a name with its ID, as a typo set is drawn from.
