@@ -288,59 +288,8 @@ func openGeneration(dir string, idle time.Duration, held inMemory) (*Generation,
 		cats = append(cats, string(cat))
 	}
 	g.held = held.plan(dir, cats)
-	for kind := range meta.Records {
-		s, err := recstore.Open(filepath.Join(dir, recordsDir), string(kind), g.held.stores, storeGroups(kind)...)
-		if err != nil {
-			return fail(err)
-		}
-		g.stores[kind] = s
-	}
-	if err := g.openAffiliations(); err != nil {
+	if err := g.openParts(); err != nil {
 		return fail(err)
-	}
-	openTable := nametable.Open
-	if g.held.tables {
-		openTable = nametable.Load
-	}
-	for cat, count := range meta.Counts {
-		ct := &CategoryTables{Overlays: map[string]*nametable.Table{}}
-		g.tables[cat] = ct
-		cdir := filepath.Join(dir, string(cat))
-		if ct.Base, err = openTable(filepath.Join(cdir, baseTable)); err != nil {
-			return fail(err)
-		}
-		names := ct.Base.Len()
-		if _, ok := meta.Deltas[cat]; ok {
-			if ct.Delta, err = openTable(filepath.Join(cdir, deltaTable)); err != nil {
-				return fail(err)
-			}
-			names += ct.Delta.Len() - ct.Delta.Masked()
-		}
-		if names != count {
-			return fail(fmt.Errorf("%s: tables hold %d names, meta says %d", cat, names, count))
-		}
-		if g.HasColumns() {
-			if ct.BaseColumns, err = openColumns(filepath.Join(cdir, baseTable), cat, ct.Base.Len(), meta.Fields); err != nil {
-				return fail(err)
-			}
-			if ct.Delta != nil {
-				if ct.DeltaColumns, err = openColumns(filepath.Join(cdir, deltaTable), cat, ct.Delta.Len(), meta.Fields); err != nil {
-					return fail(err)
-				}
-			}
-		}
-		for _, lang := range meta.Languages[cat] {
-			t, err := openTable(filepath.Join(cdir, lang+".tbl"))
-			if err != nil {
-				return fail(err)
-			}
-			ct.Overlays[lang] = t
-		}
-		if meta.Typos == typo.Version {
-			if err := ct.openTypos(cdir, g.held.typos); err != nil {
-				return fail(err)
-			}
-		}
 	}
 	return g, nil
 }
