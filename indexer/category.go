@@ -318,11 +318,7 @@ func patchTables(ctx context.Context, prev *CategoryTables, prevDir, cdir string
 		mask = prev.Delta.Mask().Clone()
 	}
 	if changed.len() > 0 {
-		for o := range uint32(base.Len()) {
-			if changed.has(base.ID(o)) {
-				mask.Add(o)
-			}
-		}
+		mask.AddMany(changed.ordinals(base))
 	}
 	// The delta's entries: the previous delta's unchanged ones, then the
 	// upserts; a new base puts the base's kept entries before them.

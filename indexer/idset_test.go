@@ -1,9 +1,15 @@
 package indexer
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
+	"slices"
 	"testing"
+
+	"gds/indexer/nametable"
 )
 
 // An idSet answers as the map of its IDs does: for IDs in it, for IDs
@@ -44,6 +50,46 @@ func TestIDSet(t *testing.T) {
 				t.Fatalf("n=%d: has(%d) = %v", n, id, !want[id])
 			}
 		}
+	}
+}
+
+// ordinals finds, ascending, every ordinal of a real table whose ID is in
+// the set, across the stretches it splits the table into.
+func TestIDSetOrdinals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const n = 200_000 // three stretches of 64Ki and more
+	entries := make([]nametable.Entry, n)
+	for i := range entries {
+		entries[i] = nametable.Entry{ID: 90_000_000 + int64(i)*3, Folded: nametable.Fold(fmt.Sprintf("pilot %x", rng.Uint64()))}
+	}
+	path := filepath.Join(t.TempDir(), "t.tbl")
+	if err := nametable.Write(context.Background(), path, entries, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := nametable.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Close()
+	var ids []int64
+	in := map[int64]bool{}
+	for range 5000 {
+		id := entries[rng.IntN(n)].ID
+		ids = append(ids, id, id+1) // and IDs the table lacks
+		in[id], in[id+1] = true, true
+	}
+	s := newIDSet(ids)
+	var want []uint32
+	for o := range uint32(tbl.Len()) {
+		if in[tbl.ID(o)] {
+			want = append(want, o)
+		}
+	}
+	if got := s.ordinals(tbl); !slices.Equal(got, want) {
+		t.Fatalf("ordinals: %d of them, want %d", len(got), len(want))
+	}
+	if len(want) < 4000 {
+		t.Fatalf("only %d ordinals to find", len(want))
 	}
 }
 
