@@ -23,8 +23,8 @@ import (
 // about half the time (docs/performance.md).
 //
 // Each goroutine fills only its own fields: the stores' goroutine g.stores
-// and g.affs, a category's its CategoryTables, made before it starts. On an error the parts
-// opened stay for g.close.
+// and g.affs, a category's goroutine its CategoryTables, made before it
+// starts. On an error the parts opened stay for g.close.
 func (g *Generation) openParts() error {
 	var eg errgroup.Group
 	eg.Go(g.openStores)

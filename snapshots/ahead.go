@@ -31,21 +31,21 @@ type chunk struct {
 }
 
 const (
-	hashChunk  = 1 << 20
-	hashChunks = 4
+	aheadChunk  = 1 << 20
+	aheadChunks = 4
 )
 
 // newAheadReader starts reading r; h, when not nil, hashes what is read.
 func newAheadReader(r io.Reader, h hash.Hash) *aheadReader {
 	hr := &aheadReader{
-		chunks: make(chan chunk, hashChunks),
-		free:   make(chan []byte, hashChunks+1),
+		chunks: make(chan chunk, aheadChunks),
+		free:   make(chan []byte, aheadChunks+1),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 		h:      h,
 	}
-	for range hashChunks + 1 {
-		hr.free <- make([]byte, hashChunk)
+	for range aheadChunks + 1 {
+		hr.free <- make([]byte, aheadChunk)
 	}
 	go hr.produce(r)
 	return hr

@@ -185,9 +185,10 @@ func (sw *Writer) addHashed(key int64, raw []byte, hash uint64) error {
 func (sw *Writer) IndexDelta() (records int, ok bool) { return sw.deltaN, sw.split }
 
 // Keep carries the previous store's record at position pi over unchanged;
-// raw is its line (the same bytes); pi ascends from call to call. A delta writer leaves a record of the
-// shared base where it is and copies one of the previous delta; a full
-// writer writes it again. Its group keys come along.
+// raw is its line (the same bytes); pi ascends from call to call. A delta
+// writer leaves a record of the shared base where it is and copies one of
+// the previous delta; a full writer writes it again. Its group keys come
+// along.
 func (sw *Writer) Keep(pi int, raw []byte) error {
 	p := sw.prev
 	var err error
@@ -210,7 +211,7 @@ func (sw *Writer) Keep(pi int, raw []byte) error {
 	if err != nil {
 		return err
 	}
-	if len(sw.prevGroup) > 0 {
+	if len(sw.prevGroup) > 0 { // ranging over an empty map still starts an iterator
 		for name, keys := range sw.prevGroup {
 			sw.Group(name, keys[pi])
 		}
