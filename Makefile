@@ -30,7 +30,7 @@ vet-tags:
 	$(GO) vet -tags '$(TEST_TAGS)' ./...
 
 # Every test once. Fuzz targets run their seed corpus here; `make fuzz`
-# explores further. The race detector makes the same suite four to five
+# explores further. The race detector makes the same suite three to five
 # times slower, so it has a target of its own, which .ci/run runs.
 test: vet
 	$(GO) test -count=1 -timeout 15m ./...
