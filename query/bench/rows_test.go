@@ -21,7 +21,7 @@ var rowNames = []string{"build", "contains", "strict", "cached", "lookups", "ana
 
 var (
 	flagRows = flag.String("rows", "all", "comma-separated rows to measure, of "+strings.Join(rowNames, ",")+
-		" (all: every one); the snapshot, the generation and PostgreSQL's load are made whatever the choice, the gds build timed only with build")
+		" (all: every one); the snapshot and the generation are made whatever the choice, the gds build timed only with build, and PostgreSQL loaded only for a row beside it (every row but incremental)")
 	flagProgress = flag.Duration("progress", time.Minute, "while a phase runs, print what it is and how long it and the run have taken this often (0: never)")
 )
 
