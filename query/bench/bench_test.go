@@ -335,7 +335,7 @@ func TestBench(t *testing.T) {
 	if analysts {
 		analystTable(p, ar)
 	}
-	targetsTable(p, targets{rows: load.Rows, hr: hr, build: build, incr: incr, incrOn: *flagIncr && chosen.on("incremental"), load: load, gs: gs,
+	targetsTable(p, targets{rows: load.Rows, hr: hr, build: build, incr: incr, incrOn: chosen.on("incremental"), load: load, gs: gs,
 		pgContains1: pgT["contains1"], disk: gTotal, ar: ar, analysts: analysts, rr: rr})
 	fmt.Print(b.String())
 	os.WriteFile(filepath.Join(work, chosen.file("table", ".txt")), []byte(b.String()), 0o644)
@@ -664,10 +664,7 @@ var besidePG = []string{"build", "contains", "strict", "cached", "lookups", "ana
 // row's note.
 func incrementalRow(t *testing.T, snap *snapshots.Snapshot, snapDir, work, data string) (buildOut, time.Duration, string) {
 	var incr buildOut
-	if !*flagIncr {
-		return incr, 0, "not measured (-incremental=false)"
-	}
-	if !chosen.on("incremental") {
+	if !chosen.on("incremental") { // -incremental=false drops the row too
 		return incr, 0, "not measured: " + notRun("incremental")
 	}
 	logStep(t, "incremental: renaming 1%% of the characters")
