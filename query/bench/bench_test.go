@@ -87,6 +87,10 @@ func TestBench(t *testing.T) {
 		t.Skip("child process")
 	}
 	startProgress(t)
+	if *flagCurveOf != "" {
+		curveOf(t)
+		return
+	}
 	if *flagSizes != "" {
 		costCurve(t)
 		return

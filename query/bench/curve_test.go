@@ -22,7 +22,10 @@ import (
 // how every cost grows: each figure at each size and the exponent k of
 // cost ∝ N^k between consecutive sizes (1 is linear).
 
-var flagSizes = flag.String("sizes", "", "comma-separated name counts (e.g. 1000000,10000000,50000000): run the bench at each and print the cost curve")
+var (
+	flagSizes   = flag.String("sizes", "", "comma-separated name counts (e.g. 1000000,10000000,50000000): run the bench at each and print the cost curve")
+	flagCurveOf = flag.String("curve-of", "", "comma-separated summary.json files of earlier runs, smallest first: print their cost curve and run nothing")
+)
 
 // summary is what one run reports for the cost curve.
 type summary struct {
@@ -94,13 +97,9 @@ func costCurve(t *testing.T) {
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("the bench at %d names: %v", n, err)
 		}
-		var s summary
-		raw, err := os.ReadFile(filepath.Join(work, "summary.json"))
-		if err == nil {
-			err = json.Unmarshal(raw, &s)
-		}
+		s, err := readSummary(filepath.Join(work, "summary.json"))
 		if err != nil {
-			t.Fatalf("the bench at %d names: summary: %v", n, err)
+			t.Fatalf("the bench at %d names: %v", n, err)
 		}
 		runs = append(runs, s)
 	}
@@ -108,6 +107,40 @@ func costCurve(t *testing.T) {
 	curveTable(func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }, runs)
 	fmt.Print(b.String())
 	os.WriteFile(filepath.Join(base, "curve.txt"), []byte(b.String()), 0o644)
+}
+
+// curveOf prints the cost curve of the summaries of runs made before
+// (-curve-of), so that runs of one machine at different times, or a size
+// rerun alone, make a curve without the whole bench again.
+func curveOf(t *testing.T) {
+	var runs []summary
+	for _, path := range strings.Split(*flagCurveOf, ",") {
+		s, err := readSummary(strings.TrimSpace(path))
+		if err != nil {
+			t.Fatalf("-curve-of: %v", err)
+		}
+		if len(runs) > 0 && s.Names <= runs[len(runs)-1].Names {
+			t.Fatalf("-curve-of: %s has %d names, not more than the run before it", path, s.Names)
+		}
+		runs = append(runs, s)
+	}
+	curveTable(func(format string, args ...any) { fmt.Printf(format, args...) }, runs)
+}
+
+// readSummary reads a run's summary.json.
+func readSummary(path string) (summary, error) {
+	var s summary
+	raw, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(raw, &s)
+	}
+	if err == nil && s.Names <= 0 {
+		err = fmt.Errorf("no count of names")
+	}
+	if err != nil {
+		return summary{}, fmt.Errorf("summary %s: %w", path, err)
+	}
+	return s, nil
 }
 
 // curveTable prints each figure at each size with the exponent k of

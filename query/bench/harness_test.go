@@ -4,18 +4,22 @@ package bench
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gds/indexer/typo"
 )
 
 // Tests of the harness's own helpers (go test -tags bench -run
-// 'TestTypos|TestExponent|TestNginxQuote|TestMedian|TestCeilings' ./query/bench).
+// 'TestTypos|TestExponent|TestReadSummary|TestNginxQuote|TestMedian|TestCeilings' ./query/bench).
 
 func TestTyposAreOneEditOfLongNames(t *testing.T) {
 	var names []string
@@ -67,6 +71,32 @@ func TestExponent(t *testing.T) {
 	want := math.Log(3) / math.Log(5)
 	if got := exponent(1, 3, 1, 5); got != strconv.FormatFloat(want, 'f', 2, 64) {
 		t.Errorf("exponent(1, 3, 1, 5) = %s, want %.2f", got, want)
+	}
+}
+
+// readSummary reads back what a run wrote and refuses a file that names
+// no size, as -curve-of needs.
+func TestReadSummary(t *testing.T) {
+	dir := t.TempDir()
+	want := summary{Names: 1_000_000, Rows: "build", BuildWall: 8 * time.Second, Disk: 218 << 20, ContainsCPU: 58 * time.Microsecond}
+	raw, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, empty := filepath.Join(dir, "summary.json"), filepath.Join(dir, "empty.json")
+	if err := os.WriteFile(good, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, []byte(`{"rows":"build"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := readSummary(good); err != nil || got != want {
+		t.Errorf("readSummary = %+v, %v; want %+v", got, err, want)
+	}
+	for _, path := range []string{empty, filepath.Join(dir, "missing.json")} {
+		if _, err := readSummary(path); err == nil {
+			t.Errorf("readSummary(%s) took it", path)
+		}
 	}
 }
 
