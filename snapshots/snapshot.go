@@ -137,24 +137,12 @@ func (s *Snapshot) read(fi FileInfo, k Kind, skip func(key int64, raw []byte) bo
 	defer hr.Close()
 	var r io.Reader = hr
 	// A decompressor runs on a goroutine of its own (an aheadReader),
-	// deferred last so that it stops first. zstd decodes synchronously
-	// there, and skips the frames' checksums: the file's SHA-256 covers
-	// every byte.
-	switch {
-	case strings.HasSuffix(fi.Path, ".gz"):
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
-		}
-		defer zr.Close()
-		ar := newAheadReader(zr, nil)
-		defer ar.Close()
-		r = ar
-	case strings.HasSuffix(fi.Path, ".zst"):
-		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.IgnoreChecksum(true), zstd.WithDecoderMaxWindow(64<<20))
-		if err != nil {
-			return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
-		}
+	// deferred last so that it stops first.
+	zr, err := decompressor(fi.Path, r)
+	if err != nil {
+		return fmt.Errorf("snapshot %s: %s: %w", s.Dir, fi.Path, err)
+	}
+	if zr != nil {
 		defer zr.Close()
 		ar := newAheadReader(zr, nil)
 		defer ar.Close()
@@ -185,6 +173,28 @@ func (s *Snapshot) read(fi FileInfo, k Kind, skip func(key int64, raw []byte) bo
 		return fmt.Errorf("snapshot %s: %s: record count mismatch: manifest says %d, file has %d", s.Dir, fi.Path, fi.Records, records)
 	}
 	return nil
+}
+
+// decompressor returns a reader of the decompressed bytes of r, a file
+// compressed as its path's ending says (.gz, .zst); nil for a plain file.
+// zstd decodes synchronously (read calls it on a goroutine of its own),
+// and skips the frames' checksums: the file's SHA-256 covers every byte.
+func decompressor(path string, r io.Reader) (io.ReadCloser, error) {
+	switch {
+	case strings.HasSuffix(path, ".gz"):
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, err
+		}
+		return zr, nil
+	case strings.HasSuffix(path, ".zst"):
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.IgnoreChecksum(true), zstd.WithDecoderMaxWindow(64<<20))
+		if err != nil {
+			return nil, err
+		}
+		return zr.IOReadCloser(), nil
+	}
+	return nil, nil
 }
 
 // Has reports whether the snapshot holds a file of kind k.
