@@ -1,12 +1,11 @@
 package snapshots
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -149,57 +148,73 @@ func (d *decoder) send(c *lineChunk) bool {
 }
 
 // read splits r into chunks of trimmed lines, reading the keys it can
-// without decoding and asking Skip about them.
+// without decoding and asking Skip about them. It reads into the chunks'
+// own buffers, so that a byte is copied once from r; the unfinished line
+// at the end of a full chunk moves to the next one.
 func (d *decoder) read(r io.Reader) {
 	defer d.wg.Done()
 	defer close(d.ordered)
 	defer close(d.work)
-	br := bufio.NewReaderSize(r, 1<<16)
 	var lineNo int64
 	c := d.newChunk()
+	start := 0 // where c's unfinished line starts
 	for {
-		start := len(c.buf)
-		b, err := br.ReadSlice('\n')
-		c.buf = append(c.buf, b...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			b, err = br.ReadSlice('\n')
-			c.buf = append(c.buf, b...)
+		if len(c.buf) == cap(c.buf) { // a line longer than the room
+			c.buf = slices.Grow(c.buf, cap(c.buf))
 		}
-		if err != nil && err != io.EOF {
+		n, err := r.Read(c.buf[len(c.buf):cap(c.buf)])
+		scan := len(c.buf)
+		c.buf = c.buf[:scan+n]
+		for {
+			i := bytes.IndexByte(c.buf[scan:], '\n')
+			if i < 0 {
+				break
+			}
+			lineNo++
+			scan += i + 1
+			d.addLine(c, start, scan, lineNo)
+			start = scan
+		}
+		if err == io.EOF {
+			if start < len(c.buf) { // a last line without '\n'
+				lineNo++
+				d.addLine(c, start, len(c.buf), lineNo)
+			}
+			d.send(c)
+			return
+		}
+		if err != nil {
 			c.buf = c.buf[:start]
 			c.readErr, c.readLine = err, lineNo+1
 			d.send(c)
 			return
 		}
-		if len(c.buf) == start && err == io.EOF {
-			d.send(c)
-			return
-		}
-		lineNo++
-		raw := c.buf[start:]
-		line := bytes.TrimSpace(raw)
-		if len(line) > 0 {
-			off := start + cap(raw) - cap(line) // where line starts in raw
-			l := chunkLine{number: lineNo, off: off, end: off + len(line)}
-			if key, ok := QuickKey(line, d.prefix); ok {
-				l.key = key
-				l.skip = d.skip != nil && d.skip(key, line)
-			}
-			c.lines = append(c.lines, l)
-		} else {
+		if len(c.lines) >= chunkLines || start >= chunkBytes {
+			next := d.newChunk()
+			next.buf = append(next.buf, c.buf[start:]...)
 			c.buf = c.buf[:start]
-		}
-		if err == io.EOF {
-			d.send(c)
-			return
-		}
-		if len(c.lines) >= chunkLines || len(c.buf) >= chunkBytes {
 			if !d.send(c) {
 				return
 			}
-			c = d.newChunk()
+			c, start = next, 0
 		}
 	}
+}
+
+// addLine adds line number of c, c.buf[start:end], unless it is blank.
+func (d *decoder) addLine(c *lineChunk, start, end int, number int64) {
+	raw := c.buf[start:end]
+	line := bytes.TrimSpace(raw)
+	if len(line) == 0 {
+		return
+	}
+	off := start + cap(raw) - cap(line) // where line starts in raw
+	l := chunkLine{number: number, off: off, end: off + len(line)}
+	if key, ok := QuickKey(line, d.prefix); ok {
+		l.key = key
+		l.skip = d.skip != nil && d.skip(key, line)
+	}
+	c.lines = append(c.lines, l)
 }
 
 // decodeChunks decodes and validates the lines of chunks until the reader

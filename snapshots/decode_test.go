@@ -1,10 +1,12 @@
 package snapshots
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -126,6 +128,62 @@ func TestDecodeReadErrorAfterChunks(t *testing.T) {
 	}
 }
 
+// randomReads returns its data in reads of random sizes, from one byte
+// to a few hundred thousand.
+type randomReads struct {
+	data []byte
+	rng  *rand.Rand
+}
+
+func (r *randomReads) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), 1+r.rng.IntN(1<<uint(r.rng.IntN(19))))], r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestDecodeSplitsAnyReads reads lines of every length, some longer than
+// a chunk's buffer, blank and indented ones among them, in reads of any
+// size: each record comes once, in order, with its own line number and
+// trimmed raw line.
+func TestDecodeSplitsAnyReads(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var lines []string
+	for i := 1; i <= 3000; i++ {
+		size := rng.IntN(200)
+		if i%500 == 0 {
+			size = chunkBytes + rng.IntN(chunkBytes) // past the buffer's room
+		}
+		l := fmt.Sprintf(`{"id":%d,"name":"R %s"}`, 10000000+i, strings.Repeat("x", size))
+		if i%13 == 0 {
+			l = " \t" + l + "  "
+		}
+		lines = append(lines, l)
+		if i%17 == 0 {
+			lines = append(lines, "", "  ")
+		}
+	}
+	for _, end := range []string{"\n", ""} {
+		text := strings.Join(lines, "\n") + end
+		n := 0
+		err := Decode(&randomReads{data: []byte(text), rng: rng}, Regions, "r", func(rec Record, line Line) error {
+			n++
+			if want := strings.TrimSpace(lines[line.Number-1]); string(line.Raw) != want {
+				t.Fatalf("line %d: raw of %d bytes, want %d", line.Number, len(line.Raw), len(want))
+			}
+			if id := rec.(*Region).ID; id != int64(10000000+n) || line.Key != id {
+				t.Fatalf("record %d at line %d: id %d, key %d", n, line.Number, id, line.Key)
+			}
+			return nil
+		})
+		if err != nil || n != 3000 {
+			t.Fatalf("Decode (ending %q) = %v after %d records, want 3000", end, err, n)
+		}
+	}
+}
+
 // benchCharacter is the generated character line the benchmarks decode.
 var benchCharacter = []byte(`{"id":90000003,"name":"Tibus Korhonen","corporation_id":98218302,"alliance_id":99521142,"birthday":"2003-05-06T00:01:51Z","gender":"male","race_id":1,"bloodline_id":1,"security_status":1.259557}`)
 
@@ -220,3 +278,30 @@ func TestFastRolesDecoderTakesWhatTheWriterWrites(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDecodeSplit measures the reader's side of Decode alone: every
+// line of a file of generated characters is skipped by key, so no worker
+// decodes one, and what is left is reading, splitting into lines and
+// reading the keys.
+//
+//	go test -run '^$' -bench DecodeSplit ./snapshots
+func BenchmarkDecodeSplit(b *testing.B) {
+	var text []byte
+	for i := range 100_000 {
+		text = fmt.Appendf(text, `{"id":%d,"name":"Tibus Korhonen","corporation_id":98218302,"alliance_id":99521142,"birthday":"2003-05-06T00:01:51Z","gender":"male","race_id":1,"bloodline_id":1,"security_status":1.259557}`+"\n", 90000000+i)
+	}
+	skip := func(int64, []byte) bool { return true }
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		err := decode(&onlyReader{bytes.NewReader(text)}, Characters, "c", skip, func(Record, Line) error { return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// onlyReader hides every method of its reader but Read (a decompressor's
+// reader has no WriteTo for io.Copy-like shortcuts to take).
+type onlyReader struct{ r io.Reader }
+
+func (o *onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
