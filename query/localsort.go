@@ -41,7 +41,8 @@ func sortLocal[T any](list []T, rank func(*T) uint32, name func(*T) string, comp
 		keys[i] = uint64(i)
 	}
 	sortNames(keys, *buf, list, name, compare, 0)
-	// Then by rank, the place in the order by name deciding a tie.
+	// Then by rank, the place in the order by name (the keys' middle
+	// bytes, ascending already) deciding a tie.
 	ranked, first := false, uint32(0)
 	for p, k := range keys {
 		r := rank(&list[k&0xffff])
@@ -52,7 +53,7 @@ func sortLocal[T any](list []T, rank func(*T) uint32, name func(*T) string, comp
 		keys[p] = uint64(r)<<32 | uint64(p)<<16 | k&0xffff
 	}
 	if ranked {
-		radixSort(keys, *buf)
+		radixSortFrom(keys, *buf, 4)
 	}
 	permute(list, keys)
 }
@@ -70,7 +71,9 @@ func sortNames[T any](keys, buf []uint64, list []T, name func(*T) string, compar
 		longest = max(longest, len(s))
 		keys[j] = namePrefix(s[min(off, len(s)):])<<16 | k&0xffff
 	}
-	radixSort(keys, buf)
+	// The indexes, the keys' low two bytes, are ascending already: in
+	// sortLocal's order at first, and a run's keep that order.
+	radixSortFrom(keys, buf, 2)
 	for lo := 0; lo < len(keys); {
 		hi := lo + 1
 		for hi < len(keys) && keys[hi]>>16 == keys[lo]>>16 {
@@ -124,7 +127,15 @@ func byCountRank(count int) uint32 { return math.MaxUint32 - uint32(min(count, m
 // significant first), where a comparison sort's branches, each as likely
 // taken as not, cost more than the keys' reads. buf is room for as many
 // keys.
-func radixSort[K int64 | uint64](keys, buf []K) {
+func radixSort[K int64 | uint64](keys, buf []K) { radixSortFrom(keys, buf, 0) }
+
+// radixSortFrom sorts keys as slices.Sort does, given that keys equal in
+// their bytes from byte from (0 to 7, least significant first) up are in
+// ascending order of their lower bytes already, as where each key's low
+// bytes are its place in the list: those bytes then need no pass. One
+// pass over the keys counts every byte at once; each byte in which they
+// differ then takes one more.
+func radixSortFrom[K int64 | uint64](keys, buf []K, from int) {
 	if len(keys) < 64 {
 		slices.Sort(keys)
 		return
@@ -133,16 +144,26 @@ func radixSort[K int64 | uint64](keys, buf []K) {
 	if K(0)-1 < 0 {
 		flip = 1 << 63
 	}
+	var counts [8][256]uint32
+	for _, k := range keys {
+		u := uint64(k) ^ flip
+		counts[0][byte(u)]++
+		counts[1][byte(u>>8)]++
+		counts[2][byte(u>>16)]++
+		counts[3][byte(u>>24)]++
+		counts[4][byte(u>>32)]++
+		counts[5][byte(u>>40)]++
+		counts[6][byte(u>>48)]++
+		counts[7][byte(u>>56)]++
+	}
+	first := uint64(keys[0]) ^ flip
 	src, dst := keys, buf[:len(keys)]
-	for shift := 0; shift < 64; shift += 8 {
-		var count [256]int
-		for _, k := range src {
-			count[byte((uint64(k)^flip)>>shift)]++
-		}
-		if count[byte((uint64(src[0])^flip)>>shift)] == len(src) {
+	for b := from; b < 8; b++ {
+		shift, count := 8*b, &counts[b]
+		if int(count[byte(first>>shift)]) == len(src) {
 			continue // every key has this byte
 		}
-		sum := 0
+		sum := uint32(0)
 		for d, c := range count {
 			count[d], sum = sum, sum+c
 		}

@@ -50,7 +50,8 @@ func TestSortLocal(t *testing.T) {
 }
 
 // TestRadixSort: radixSort orders signed and unsigned keys, few and
-// many, spread and sharing bytes, as slices.Sort does.
+// many, spread and sharing bytes, as slices.Sort does, and radixSortFrom
+// keys whose low bytes are in order already.
 func TestRadixSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for round := range 100 {
@@ -73,6 +74,23 @@ func TestRadixSort(t *testing.T) {
 		radixSort(unsigned, make([]uint64, n))
 		if !slices.Equal(signed, wantSigned) || !slices.Equal(unsigned, wantUnsigned) {
 			t.Fatalf("round %d: %d keys out of order", round, n)
+		}
+		// Keys whose low bytes are their place in the list, as sortLocal
+		// makes them: radixSortFrom skips those bytes.
+		from := 1 + round%4
+		unsigned = unsigned[:min(n, 1<<(8*from))] // places fit in the low bytes
+		for i := range unsigned {
+			v := rng.Uint64() << (8 * from)
+			if round%3 == 0 {
+				v = (v >> 60) << (8 * from) // many equal high bytes
+			}
+			unsigned[i] = v | uint64(i)
+		}
+		want := slices.Clone(unsigned)
+		slices.Sort(want)
+		radixSortFrom(unsigned, make([]uint64, len(unsigned)), from)
+		if !slices.Equal(unsigned, want) {
+			t.Fatalf("round %d: %d keys out of order from byte %d", round, len(unsigned), from)
 		}
 	}
 }
