@@ -174,6 +174,32 @@ func (b *blobFile) addLists(ctx context.Context, entries []Entry, kind listKind,
 	return l, nil
 }
 
+// postings are a table's posting lists, written to its blob.
+type postings struct{ grams, prefix, quads, prefix4 lists }
+
+// addPostings writes the posting lists of entries to b: by trigram and by
+// first trigram, and with quads (GDSTBL05 on) by four bytes and by first
+// four bytes, reporting each as work done.
+func (b *blobFile) addPostings(ctx context.Context, entries []Entry, quads bool) (p postings, err error) {
+	add := func(to *lists, kind listKind, omit func(k uint32, card uint64) bool) (err error) {
+		pace.Pace(ctx)
+		if *to, err = b.addLists(ctx, entries, kind, omit); err == nil {
+			pace.Worked(ctx, len(entries))
+		}
+		return err
+	}
+	if err = add(&p.grams, gramsOf, nil); err == nil {
+		err = add(&p.prefix, prefixOf, nil)
+	}
+	if err == nil && quads {
+		// A quad's list that its trigrams' lists imply is left out.
+		if err = add(&p.quads, quadsOf, p.grams.implies); err == nil {
+			err = add(&p.prefix4, prefix4Of, nil)
+		}
+	}
+	return p, err
+}
+
 // addAccess adds access lists in ascending character order and returns
 // the characters and their (offset, length) pairs.
 func (b *blobFile) addAccess(m map[int64]*roaring.Bitmap) (keys []int64, offs []uint64, err error) {

@@ -44,7 +44,6 @@ func Write(ctx context.Context, path string, entries []Entry, access Access, mas
 	pace.Pace(ctx)
 	slots, dups := strictIndex(entries)
 	worked()
-	pace.Pace(ctx)
 	magic := tableMagic
 	base, narrow := idBase(entries)
 	switch {
@@ -61,29 +60,9 @@ func Write(ctx context.Context, path string, entries []Entry, access Access, mas
 		return fmt.Errorf("table %s: %w", path, err)
 	}
 	defer blob.close()
-	grams, err := blob.addLists(ctx, entries, gramsOf, nil)
+	post, err := blob.addPostings(ctx, entries, magic == tableMagicV6 || magic == tableMagicV5)
 	if err != nil {
 		return fmt.Errorf("table %s: %w", path, err)
-	}
-	worked()
-	pace.Pace(ctx)
-	prefix, err := blob.addLists(ctx, entries, prefixOf, nil)
-	if err != nil {
-		return fmt.Errorf("table %s: %w", path, err)
-	}
-	worked()
-	var quads, prefix4 lists
-	if magic == tableMagicV6 || magic == tableMagicV5 {
-		pace.Pace(ctx)
-		if quads, err = blob.addLists(ctx, entries, quadsOf, grams.implies); err != nil {
-			return fmt.Errorf("table %s: %w", path, err)
-		}
-		worked()
-		pace.Pace(ctx)
-		if prefix4, err = blob.addLists(ctx, entries, prefix4Of, nil); err != nil {
-			return fmt.Errorf("table %s: %w", path, err)
-		}
-		worked()
 	}
 	blob.bufs = nil // the runs' buffers, free before the cells are built
 	accessKeys, accessOffs, err := blob.addAccess(accessLists(entries, access))
@@ -120,10 +99,10 @@ func Write(ctx context.Context, path string, entries []Entry, access Access, mas
 		secs[secNames] = allNames
 	}
 	secs[secSlots] = raw(disk.AsBytes(slots))
-	secs[secGramKeys], secs[secGramOffs] = grams.sections()
-	secs[secPrefixKeys], secs[secPrefixOffs] = prefix.sections()
-	secs[secQuadKeys], secs[secQuadOffs] = quads.sections()
-	secs[secPrefix4Keys], secs[secPrefix4Offs] = prefix4.sections()
+	secs[secGramKeys], secs[secGramOffs] = post.grams.sections()
+	secs[secPrefixKeys], secs[secPrefixOffs] = post.prefix.sections()
+	secs[secQuadKeys], secs[secQuadOffs] = post.quads.sections()
+	secs[secPrefix4Keys], secs[secPrefix4Offs] = post.prefix4.sections()
 	secs[secAccessKeys] = raw(disk.AsBytes(accessKeys))
 	secs[secAccessOffs] = raw(disk.AsBytes(accessOffs))
 	secs[secMask] = raw(maskBytes)
