@@ -33,8 +33,8 @@ const maxStoreDelta = 0.25
 // needs and what changed since the previous generation. When partial, lines
 // byte-identical to the previous generation's records are not decoded, and
 // only new and changed records are collected.
-func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatcher) (readResult, error) {
-	rd := readResult{partial: partial}
+func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatcher) (rd readResult, err error) {
+	rd.partial = partial
 	var prev *recstore.Store
 	if b.prev != nil {
 		prev = b.prev.Store(kind)
@@ -45,6 +45,12 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 	if err != nil {
 		return rd, err
 	}
+	abort := sw // stopped, its files left to the build directory's removal, if the read fails
+	defer func() {
+		if err != nil && abort != nil {
+			abort.Abort()
+		}
+	}()
 	total := b.snap.Count(kind)
 	if sw != nil {
 		sw.Reserve(int(total))
@@ -58,13 +64,7 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 			return rd, err
 		}
 	}
-	pi := 0
-	advance := func(key int64) {
-		for prev != nil && pi < prev.Len() && prev.Key(pi) < key {
-			rd.ch.deletes = append(rd.ch.deletes, prev.Key(pi))
-			pi++
-		}
-	}
+	cur := prevCursor{s: prev}
 	var opts snapshots.EachOptions
 	if partial {
 		opts.Skip = b.unchangedIn(prev)
@@ -73,20 +73,20 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 	tick := pace.Every(b.ctx, recordsPerPace)
 	err = b.snap.EachWith(kind, opts, func(rec snapshots.Record, line snapshots.Line) error {
 		tick()
-		advance(line.Key)
-		known := prev != nil && pi < prev.Len() && prev.Key(pi) == line.Key
+		rd.ch.deletes = cur.skipTo(line.Key, rd.ch.deletes)
+		known := cur.at(line.Key)
 		if rec == nil { // skipped: the previous generation's record, unchanged
-			if err := sw.Keep(pi, line.Raw); err != nil {
+			if err := sw.Keep(cur.i, line.Raw); err != nil {
 				return err
 			}
-			if err := aff.keep(pi, line.Raw); err != nil {
+			if err := aff.keep(cur.i, line.Raw); err != nil {
 				return err
 			}
-			pi++
+			cur.i++
 		} else {
-			changed := !known || prev.Hash(pi) != prev.HashOf(line.Raw)
+			changed := !known || prev.Hash(cur.i) != prev.HashOf(line.Raw)
 			if known {
-				pi++
+				cur.i++
 			}
 			if changed && prev != nil {
 				rd.ch.upserts = append(rd.ch.upserts, line.Key)
@@ -110,29 +110,47 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 		return nil
 	})
 	if err != nil {
-		if sw != nil {
-			sw.Abort()
-		}
 		return rd, err
 	}
-	advance(math.MaxInt64)
+	rd.ch.deletes = cur.skipTo(math.MaxInt64, rd.ch.deletes)
+	if cur.at(math.MaxInt64) {
+		rd.ch.deletes = append(rd.ch.deletes, math.MaxInt64)
+	}
 	if rd.cols != nil {
 		rd.cols.fit()
 	}
-	if prev != nil && pi < prev.Len() && prev.Key(pi) == math.MaxInt64 {
-		rd.ch.deletes = append(rd.ch.deletes, math.MaxInt64)
-	}
 	b.report(Progress{Phase: "read", Kind: string(kind), Done: n, Total: total})
 	if err := aff.write(filepath.Join(b.dir, recordsDir), int(n)); err != nil {
-		if sw != nil {
-			sw.Abort()
-		}
 		return rd, err
 	}
 	if sw == nil {
 		return rd, nil
 	}
+	abort = nil // Close cleans up after itself
 	return rd, sw.Close()
+}
+
+// prevCursor walks the previous generation's keys beside the snapshot's
+// (ascending both): i is the position of the first previous key not yet
+// passed.
+type prevCursor struct {
+	s *recstore.Store
+	i int
+}
+
+// skipTo passes the previous keys below key, which the snapshot no longer
+// has, appending them to deletes.
+func (c *prevCursor) skipTo(key int64, deletes []int64) []int64 {
+	for c.s != nil && c.i < c.s.Len() && c.s.Key(c.i) < key {
+		deletes = append(deletes, c.s.Key(c.i))
+		c.i++
+	}
+	return deletes
+}
+
+// at reports whether the previous key at the cursor is key.
+func (c *prevCursor) at(key int64) bool {
+	return c.s != nil && c.i < c.s.Len() && c.s.Key(c.i) == key
 }
 
 // collect makes room for what a searchable kind's records give the
