@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 // A written file answers every range as a scan of the values would, for
@@ -92,7 +93,7 @@ func TestOpenRefusesDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := parse(good, 10, ignore); err != nil {
+	if _, err := parse(good, 10, true, ignore); err != nil {
 		t.Fatal(err)
 	}
 	// Header 24 + one entry 32 + name 1, padded to 64: values at 64, ordinals at 88.
@@ -106,9 +107,67 @@ func TestOpenRefusesDamage(t *testing.T) {
 		"huge count":     func(b []byte) []byte { b[24+16+7] = 0x7f; return b },
 		"name past file": func(b []byte) []byte { b[24] = 250; return b },
 	} {
-		if _, err := parse(damage(slices.Clone(good)), 10, ignore); err == nil {
+		if _, err := parse(damage(slices.Clone(good)), 10, true, ignore); err == nil {
 			t.Errorf("%s: opened", name)
 		}
+	}
+}
+
+// A file checked whole while a File holds it (the same device, inode,
+// size and time: a hard link too) opens without its values checked again;
+// once no File holds it, or once its time says it was written since, it
+// is checked whole again. The test damages a value in place and puts the
+// time back, as nothing but a test would.
+func TestOpenChecksAFileOncePerContent(t *testing.T) {
+	dir := t.TempDir()
+	path, link := filepath.Join(dir, "base.cols"), filepath.Join(dir, "next.cols")
+	if err := Write(path, 10, []Column{{Name: "x", Entries: []Entry{{5, 0}, {1, 4}, {3, 9}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(path, link); err != nil {
+		t.Fatal(err)
+	}
+	held, err := Open(path, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damage := func(mtime time.Time) {
+		t.Helper()
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteAt([]byte{200}, 64); err != nil { // the first value: out of order
+			t.Fatal(err)
+		}
+		f.Close()
+		if err := os.Chtimes(path, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	damage(fi.ModTime())
+	for _, p := range []string{path, link} {
+		f, err := Open(p, 10)
+		if err != nil {
+			t.Fatalf("%s, checked while held: %v", filepath.Base(p), err)
+		}
+		f.Close()
+	}
+	if _, err := Open(path, 11); err == nil {
+		t.Error("opened for another number of ordinals")
+	}
+	damage(fi.ModTime().Add(time.Second))
+	if _, err := Open(path, 10); err == nil {
+		t.Error("a file written since its check opened unchecked")
+	}
+	damage(fi.ModTime())
+	held.Close()
+	if _, err := Open(link, 10); err == nil {
+		t.Error("opened unchecked after the last File holding it closed")
 	}
 }
 
@@ -126,7 +185,7 @@ func FuzzParse(f *testing.F) {
 		if n < 0 || n > 1<<16 {
 			return
 		}
-		file, err := parse(b, n, ignore)
+		file, err := parse(b, n, true, ignore)
 		if err != nil {
 			return
 		}

@@ -6,6 +6,8 @@ import "sync"
 type Loaded struct {
 	// Bytes is the file's content, read-only.
 	Bytes []byte
+	id    FileID
+	hasID bool
 	close func() error
 	once  sync.Once
 	err   error
@@ -29,9 +31,13 @@ func LoadMapped(name string) (*Loaded, error) { return loadMapped(name, true) }
 func LoadLazily(name string) (*Loaded, error) { return loadMapped(name, false) }
 
 func loadMapped(name string, populate bool) (*Loaded, error) {
-	b, err := Map(name, populate)
+	b, id, ok, err := MapID(name, populate)
 	if err != nil {
 		return nil, err
 	}
-	return &Loaded{Bytes: b, close: func() error { return Unmap(b) }}, nil
+	return &Loaded{Bytes: b, id: id, hasID: ok, close: func() error { return Unmap(b) }}, nil
 }
+
+// ID is the FileID of the file the content was read from; false where the
+// system tells none. It names the content until Close.
+func (l *Loaded) ID() (FileID, bool) { return l.id, l.hasID }

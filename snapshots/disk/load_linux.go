@@ -7,7 +7,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -42,16 +41,16 @@ func Load(name string) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+	st, err := f.Stat()
+	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	if st.Size == 0 {
+	id, ok := idOf(st)
+	if st.Size() == 0 || !ok {
 		f.Close()
 		return LoadMapped(name)
 	}
-	id := fileID{dev: uint64(st.Dev), ino: st.Ino}
 	loads.Lock()
 	defer loads.Unlock()
 	if c := loads.m[id]; c != nil {
@@ -59,7 +58,7 @@ func Load(name string) (*Loaded, error) {
 		c.refs++
 		return c.handle(), nil
 	}
-	c, err := loadAnon(f, st.Size)
+	c, err := loadAnon(f, st.Size())
 	if errors.Is(err, errNoMemory) {
 		// No room for a copy (a limit on the address space, or strict
 		// overcommit): the page cache serves as well, if more slowly.
@@ -72,13 +71,11 @@ func Load(name string) (*Loaded, error) {
 	}
 	c.id = id
 	if loads.m == nil {
-		loads.m = map[fileID]*loadedCopy{}
+		loads.m = map[FileID]*loadedCopy{}
 	}
 	loads.m[id] = c
 	return c.handle(), nil
 }
-
-type fileID struct{ dev, ino uint64 }
 
 // errNoMemory: the anonymous memory for a copy could not be had.
 var errNoMemory = errors.New("no memory for a copy")
@@ -89,12 +86,12 @@ var mmapAnon = unix.MmapPtr
 // loads holds the copies Load made that are still held.
 var loads struct {
 	sync.Mutex
-	m map[fileID]*loadedCopy
+	m map[FileID]*loadedCopy
 }
 
 // loadedCopy is one file's content in anonymous memory.
 type loadedCopy struct {
-	id   fileID
+	id   FileID
 	f    *os.File
 	data []byte         // the content
 	mem  unsafe.Pointer // the mapping: data's start, size bytes
@@ -103,7 +100,7 @@ type loadedCopy struct {
 }
 
 func (c *loadedCopy) handle() *Loaded {
-	return &Loaded{Bytes: c.data, close: c.release}
+	return &Loaded{Bytes: c.data, id: c.id, hasID: true, close: c.release}
 }
 
 func (c *loadedCopy) release() error {

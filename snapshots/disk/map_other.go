@@ -2,15 +2,34 @@
 
 package disk
 
-import "os"
+import (
+	"io"
+	"os"
+)
 
 // Map reads the file into memory where mmap is not available.
 func Map(name string, populate bool) ([]byte, error) {
-	b, err := os.ReadFile(name)
-	if len(b) == 0 {
+	b, _, _, err := MapID(name, populate)
+	return b, err
+}
+
+// MapID is Map, and tells the FileID of the file it read (ok false where
+// the system has none).
+func MapID(name string, populate bool) (b []byte, id FileID, ok bool, err error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, id, false, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, id, false, err
+	}
+	id, ok = idOf(st)
+	if b, err = io.ReadAll(f); len(b) == 0 {
 		b = nil
 	}
-	return b, err
+	return b, id, ok, err
 }
 
 // Unmap releases what Map returned.

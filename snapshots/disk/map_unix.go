@@ -11,23 +11,32 @@ import (
 // kernel to read the whole file in up front where it can (Linux), so first
 // touches do not fault later.
 func Map(name string, populate bool) ([]byte, error) {
+	b, _, _, err := MapID(name, populate)
+	return b, err
+}
+
+// MapID is Map, and tells the FileID of the file it mapped (ok false where
+// the system has none).
+func MapID(name string, populate bool) (b []byte, id FileID, ok bool, err error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, id, false, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, id, false, err
 	}
+	id, ok = idOf(st)
 	if st.Size() == 0 {
-		return nil, nil
+		return nil, id, ok, nil
 	}
 	flags := syscall.MAP_SHARED
 	if populate {
 		flags |= mapPopulate
 	}
-	return syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, flags)
+	b, err = syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, flags)
+	return b, id, ok, err
 }
 
 // Unmap releases a mapping Map returned; nil is fine.
