@@ -312,6 +312,16 @@ func (t *Table) Close() error {
 	return err
 }
 
+// FileID is the FileID of the file the table was opened from (while it
+// is open); false for a table not opened from a file, or where the system
+// tells none.
+func (t *Table) FileID() (disk.FileID, bool) {
+	if t.loaded == nil {
+		return disk.FileID{}, false
+	}
+	return t.loaded.ID()
+}
+
 // gramBytes returns the posting list of trigram g as stored: a roaring
 // bitmap in the portable serialization format
 // (https://github.com/RoaringBitmap/RoaringFormatSpec), aliasing the mapped

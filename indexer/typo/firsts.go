@@ -33,6 +33,13 @@ func (x *Index) KeepFirsts(t Namesakes) error {
 	if t.Len() != x.n {
 		return fmt.Errorf("typo index of %d names, table of %d", x.n, t.Len())
 	}
+	key, shared := x.firstsKey(t)
+	if shared {
+		if offs, posts, release, ok := keptFirsts.take(key); ok {
+			x.adoptFirsts(t, offs, posts, release)
+			return nil
+		}
+	}
 	repeat := make([]uint64, (x.n+63)/64)
 	if !t.Repeats(func(o uint32) {
 		if int(o) < x.n {
@@ -74,17 +81,26 @@ func (x *Index) KeepFirsts(t Namesakes) error {
 			read(j)
 		}
 	}
+	if shared {
+		heldOffs, posts, free = keptFirsts.put(key, heldOffs, posts, free)
+	}
+	x.adoptFirsts(t, heldOffs, posts, free)
+	return nil
+}
+
+// adoptFirsts has the index's walks read the lists of firsts offs and
+// posts of table t, which free lets go of.
+func (x *Index) adoptFirsts(t Namesakes, offs, posts []uint32, free func() error) {
 	if x.freeFirsts != nil {
 		_ = x.freeFirsts()
 	}
-	x.postOffs, x.posts, x.same, x.freeFirsts = heldOffs, posts, t, free
+	x.postOffs, x.posts, x.same, x.freeFirsts = offs, posts, t, free
 	if x.mapped != nil {
 		// The whole lists were read to copy the firsts: their pages leave
 		// the resident set again, as after Open's check (at 50M names
 		// 388 MiB that searches never read).
 		disk.Release(x.mapped)
 	}
-	return nil
 }
 
 // releaseStretch is how many postings (4 bytes each) the check and
