@@ -349,11 +349,11 @@ func (f *File) Close() error {
 	if f == nil || f.mm == nil {
 		return nil
 	}
-	err := disk.Unmap(f.mm)
-	f.mm, f.cols = nil, nil
-	if f.counted {
+	if f.counted { // before the mapping goes, which holds the file's inode
 		checked.drop(f.key)
 		f.counted = false
 	}
+	err := disk.Unmap(f.mm)
+	f.mm, f.cols = nil, nil
 	return err
 }
