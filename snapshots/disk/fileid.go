@@ -1,5 +1,7 @@
 package disk
 
+import "os"
+
 // FileID tells files apart by device and inode, size and modification
 // time: two opens of one file, or of two hard links to it (as generations
 // share the files an incremental build leaves unchanged), have one FileID
@@ -10,4 +12,18 @@ package disk
 type FileID struct {
 	dev, ino    uint64
 	size, mtime int64
+}
+
+// openID opens the file name for reading and tells its FileID (ok false
+// where the system has none).
+func openID(name string) (f *os.File, st os.FileInfo, id FileID, ok bool, err error) {
+	if f, err = os.Open(name); err != nil {
+		return nil, nil, id, false, err
+	}
+	if st, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, nil, id, false, err
+	}
+	id, ok = idOf(st)
+	return f, st, id, ok, nil
 }

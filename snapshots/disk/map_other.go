@@ -4,7 +4,6 @@ package disk
 
 import (
 	"io"
-	"os"
 )
 
 // Map reads the file into memory where mmap is not available.
@@ -16,16 +15,11 @@ func Map(name string, populate bool) ([]byte, error) {
 // MapID is Map, and tells the FileID of the file it read (ok false where
 // the system has none).
 func MapID(name string, populate bool) (b []byte, id FileID, ok bool, err error) {
-	f, err := os.Open(name)
+	f, _, id, ok, err := openID(name)
 	if err != nil {
 		return nil, id, false, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, id, false, err
-	}
-	id, ok = idOf(st)
 	if b, err = io.ReadAll(f); len(b) == 0 {
 		b = nil
 	}

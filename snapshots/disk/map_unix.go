@@ -3,7 +3,6 @@
 package disk
 
 import (
-	"os"
 	"syscall"
 )
 
@@ -18,16 +17,11 @@ func Map(name string, populate bool) ([]byte, error) {
 // MapID is Map, and tells the FileID of the file it mapped (ok false where
 // the system has none).
 func MapID(name string, populate bool) (b []byte, id FileID, ok bool, err error) {
-	f, err := os.Open(name)
+	f, st, id, ok, err := openID(name)
 	if err != nil {
 		return nil, id, false, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, id, false, err
-	}
-	id, ok = idOf(st)
 	if st.Size() == 0 {
 		return nil, id, ok, nil
 	}
