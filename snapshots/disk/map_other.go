@@ -6,12 +6,6 @@ import (
 	"io"
 )
 
-// Map reads the file into memory where mmap is not available.
-func Map(name string, populate bool) ([]byte, error) {
-	b, _, _, err := MapID(name, populate)
-	return b, err
-}
-
 // MapID is Map, and tells the FileID of the file it read (ok false where
 // the system has none).
 func MapID(name string, populate bool) (b []byte, id FileID, ok bool, err error) {

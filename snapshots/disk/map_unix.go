@@ -6,14 +6,6 @@ import (
 	"syscall"
 )
 
-// Map maps a file read-only; an empty file maps to nil. populate asks the
-// kernel to read the whole file in up front where it can (Linux), so first
-// touches do not fault later.
-func Map(name string, populate bool) ([]byte, error) {
-	b, _, _, err := MapID(name, populate)
-	return b, err
-}
-
 // MapID is Map, and tells the FileID of the file it mapped (ok false where
 // the system has none).
 func MapID(name string, populate bool) (b []byte, id FileID, ok bool, err error) {
