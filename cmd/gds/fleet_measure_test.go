@@ -121,8 +121,10 @@ func TestFleetMeasure(t *testing.T) {
 			seedReplica(t, replicas[0], data)
 		}
 		start := time.Now()
+		// At info, which startFleetNode reads the ports from ("listening");
+		// requests are logged only when they fail.
 		r := startFleetNode(t, fmt.Sprintf("replica%d", i+1), "serve", "--follow", bucket, "--follow-interval", "2s", "--data", data,
-			"--log-level", "warn")
+			"--request-log", "errors")
 		r.waitReady(t, 30*time.Minute)
 		if i == 0 {
 			ready := time.Since(start)
