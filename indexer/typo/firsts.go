@@ -35,8 +35,8 @@ func (x *Index) KeepFirsts(t Namesakes) error {
 	}
 	key, shared := x.firstsKey(t)
 	if shared {
-		if offs, posts, release, ok := keptFirsts.take(key); ok {
-			x.adoptFirsts(t, offs, posts, release)
+		if l, release, ok := keptFirsts.Take(key); ok {
+			x.adoptFirsts(t, l.offs, l.posts, release)
 			return nil
 		}
 	}
@@ -82,7 +82,9 @@ func (x *Index) KeepFirsts(t Namesakes) error {
 		}
 	}
 	if shared {
-		heldOffs, posts, free = keptFirsts.put(key, heldOffs, posts, free)
+		var l firstsLists
+		l, free = keptFirsts.Put(key, firstsLists{heldOffs, posts}, free)
+		heldOffs, posts = l.offs, l.posts
 	}
 	x.adoptFirsts(t, heldOffs, posts, free)
 	return nil

@@ -165,10 +165,7 @@ func TestKeptFirstsAreShared(t *testing.T) {
 	}
 	second.Close()
 	apart.Close()
-	keptFirsts.mu.Lock()
-	left := len(keptFirsts.m)
-	keptFirsts.mu.Unlock()
-	if left != 0 {
+	if left := keptFirsts.Len(); left != 0 {
 		t.Errorf("%d copies of lists left after every index closed", left)
 	}
 }

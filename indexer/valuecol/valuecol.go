@@ -189,9 +189,19 @@ type File struct {
 	n    int
 	cols map[string]column
 	mm   []byte
-	// key is the file's in checked while it is open (counted).
-	key     checkedKey
-	counted bool
+	// release lets go of the file's place among the checked ones (nil
+	// where the system tells no FileID).
+	release func() error
+}
+
+// checked holds, for each value-column file checked whole by Open, a
+// place while a File holds the file mapped.
+var checked disk.Shared[checkedKey, struct{}]
+
+// checkedKey is a file and the number of ordinals it was checked for.
+type checkedKey struct {
+	id disk.FileID
+	n  int
 }
 
 type column struct {
@@ -214,16 +224,22 @@ func Open(path string, n int) (*File, error) {
 		return nil, fmt.Errorf("value columns %s: %w", path, err)
 	}
 	key := checkedKey{id, n}
-	deep := !hasID || !checked.has(key)
-	f, err := parse(mm, n, deep, func(from, to int) { disk.ReleasePages(mm, from, to) })
+	var release func() error
+	if hasID {
+		_, release, _ = checked.Take(key)
+	}
+	f, err := parse(mm, n, release == nil, func(from, to int) { disk.ReleasePages(mm, from, to) })
 	if err != nil {
+		if release != nil {
+			release()
+		}
 		disk.Unmap(mm)
 		return nil, fmt.Errorf("value columns %s: %w", path, err)
 	}
-	if hasID {
-		f.key, f.counted = key, true
-		checked.add(key)
+	if hasID && release == nil {
+		_, release = checked.Put(key, struct{}{}, nil)
 	}
+	f.release = release
 	disk.Release(mm) // checked whole; ranges are rare enough not to hold it resident
 	return f, nil
 }
@@ -349,9 +365,9 @@ func (f *File) Close() error {
 	if f == nil || f.mm == nil {
 		return nil
 	}
-	if f.counted { // before the mapping goes, which holds the file's inode
-		checked.drop(f.key)
-		f.counted = false
+	if f.release != nil { // before the mapping goes, which holds the file's inode
+		f.release()
+		f.release = nil
 	}
 	err := disk.Unmap(f.mm)
 	f.mm, f.cols = nil, nil
