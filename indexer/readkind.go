@@ -73,7 +73,7 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 	tick := pace.Every(b.ctx, recordsPerPace)
 	err = b.snap.EachWith(kind, opts, func(rec snapshots.Record, line snapshots.Line) error {
 		tick()
-		rd.ch.deletes = cur.skipTo(line.Key, rd.ch.deletes)
+		cur.skipTo(line.Key, &rd.ch.deletes)
 		known := cur.at(line.Key)
 		if rec == nil { // skipped: the previous generation's record, unchanged
 			if err := sw.Keep(cur.i, line.Raw); err != nil {
@@ -112,7 +112,7 @@ func (b *builder) readKind(kind snapshots.Kind, partial bool, early *shardPatche
 	if err != nil {
 		return rd, err
 	}
-	rd.ch.deletes = cur.skipTo(math.MaxInt64, rd.ch.deletes)
+	cur.skipTo(math.MaxInt64, &rd.ch.deletes)
 	if cur.at(math.MaxInt64) {
 		rd.ch.deletes = append(rd.ch.deletes, math.MaxInt64)
 	}
@@ -139,13 +139,14 @@ type prevCursor struct {
 }
 
 // skipTo passes the previous keys below key, which the snapshot no longer
-// has, appending them to deletes.
-func (c *prevCursor) skipTo(key int64, deletes []int64) []int64 {
+// has, appending them to deletes unless it is nil.
+func (c *prevCursor) skipTo(key int64, deletes *[]int64) {
 	for c.s != nil && c.i < c.s.Len() && c.s.Key(c.i) < key {
-		deletes = append(deletes, c.s.Key(c.i))
+		if deletes != nil {
+			*deletes = append(*deletes, c.s.Key(c.i))
+		}
 		c.i++
 	}
-	return deletes
 }
 
 // at reports whether the previous key at the cursor is key.
@@ -172,14 +173,12 @@ func (rd *readResult) collect(cat snapshots.Category, total int, dir string) err
 // reader's goroutine, ahead of the records' function, and walks prev with
 // a cursor of its own.
 func (b *builder) unchangedIn(prev *recstore.Store) func(key int64, raw []byte) bool {
-	si := 0
+	cur := prevCursor{s: prev}
 	tick := pace.Every(b.ctx, linesPerPace)
 	return func(key int64, raw []byte) bool {
 		tick()
-		for si < prev.Len() && prev.Key(si) < key {
-			si++
-		}
-		return si < prev.Len() && prev.Key(si) == key && prev.Hash(si) == prev.HashOf(raw)
+		cur.skipTo(key, nil)
+		return cur.at(key) && prev.Hash(cur.i) == prev.HashOf(raw)
 	}
 }
 
